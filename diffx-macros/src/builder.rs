@@ -1,0 +1,124 @@
+//! Appending statements to a [`Func`]: fresh names, and products and sums simplified on the way
+//! (`1·x = x`), so that derivative code is as short as a hand-written one.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, Span};
+
+use crate::ir::{Atom, Func, Op, Stmt, Var, VarInfo};
+use crate::rules;
+
+/// A function under construction.
+#[derive(Clone)]
+pub struct Builder {
+    pub func: Func,
+    /// Every identifier of the user's function: generated names avoid them.
+    used: BTreeSet<String>,
+    /// The names given to values so far.
+    taken: BTreeSet<String>,
+    temps: usize,
+    /// `f64` or `f32`.
+    pub float: Ident,
+}
+
+impl Builder {
+    pub fn new(used: BTreeSet<String>, float: Ident) -> Self {
+        Builder { func: Func::default(), used, taken: BTreeSet::new(), temps: 0, float }
+    }
+
+    /// A name based on `base` that is not in use yet.
+    pub fn fresh_name(&mut self, base: &str) -> Ident {
+        self.unique(base, true)
+    }
+
+    /// `base` itself if no value has it yet (the user's own variable names), else `base_1`, ….
+    pub fn user_name(&mut self, base: &str) -> Ident {
+        self.unique(base, false)
+    }
+
+    fn unique(&mut self, base: &str, avoid_user: bool) -> Ident {
+        let taken = |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
+        let mut name = base.to_string();
+        let mut k = 1;
+        // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
+        while taken(self, &name, avoid_user || k > 1) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.taken.insert(name.clone());
+        Ident::new(&name, Span::call_site())
+    }
+
+    /// A new value named after `base`.
+    pub fn fresh(&mut self, base: &str) -> Var {
+        let name = self.fresh_name(base);
+        self.func.vars.push(VarInfo { name });
+        Var(self.func.vars.len() - 1)
+    }
+
+    /// A value with the user's own `name` (a parameter: unique already).
+    pub fn named(&mut self, name: Ident) -> Var {
+        self.taken.insert(name.to_string());
+        self.func.vars.push(VarInfo { name });
+        Var(self.func.vars.len() - 1)
+    }
+
+    /// A new temporary `t1`, `t2`, …
+    pub fn temp(&mut self) -> Var {
+        self.temps += 1;
+        self.fresh(&format!("t{}", self.temps))
+    }
+
+    /// Renames `v`, created by the current statement, after a derivative (`x_bar`, `x_dot`).
+    pub fn rename(&mut self, v: Var, base: &str) {
+        self.func.vars[v.0].name = self.fresh_name(base);
+    }
+
+    /// Renames `v`, created by the current statement, after the user's variable.
+    pub fn rename_user(&mut self, v: Var, name: &str) {
+        self.func.vars[v.0].name = self.user_name(name);
+    }
+
+    pub fn push(&mut self, s: Stmt) {
+        self.func.body.push(s);
+    }
+
+    /// `dst = op(args)` with a new temporary `dst`.
+    pub fn op(&mut self, op: Op, args: Vec<Atom>, span: Span) -> Var {
+        let dst = self.temp();
+        self.push(Stmt::Let { dst, op, args, span });
+        dst
+    }
+
+    /// `rule(args)`.
+    pub fn rule(&mut self, name: &str, args: Vec<Atom>, span: Span) -> Atom {
+        let rule = rules::find(name).unwrap_or_else(|| panic!("no rule `{name}` in the table"));
+        Atom::Var(self.op(Op::Rule(rule), args, span))
+    }
+
+    /// `a · b`, with `1·b = b` and `−1·b = −b`.
+    pub fn mul(&mut self, a: Atom, b: Atom, span: Span) -> Atom {
+        match (&a, &b) {
+            (x, y) if x.is_unit(false) => y.clone(),
+            (x, y) if y.is_unit(false) => x.clone(),
+            (x, y) if x.is_unit(true) => self.rule("neg", vec![y.clone()], span),
+            (x, y) if y.is_unit(true) => self.rule("neg", vec![x.clone()], span),
+            _ => self.rule("mul", vec![a, b], span),
+        }
+    }
+
+    /// The sum of `terms` (`None` if empty).
+    pub fn sum(&mut self, terms: Vec<Atom>, span: Span) -> Option<Atom> {
+        terms.into_iter().reduce(|acc, t| self.rule("add", vec![acc, t], span))
+    }
+
+    /// Whether `v` was created at or after the mark `since` (see [`Builder::mark`]).
+    pub fn is_new(&self, v: &Atom, since: usize) -> bool {
+        matches!(v, Atom::Var(v) if v.0 >= since)
+    }
+
+    /// The number of values so far, to tell later which ones a step created.
+    pub fn mark(&self) -> usize {
+        self.func.vars.len()
+    }
+}

@@ -1,0 +1,82 @@
+//! The pipeline: parse → lower → forward | reverse → emit.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::ItemFn;
+
+use crate::builder::Builder;
+use crate::ir::{Atom, Var};
+use crate::lower::Lowerer;
+use crate::parse::{self, Signature};
+use crate::{emit, forward, reverse, tokens};
+
+/// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
+/// function is still emitted unchanged, so its callers see no follow-on errors.
+pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(attr, item.clone()) {
+        Ok(ts) => ts,
+        Err(e) => {
+            let errors = e.to_compile_error();
+            quote!(#item #errors)
+        }
+    }
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let item: ItemFn = syn::parse2(item.clone()).map_err(|_| {
+        syn::Error::new(
+            first_token_span(&item),
+            "`#[autodiff]` goes on a function: `#[autodiff] fn f(x: f64) -> f64 { … }`",
+        )
+    })?;
+    let args = parse::args(attr)?;
+    let sig = parse::signature(&item, &args)?;
+    let (primal, params) = lower(&item, &sig)?;
+    let fwd = forward::transform(&primal, &params)?;
+    let rev = reverse::transform(&primal, &params)?;
+    Ok(emit::functions(&item, &sig, &fwd, &rev))
+}
+
+fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
+    item.clone().into_iter().next().map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+/// The body as a Wengert list, and the value of each differentiable parameter.
+pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option<Var>>)> {
+    let mut used = BTreeSet::new();
+    tokens::idents(item.to_token_stream(), &mut used);
+    let mut b = Builder::new(used, sig.float.clone());
+    let mut l = Lowerer::new(&mut b);
+    let mut params = Vec::new();
+    for p in &sig.params {
+        if p.differentiable {
+            let v = l.b.named(p.name.clone());
+            l.bind(&p.name.to_string(), Atom::Var(v));
+            params.push(Some(v));
+        } else {
+            l.bind(&p.name.to_string(), Atom::Const(p.name.to_token_stream()));
+            params.push(None);
+        }
+    }
+    let ret = l.block(&item.block.stmts);
+    let mut errors = std::mem::take(&mut l.errors);
+    match ret {
+        Ok(Some(r)) => b.func.ret = Some(r),
+        Ok(None) if errors.is_empty() => errors.push(syn::Error::new(
+            item.block.span(),
+            "the body must end with the value to return: an expression without `;`, or `return …;`",
+        )),
+        Ok(None) => {}
+        Err(e) => errors.push(e),
+    }
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok((b, params)),
+    }
+}

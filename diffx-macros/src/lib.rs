@@ -1,0 +1,30 @@
+//! The `#[autodiff]` attribute of [diffx](https://docs.rs/diffx): a small compiler from a Rust
+//! numeric function to its derivative functions, written at compile time.
+//!
+//! The pipeline (see `expand.rs`): `parse` reads the attribute and signature, `lower` turns the body
+//! into a Wengert list ([`ir`]), `forward` and `reverse` rewrite the list into tangent and adjoint
+//! programs using the one derivative table in [`rules`], and `emit` writes them as Rust. All of it
+//! is plain Rust over `proc_macro2`, tested without a compiler; this file only connects it to rustc.
+
+mod builder;
+mod emit;
+mod expand;
+mod forward;
+pub(crate) mod ir;
+mod lower;
+mod parse;
+mod reverse;
+pub(crate) mod rules;
+mod tokens;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro::TokenStream;
+
+/// Writes the derivative functions of a numeric function: `grad_f`, `value_and_grad_f`, `vjp_f`
+/// (reverse mode) and `jvp_f` (forward mode). See the `diffx` crate for the full contract.
+#[proc_macro_attribute]
+pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::autodiff(attr.into(), item.into()).into()
+}

@@ -1,0 +1,450 @@
+//! Lowering: the body of a function (syn's AST) to the Wengert list of [`crate::ir`].
+//!
+//! Every expression that depends on a differentiable input is split into primitive operations from
+//! the rule table, one fresh value each; `let` names such a value after the user's variable, and
+//! reassignment (`s += x`) binds the name to a new value, so the list never overwrites anything.
+//! Expressions that do not depend on the inputs (integer arithmetic, `n as f64`, comparisons) are
+//! kept as written, as constants. What cannot be differentiated is a `syn::Error` at its span.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
+
+use crate::builder::Builder;
+use crate::ir::{Atom, Op, Stmt};
+use crate::rules::{self, Rule};
+use crate::tokens;
+
+/// Lowers statements into a [`Builder`], with the user's names in scope.
+pub struct Lowerer<'b> {
+    pub b: &'b mut Builder,
+    scopes: Vec<Vec<(String, Atom)>>,
+    pub errors: Vec<syn::Error>,
+}
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+impl<'b> Lowerer<'b> {
+    pub fn new(b: &'b mut Builder) -> Self {
+        Lowerer { b, scopes: vec![Vec::new()], errors: Vec::new() }
+    }
+
+    pub fn bind(&mut self, name: &str, atom: Atom) {
+        self.scopes.last_mut().expect("a scope").push((name.to_string(), atom));
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Atom> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, a)| a)
+    }
+
+    fn is_active(&self, id: &Ident) -> bool {
+        matches!(self.lookup(&id.to_string()), Some(Atom::Var(_)))
+    }
+
+    /// Whether `e` depends on a differentiable value.
+    fn mentions_active(&self, e: &impl ToTokens) -> bool {
+        tokens::mentions(e.to_token_stream(), &mut |id| self.is_active(id))
+    }
+
+    /// `e` as a constant: the user's names replaced by the values they stand for now.
+    fn constant(&self, e: &impl ToTokens) -> TokenStream {
+        tokens::substitute(e.to_token_stream(), &mut |id| {
+            self.lookup(&id.to_string()).map(|a| match a {
+                Atom::Var(v) => self.b.func.name(*v).to_token_stream(),
+                Atom::Const(t) => tokens::paren(t.clone()),
+            })
+        })
+    }
+
+    /// Lowers a block's statements; returns the value of its tail expression or `return`.
+    pub fn block(&mut self, stmts: &[SynStmt]) -> syn::Result<Option<Atom>> {
+        self.scopes.push(Vec::new());
+        let mut tail = None;
+        for (i, s) in stmts.iter().enumerate() {
+            let last = i + 1 == stmts.len();
+            match self.stmt(s, last) {
+                Ok(t) => tail = t,
+                Err(e) => self.errors.push(e),
+            }
+        }
+        self.scopes.pop();
+        Ok(tail)
+    }
+
+    fn stmt(&mut self, s: &SynStmt, last: bool) -> syn::Result<Option<Atom>> {
+        match s {
+            SynStmt::Local(local) => self.local(local).map(|()| None),
+            SynStmt::Item(item) => {
+                self.b.push(Stmt::Item(item.to_token_stream()));
+                Ok(None)
+            }
+            SynStmt::Macro(m) => {
+                self.verbatim(m.to_token_stream());
+                Ok(None)
+            }
+            SynStmt::Expr(Expr::Return(r), _) if last => match &r.expr {
+                Some(e) => self.expr(e).map(Some),
+                None => err(r.span(), "`#[autodiff]` functions must return a value: write `return <float expression>;`"),
+            },
+            SynStmt::Expr(Expr::Return(r), _) => err(
+                r.span(),
+                "early `return` is not supported yet: compute the result into a variable and return it at the end",
+            ),
+            SynStmt::Expr(e, None) if last => self.expr(e).map(Some),
+            SynStmt::Expr(e, _) => self.effect(e).map(|()| None),
+        }
+    }
+
+    /// A statement kept for its effect: assignment, `println!`, a call.
+    fn effect(&mut self, e: &Expr) -> syn::Result<()> {
+        match e {
+            Expr::Assign(a) => {
+                let mark = self.b.mark();
+                let value = self.expr(&a.right)?;
+                self.assign(&a.left, value, mark)
+            }
+            Expr::Binary(b) if compound(&b.op).is_some() => {
+                let (rule, _) = compound(&b.op).expect("checked");
+                let mark = self.b.mark();
+                let old = self.place(&b.left)?;
+                let rhs = self.expr(&b.right)?;
+                let value = self.apply_or_fold(rule, vec![old, rhs], e)?;
+                self.assign(&b.left, value, mark)
+            }
+            Expr::Macro(m) => {
+                self.verbatim(quote!(#m;));
+                Ok(())
+            }
+            _ if !self.mentions_active(e) => {
+                self.verbatim(quote!(#e;));
+                Ok(())
+            }
+            _ => self.expr(e).map(|_| ()),
+        }
+    }
+
+    /// The current value of an assignable place (a variable).
+    fn place(&mut self, e: &Expr) -> syn::Result<Atom> {
+        match e {
+            Expr::Path(p) if p.path.get_ident().is_some() => self.expr(e),
+            _ => err(
+                e.span(),
+                "`#[autodiff]` can assign only to local variables here: write `name = …` or `name += …`",
+            ),
+        }
+    }
+
+    fn assign(&mut self, left: &Expr, value: Atom, mark: usize) -> syn::Result<()> {
+        self.place(left)?;
+        let name = left.to_token_stream().to_string();
+        self.let_binding(&name, None, value, mark, false);
+        Ok(())
+    }
+
+    /// Binds the user's `name` to `value`: a new value of the list is named after it, a constant
+    /// becomes a `let` of its own.
+    fn let_binding(&mut self, name: &str, ty: Option<syn::Type>, value: Atom, mark: usize, mutable: bool) {
+        match value {
+            Atom::Var(v) if self.b.is_new(&value, mark) => {
+                self.b.rename_user(v, name);
+                self.bind(name, Atom::Var(v));
+            }
+            Atom::Var(_) => self.bind(name, value),
+            Atom::Const(expr) => {
+                let fresh = self.b.user_name(name);
+                self.b.push(Stmt::Const { name: fresh.clone(), mutable, ty, expr });
+                self.bind(name, Atom::Const(fresh.into_token_stream()));
+            }
+        }
+    }
+
+    fn local(&mut self, local: &syn::Local) -> syn::Result<()> {
+        let mark = self.b.mark();
+        let (pat, ty) = match &local.pat {
+            Pat::Type(t) => (&*t.pat, Some((*t.ty).clone())),
+            p => (p, None),
+        };
+        let Pat::Ident(pi) = pat else {
+            return err(pat.span(), "`#[autodiff]` supports only simple names in `let`: write `let name = …;`");
+        };
+        let Some(init) = &local.init else {
+            return err(local.span(), "declare the variable with its value: `let name = …;`");
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            return err(diverge.span(), "`let … else` is not supported in `#[autodiff]` functions");
+        }
+        let value = self.expr(&init.expr)?;
+        self.let_binding(&pi.ident.to_string(), ty, value, mark, pi.mutability.is_some());
+        Ok(())
+    }
+
+    /// A statement run as written, after binding the names it mentions to their current values.
+    fn verbatim(&mut self, ts: TokenStream) {
+        let mut names = BTreeSet::new();
+        tokens::format_names(ts.clone(), &mut names);
+        tokens::substitute(ts.clone(), &mut |id| {
+            names.insert(id.to_string());
+            None
+        });
+        let binds = names
+            .iter()
+            .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
+            .filter(|(n, a)| match a {
+                Atom::Var(v) => self.b.func.name(*v) != n,
+                Atom::Const(t) => t.to_string() != *n,
+            })
+            .map(|(n, a)| (Ident::new(&n, Span::call_site()), a))
+            .collect();
+        self.b.push(Stmt::Verbatim { binds, tokens: ts });
+    }
+
+    /// Lowers an expression to an operand.
+    pub fn expr(&mut self, e: &Expr) -> syn::Result<Atom> {
+        reject(e)?;
+        if !self.mentions_active(e) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        match e {
+            Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                Some(a) => Ok(a.clone()),
+                None => Ok(Atom::Const(self.constant(e))),
+            },
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Block(b) if b.label.is_none() => self.block_expr(&b.block),
+            Expr::Binary(b) => self.binary(b, e),
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let a = self.expr(&u.expr)?;
+                    self.apply_or_fold(rule("neg"), vec![a], e)
+                }
+                UnOp::Deref(_) => self.expr(&u.expr),
+                _ => Ok(Atom::Const(self.constant(e))),
+            },
+            Expr::Cast(c) => self.cast(c, e),
+            Expr::MethodCall(m) => self.method(m, e),
+            Expr::Call(c) => self.call(c, e),
+            Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
+            _ => err(e.span(), unsupported(e)),
+        }
+    }
+
+    fn block_expr(&mut self, block: &syn::Block) -> syn::Result<Atom> {
+        match self.block(&block.stmts)? {
+            Some(a) => Ok(a),
+            None => err(block.span(), "this block has no value: end it with an expression"),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary, e: &Expr) -> syn::Result<Atom> {
+        let name = match b.op {
+            BinOp::Add(_) => "add",
+            BinOp::Sub(_) => "sub",
+            BinOp::Mul(_) => "mul",
+            BinOp::Div(_) => "div",
+            BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) => {
+                return Ok(Atom::Const(self.constant(e)));
+            }
+            BinOp::And(_) | BinOp::Or(_) => return Ok(Atom::Const(self.constant(e))),
+            _ if compound(&b.op).is_some() => {
+                return err(e.span(), "write compound assignments (`+=`, `-=`, `*=`, `/=`) as statements");
+            }
+            _ => {
+                let op = b.op.to_token_stream();
+                return err(b.op.span(), format!("the operator `{op}` has no derivative rule: write it with `+ - * /` and the float methods"));
+            }
+        };
+        let l = self.expr(&b.left)?;
+        let r = self.expr(&b.right)?;
+        self.apply_or_fold(rule(name), vec![l, r], e)
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {
+        let target = c.ty.to_token_stream().to_string();
+        if target == self.b.float.to_string() {
+            return self.expr(&c.expr);
+        }
+        if !matches!(target.as_str(), "f32" | "f64") {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        err(
+            c.ty.span(),
+            format!(
+                "casting a differentiable value to `{target}` is not supported: this function computes in `{}`; use that type throughout",
+                self.b.float
+            ),
+        )
+    }
+
+    fn method(&mut self, m: &syn::ExprMethodCall, e: &Expr) -> syn::Result<Atom> {
+        let name = m.method.to_string();
+        if rules::PIECEWISE_CONSTANT.contains(&name.as_str()) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        if name == "clone" && m.args.is_empty() {
+            return self.expr(&m.receiver);
+        }
+        let rule = match rules::find(&name) {
+            Some(r) if r.syntax == rules::Syntax::Method => r,
+            _ => {
+                return err(
+                    m.method.span(),
+                    format!(
+                        "`{name}` has no derivative rule in `#[autodiff]`; the differentiable methods are: {}. \
+                         To use the value without its derivative, write `diffx::stop_gradient(…)` around it",
+                        rules::method_names()
+                    ),
+                )
+            }
+        };
+        let mut args = vec![self.expr(&m.receiver)?];
+        for a in &m.args {
+            args.push(self.expr(a)?);
+        }
+        self.check_arity(rule, args.len(), m.method.span())?;
+        self.apply_or_fold(rule, args, e)
+    }
+
+    fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
+        let Expr::Path(fp) = &*c.func else {
+            return err(c.func.span(), "call a function by its name or path here");
+        };
+        let path = &fp.path;
+        let last = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if rules::CONSTANT_FUNCTIONS.contains(&last.as_str()) && is_runtime_path(path) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            args.push(self.expr(a)?);
+        }
+        if let Some(rule) = function_rule(path) {
+            self.check_arity(rule, args.len(), path.span())?;
+            return self.apply_or_fold(rule, args, e);
+        }
+        if path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_some()) {
+            return err(path.span(), "calling a local value is not supported: write a separate `#[autodiff]` function and call it");
+        }
+        Ok(Atom::Var(self.b.op(Op::Call(path.clone()), args, path.span())))
+    }
+
+    fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {
+        if rule.arity() == n {
+            Ok(())
+        } else {
+            err(span, format!("`{}` takes {} operand(s) here, found {n}", rule.name, rule.arity()))
+        }
+    }
+
+    /// `rule(args)` as a new value, or as a constant if no operand is differentiable.
+    fn apply_or_fold(&mut self, rule: &'static Rule, args: Vec<Atom>, e: &Expr) -> syn::Result<Atom> {
+        if args.iter().all(|a| a.var().is_none()) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        Ok(Atom::Var(self.b.op(Op::Rule(rule), args, e.span())))
+    }
+}
+
+fn rule(name: &str) -> &'static Rule {
+    rules::find(name).expect("arithmetic rules are in the table")
+}
+
+/// `a op= b` as (rule, operator).
+fn compound(op: &BinOp) -> Option<(&'static Rule, &'static str)> {
+    match op {
+        BinOp::AddAssign(_) => Some((rule("add"), "+=")),
+        BinOp::SubAssign(_) => Some((rule("sub"), "-=")),
+        BinOp::MulAssign(_) => Some((rule("mul"), "*=")),
+        BinOp::DivAssign(_) => Some((rule("div"), "/=")),
+        _ => None,
+    }
+}
+
+/// `sigmoid`, `diffx::sigmoid`, `::diffx::sigmoid`, `diffx_runtime::sigmoid`.
+fn is_runtime_path(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.len() == 1 || (segs.len() == 2 && matches!(segs[0].as_str(), "diffx" | "diffx_runtime"))
+}
+
+/// The rule for `f64::sin(x)`-style paths and the runtime's functions.
+fn function_rule(path: &syn::Path) -> Option<&'static Rule> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = segs.last()?;
+    let rule = rules::find(last)?;
+    match rule.syntax {
+        rules::Syntax::Method if segs.len() == 2 && matches!(segs[0].as_str(), "f64" | "f32") => Some(rule),
+        rules::Syntax::Func(_) if is_runtime_path(path) => Some(rule),
+        _ => None,
+    }
+}
+
+/// Constructs rejected anywhere in the body, active or not.
+fn reject(e: &Expr) -> syn::Result<()> {
+    match e {
+        Expr::Closure(c) => err(
+            c.span(),
+            "closures are not supported in `#[autodiff]` functions: write the closure as a separate `#[autodiff]` function and call it",
+        ),
+        Expr::Unsafe(u) => err(
+            u.unsafe_token.span,
+            "`unsafe` blocks cannot be differentiated: move the unsafe code into a function outside the `#[autodiff]` function",
+        ),
+        Expr::Async(a) => err(a.async_token.span, "`async` blocks cannot be differentiated"),
+        _ => Ok(()),
+    }
+}
+
+fn unsupported(e: &Expr) -> String {
+    let what = match e {
+        Expr::If(_) | Expr::Match(_) => "branches (`if`, `match`) on differentiable values are",
+        Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => "loops are",
+        Expr::Index(_) => "indexing is",
+        Expr::Field(_) => "field access is",
+        Expr::Macro(_) => "macros in expressions are",
+        Expr::Reference(_) => "`&mut` references are",
+        Expr::Tuple(_) | Expr::Array(_) => "tuples and arrays of differentiable values are",
+        _ => "this expression is",
+    };
+    format!(
+        "{what} not supported in `#[autodiff]` functions yet: compute the value with `let`, arithmetic and float methods"
+    )
+}
+
+/// Lowers the partial derivatives of `rule` at operands `args` with result `z` into `b`.
+pub fn partials(b: &mut Builder, rule: &Rule, args: &[Atom], z: &Atom) -> syn::Result<Vec<Option<Atom>>> {
+    let float = b.float.clone();
+    rule.partials
+        .iter()
+        .map(|template| {
+            if template.is_empty() {
+                return Ok(None);
+            }
+            let expr = template_expr(template, &float)?;
+            let mut l = Lowerer::new(b);
+            for (name, a) in ["a", "b", "c"].iter().zip(args) {
+                l.bind(name, a.clone());
+            }
+            l.bind("z", z.clone());
+            l.expr(&expr).map(Some)
+        })
+        .collect()
+}
+
+/// Parses a rule template, with `F` and the constants of the float type filled in.
+fn template_expr(template: &str, float: &Ident) -> syn::Result<Expr> {
+    let ts: TokenStream = syn::parse_str(template)?;
+    let ts = tokens::replace_all(ts, &mut |id| match id.to_string().as_str() {
+        "F" => Some(float.to_token_stream()),
+        c @ ("LN_2" | "LN_10" | "PI") => {
+            let c = Ident::new(c, Span::call_site());
+            Some(quote!(::core::#float::consts::#c))
+        }
+        _ => None,
+    });
+    syn::parse2(ts)
+}

@@ -1,0 +1,143 @@
+//! The attribute's arguments and the function's signature: which parameters are differentiable.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
+
+/// `#[autodiff(wrt(x, y))]`.
+#[derive(Default)]
+pub struct Args {
+    pub wrt: Option<Vec<Ident>>,
+}
+
+pub fn args(attr: TokenStream) -> syn::Result<Args> {
+    let mut args = Args::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("wrt") {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let names = content.parse_terminated(<Ident as syn::parse::Parse>::parse, syn::Token![,])?;
+            args.wrt = Some(names.into_iter().collect());
+            Ok(())
+        } else {
+            let name = meta.path.to_token_stream().to_string().replace(' ', "");
+            Err(meta.error(format!(
+                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate"
+            )))
+        }
+    });
+    syn::parse::Parser::parse2(parser, attr)?;
+    Ok(args)
+}
+
+/// A parameter of the function.
+pub struct Param {
+    pub name: Ident,
+    pub ty: Type,
+    pub differentiable: bool,
+}
+
+/// What the derivative functions need to know of the signature.
+pub struct Signature {
+    pub params: Vec<Param>,
+    /// `f64` or `f32`: the return type.
+    pub float: Ident,
+}
+
+fn error(span: proc_macro2::Span, msg: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new(span, msg)
+}
+
+/// The float type `ty` names, if it is `f64` or `f32`.
+fn float_type(ty: &Type) -> Option<Ident> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().filter(|i| *i == "f64" || *i == "f32").cloned(),
+        Type::Paren(p) => float_type(&p.elem),
+        Type::Group(g) => float_type(&g.elem),
+        _ => None,
+    }
+}
+
+pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let sig = &f.sig;
+    if let Some(a) = &sig.asyncness {
+        errors.push(error(a.span, "`async` functions cannot be differentiated: make it a plain `fn`"));
+    }
+    if let Some(u) = &sig.unsafety {
+        errors.push(error(u.span, "`unsafe` functions cannot be differentiated: make it a safe `fn`"));
+    }
+    if !sig.generics.params.is_empty() {
+        errors.push(error(
+            sig.generics.span(),
+            "generic functions are not supported by `#[autodiff]`: write the function for `f64` (or `f32`)",
+        ));
+    }
+    let float = match &sig.output {
+        ReturnType::Type(_, ty) => float_type(ty).ok_or_else(|| {
+            error(ty.span(), "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate)")
+        }),
+        ReturnType::Default => Err(error(
+            sig.ident.span(),
+            "`#[autodiff]` functions must return `f64` or `f32`: add `-> f64`",
+        )),
+    };
+    let float = float.map_err(|e| errors.push(e)).ok();
+    let params = params(f, args, float.as_ref(), &mut errors);
+    if errors.is_empty() && !params.iter().any(|p| p.differentiable) {
+        errors.push(error(
+            sig.paren_token.span.join(),
+            "this function has no parameter to differentiate: give it an `f64` or `f32` parameter",
+        ));
+    }
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(Signature { params, float: float.expect("no errors") }),
+    }
+}
+
+fn params(f: &ItemFn, args: &Args, float: Option<&Ident>, errors: &mut Vec<syn::Error>) -> Vec<Param> {
+    let mut out = Vec::new();
+    for input in &f.sig.inputs {
+        let pt = match input {
+            FnArg::Receiver(r) => {
+                errors.push(error(r.span(), "methods are not supported by `#[autodiff]`: write a free function taking the value as a parameter"));
+                continue;
+            }
+            FnArg::Typed(pt) => pt,
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            errors.push(error(pt.pat.span(), "use a plain name for this parameter: `name: Type`"));
+            continue;
+        };
+        if let Type::Reference(r) = &*pt.ty {
+            if let Some(m) = r.mutability {
+                errors.push(error(m.span, "`&mut` parameters are not supported: take the value and return the result"));
+                continue;
+            }
+        }
+        let ty = float_type(&pt.ty);
+        if let (Some(t), Some(f)) = (&ty, float) {
+            if t != f {
+                errors.push(error(pt.ty.span(), format!("this parameter is `{t}` but the function returns `{f}`: use one float type")));
+            }
+        }
+        let named = args.wrt.as_ref().map_or(true, |w| w.iter().any(|n| *n == pi.ident));
+        out.push(Param { name: pi.ident.clone(), ty: (*pt.ty).clone(), differentiable: ty.is_some() && named });
+    }
+    for name in args.wrt.iter().flatten() {
+        match out.iter().find(|p| p.name == *name) {
+            None => errors.push(error(name.span(), format!("`wrt` names `{name}`, which is not a parameter of this function"))),
+            Some(p) if float_type(&p.ty).is_none() => {
+                let ty = p.ty.to_token_stream();
+                errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64` and `f32` parameters")));
+            }
+            Some(_) => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,96 @@
+//! Unit tests of the pipeline on token streams, without rustc.
+
+use quote::quote;
+
+use crate::expand;
+use crate::parse;
+
+/// The primal, tangent and adjoint lists of `item`, as text.
+fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
+    let item: syn::ItemFn = syn::parse2(item).unwrap();
+    let sig = parse::signature(&item, &parse::Args::default()).unwrap();
+    let (primal, params) = expand::lower(&item, &sig).unwrap();
+    let fwd = crate::forward::transform(&primal, &params).unwrap();
+    let rev = crate::reverse::transform(&primal, &params).unwrap();
+    (primal.func.to_string(), fwd.b.func.to_string(), rev.b.func.to_string())
+}
+
+#[test]
+fn lowers_the_tutorial_function_to_its_evaluation_trace() {
+    let (primal, _, _) = lists(quote! {
+        fn f(x1: f64, x2: f64) -> f64 {
+            let v1 = x1.ln();
+            let v2 = x1 * x2;
+            let v3 = x2.sin();
+            let v4 = v1 + v2;
+            v4 - v3
+        }
+    });
+    assert_eq!(primal, "v1 = ln(x1)\nv2 = mul(x1, x2)\nv3 = sin(x2)\nv4 = add(v1, v2)\nt5 = sub(v4, v3)\nreturn t5\n");
+}
+
+#[test]
+fn forward_mode_adds_a_tangent_after_each_value() {
+    let (_, fwd, _) = lists(quote!(fn f(x: f64, y: f64) -> f64 { x * y }));
+    assert_eq!(
+        fwd,
+        "t1 = mul(x, y)\nt2 = mul(y, x_dot)\nt3 = mul(x, y_dot)\nt1_dot = add(t2, t3)\nreturn t1\n"
+    );
+}
+
+#[test]
+fn reverse_mode_sweeps_back_with_adjoints() {
+    let (_, _, rev) = lists(quote!(fn f(x: f64) -> f64 { let y = x.exp(); y * x }));
+    assert_eq!(
+        rev,
+        "y = exp(x)\nt2 = mul(y, x)\ny_bar = mul(ct, x)\nx_bar = mul(ct, y)\nt5 = mul(y_bar, y)\nx_bar += t5\nreturn t2\n"
+    );
+}
+
+#[test]
+fn constants_stay_as_written() {
+    let (primal, _, _) = lists(quote!(fn f(x: f64, n: usize) -> f64 { let k = n as f64 * 2.0; k * x }));
+    assert_eq!(primal, "k = const n as f64 * 2.0\nt1 = mul(k, x)\nreturn t1\n");
+}
+
+#[test]
+fn reassignment_makes_new_values() {
+    let (primal, _, _) = lists(quote!(fn f(x: f64) -> f64 { let mut s = x; s += x; s *= 2.0; s }));
+    assert_eq!(primal, "s = add(x, x)\ns_1 = mul(s, 2.0)\nreturn s_1\n");
+}
+
+#[test]
+fn every_rule_template_parses_and_lowers() {
+    for rule in crate::rules::RULES {
+        let args: Vec<_> = (0..rule.arity()).map(|i| format!("a{i}")).collect();
+        let call = match rule.syntax {
+            crate::rules::Syntax::Infix(op) if args.len() == 2 => format!("a0 {op} a1"),
+            crate::rules::Syntax::Prefix(op) => format!("{op}a0"),
+            crate::rules::Syntax::Func(_) => format!("{}(a0)", rule.name),
+            _ => format!("a0.{}({})", rule.name, args[1..].join(", ")),
+        };
+        let params = args.iter().map(|a| format!("{a}: f64")).collect::<Vec<_>>().join(", ");
+        let params = if rule.name == "powi" { "a0: f64, a1: i32".to_string() } else { params };
+        let src = format!("fn f({params}) -> f64 {{ {call} }}");
+        let item: syn::ItemFn = syn::parse_str(&src).unwrap();
+        let out = expand::expand(quote!(), quote!(#item));
+        assert!(out.is_ok(), "{src}: {}", out.err().unwrap());
+    }
+}
+
+#[test]
+fn unsupported_code_is_an_error_not_a_panic() {
+    let cases = [
+        quote!(fn f(x: f64) -> f64 { let g = |t: f64| t; g(x) }),
+        quote!(fn f(x: f64) -> f64 { x.rem_euclid(2.0) }),
+        quote!(fn f(x: &mut f64) -> f64 { *x }),
+        quote!(fn f(n: usize) -> f64 { n as f64 }),
+        quote!(fn f(x: f64) -> i32 { 1 }),
+        quote!(struct S;),
+    ];
+    for c in cases {
+        assert!(expand::expand(quote!(), c.clone()).is_err(), "{c}");
+    }
+    assert!(expand::expand(quote!(wrt(y)), quote!(fn f(x: f64) -> f64 { x })).is_err());
+    assert!(expand::expand(quote!(foo), quote!(fn f(x: f64) -> f64 { x })).is_err());
+}

@@ -1,0 +1,125 @@
+//! Token-level helpers: finding and replacing the user's variable names in code that is kept as
+//! written (constant expressions, `println!` arguments, rule templates).
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
+
+/// Every identifier in `tokens`, at any depth (to avoid collisions when naming new values).
+pub fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            TokenTree::Group(g) => idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// Replaces each identifier that names a variable (not a field, method or path segment) for which
+/// `f` gives tokens.
+pub fn substitute(tokens: TokenStream, f: &mut dyn FnMut(&Ident) -> Option<TokenStream>) -> TokenStream {
+    let mut out = Vec::new();
+    let mut after_dot = false;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        let next_is_colons = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+            && matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        let next_is_bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+        let replaced = match tt {
+            TokenTree::Ident(id) if !after_dot && !next_is_colons && !next_is_bang => f(id),
+            _ => None,
+        };
+        match (replaced, tt) {
+            (Some(ts), _) => out.extend(ts),
+            (None, TokenTree::Group(g)) => {
+                let mut ng = Group::new(g.delimiter(), substitute(g.stream(), f));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            (None, other) => out.push(other.clone()),
+        }
+        after_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+    }
+    out.into_iter().collect()
+}
+
+/// Replaces every identifier for which `f` gives tokens, wherever it stands.
+pub fn replace_all(tokens: TokenStream, f: &mut dyn FnMut(&Ident) -> Option<TokenStream>) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tt| match tt {
+            TokenTree::Ident(id) => f(&id).unwrap_or_else(|| TokenTree::Ident(id).into()),
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), replace_all(g.stream(), f));
+                ng.set_span(g.span());
+                TokenTree::Group(ng).into()
+            }
+            other => other.into(),
+        })
+        .collect()
+}
+
+/// Whether `tokens` mention a variable for which `pred` holds (in the sense of [`substitute`]).
+pub fn mentions(tokens: TokenStream, pred: &mut dyn FnMut(&Ident) -> bool) -> bool {
+    let mut found = false;
+    substitute(tokens, &mut |id| {
+        found |= pred(id);
+        None
+    });
+    found
+}
+
+/// The names used as inline arguments of format strings (`"{x}"`, `"{x:.3}"`) in `tokens`.
+pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => format_names(g.stream(), out),
+            TokenTree::Literal(l) => {
+                let s = l.to_string();
+                if !s.starts_with('"') {
+                    continue;
+                }
+                for piece in s.split('{').skip(1) {
+                    let name: String =
+                        piece.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) {
+                        out.insert(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Wraps `tokens` in parentheses unless they are a single token.
+pub fn paren(tokens: TokenStream) -> TokenStream {
+    let mut it = tokens.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(_), None) => tokens,
+        _ => quote::quote!((#tokens)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn substitutes_variables_only() {
+        let ts = quote!(x + p.x + f64::x(x) + x::y + m!(x));
+        let out = substitute(ts, &mut |id| (id == "x").then(|| quote!(v1)));
+        assert_eq!(out.to_string(), "v1 + p . x + f64 :: x (v1) + x :: y + m ! (v1)");
+    }
+
+    #[test]
+    fn finds_format_arguments() {
+        let mut names = BTreeSet::new();
+        format_names(quote!(println!("{x} {y:.3} {{}} {0}", z)), &mut names);
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["x", "y"]);
+    }
+}

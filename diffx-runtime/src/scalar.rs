@@ -1,0 +1,116 @@
+//! Scalar functions with known derivatives, usable inside `#[autodiff]` functions.
+//!
+//! Conventions at the points where a derivative does not exist (the same as PyTorch and JAX):
+//! `relu'(0) = 0`, `abs'(0) = 0`, and on a tie `max`/`min` send half of the gradient to each argument.
+
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+/// The two float types diffx differentiates: `f32` and `f64`.
+pub trait Float:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + core::fmt::Debug
+    + core::fmt::Display
+    + Default
+    + 'static
+{
+    /// 0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// Converts from `f64`, rounding for `f32`.
+    fn from_f64(x: f64) -> Self;
+    /// Converts to `f64`, exactly.
+    fn to_f64(self) -> f64;
+    /// `e^self`.
+    fn exp(self) -> Self;
+    /// `ln(1 + e^self)`, computed without overflow.
+    fn ln_1p_exp(self) -> Self;
+}
+
+macro_rules! impl_float {
+    ($t:ty) => {
+        impl Float for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            #[inline]
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            #[inline]
+            fn ln_1p_exp(self) -> Self {
+                // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
+                self.max(0.0) + (-self.abs()).exp().ln_1p()
+            }
+        }
+    };
+}
+impl_float!(f32);
+impl_float!(f64);
+
+/// The logistic function `1 / (1 + e^-x)`, computed without overflow for large `|x|`.
+///
+/// ```
+/// assert_eq!(diffx_runtime::sigmoid(0.0_f64), 0.5);
+/// assert_eq!(diffx_runtime::sigmoid(-1000.0_f64), 0.0);
+/// ```
+#[inline]
+pub fn sigmoid<F: Float>(x: F) -> F {
+    if x >= F::ZERO {
+        F::ONE / (F::ONE + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (F::ONE + e)
+    }
+}
+
+/// The rectified linear unit `max(x, 0)`; its derivative at 0 is taken to be 0.
+///
+/// ```
+/// assert_eq!(diffx_runtime::relu(-2.0_f64), 0.0);
+/// assert_eq!(diffx_runtime::relu(3.0_f32), 3.0);
+/// ```
+#[inline]
+pub fn relu<F: Float>(x: F) -> F {
+    if x > F::ZERO {
+        x
+    } else {
+        F::ZERO
+    }
+}
+
+/// `ln(1 + e^x)`, a smooth relu whose derivative is [`sigmoid`]; exact for large `|x|`.
+///
+/// ```
+/// assert!((diffx_runtime::softplus(0.0_f64) - 2f64.ln()).abs() < 1e-15);
+/// assert_eq!(diffx_runtime::softplus(1000.0_f64), 1000.0);
+/// ```
+#[inline]
+pub fn softplus<F: Float>(x: F) -> F {
+    x.ln_1p_exp()
+}
+
+/// The identity, whose derivative `#[autodiff]` takes to be zero: the value is used, but no gradient
+/// flows back through it (JAX's `stop_gradient`, PyTorch's `detach`).
+///
+/// ```
+/// use diffx_runtime::stop_gradient;
+/// assert_eq!(stop_gradient(2.5_f64), 2.5);
+/// ```
+#[inline]
+pub fn stop_gradient<T>(x: T) -> T {
+    x
+}
