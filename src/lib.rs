@@ -1,4 +1,48 @@
-//! diffx placeholder
+//! # diffx — automatic differentiation for Rust, done at compile time
+//!
+//! `#[autodiff]` reads an ordinary numeric function and writes its derivative functions beside it
+//! as Rust source: reverse mode (`grad_f`, `value_and_grad_f`, `vjp_f`) and forward mode (`jvp_f`).
+//! There is no graph of nodes at run time; a gradient costs what hand-written derivative code costs.
+//!
+//! ```
+//! use diffx::autodiff;
+//!
+//! // The worked example of the AD tutorials: y = ln x1 + x1·x2 − sin x2.
+//! #[autodiff]
+//! fn f(x1: f64, x2: f64) -> f64 {
+//!     x1.ln() + x1 * x2 - x2.sin()
+//! }
+//!
+//! let (y, (d1, d2)) = value_and_grad_f(2.0, 5.0);
+//! assert!((y - 11.652).abs() < 1e-3);
+//! assert!((d1 - 5.5).abs() < 1e-12 && (d2 - 1.716).abs() < 1e-3);
+//!
+//! // Forward mode: the derivative along the tangent (1, 0) is ∂y/∂x1.
+//! let (_, dy) = jvp_f(2.0, 5.0, 1.0, 0.0);
+//! assert!((dy - 5.5).abs() < 1e-12);
+//! ```
+//!
+//! ## The generated functions
+//! For `#[autodiff] fn f(x: f64, y: f64, n: usize) -> f64`, next to `f` and with its visibility:
+//!
+//! | function | returns | mode |
+//! |---|---|---|
+//! | `grad_f(x, y, n)` | `(f64, f64)`: one entry per differentiable parameter, bare if there is one | reverse |
+//! | `value_and_grad_f(x, y, n)` | `(f64, (f64, f64))` | reverse |
+//! | `vjp_f(x, y, n, ct)` | `ct` times the gradient | reverse |
+//! | `jvp_f(x, y, n, tx, ty)` | `(value, directional derivative)` | forward |
+//!
+//! Differentiable parameters are the `f64` and `f32` ones (all of them, or those named in
+//! `#[autodiff(wrt(x, y))]`); every other parameter is a constant.
+//!
+//! ## Conventions at non-differentiable points
+//! As in PyTorch and JAX: `relu'(0) = 0`, `abs'(0) = 0`; on a tie, `max` and `min` send half of the
+//! gradient to each operand; `signum`, `floor`, `ceil`, `round` and `trunc` have derivative 0;
+//! [`stop_gradient`] blocks the gradient of its argument.
+
+// Lets `::diffx::…` paths written by the macro resolve inside this crate's own doc tests and tests.
+extern crate self as diffx;
+
 pub use diffx_macros::autodiff;
 pub use diffx_runtime::*;
 

@@ -99,7 +99,10 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             let path = derived_path(path, "vjp");
             let (a, ct) = (atoms(f, args), f.name(*ct));
             let g = grads.iter().map(|g| match g {
-                Some(v) => f.name(*v).to_token_stream(),
+                Some(v) => {
+                    let (mt, name) = (m(v), f.name(*v));
+                    quote!(#mt #name)
+                }
                 None => quote!(_),
             });
             quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct);)
@@ -115,7 +118,7 @@ pub fn body(f: &Func) -> TokenStream {
 }
 
 fn allow() -> TokenStream {
-    quote!(#[allow(unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)])
+    quote!(#[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)])
 }
 
 /// Everything `#[autodiff]` writes for `item`.
@@ -123,7 +126,9 @@ pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -
     let g = Generated::new(item, sig);
     let hidden = [g.hidden_jvp(fwd), g.hidden_vjp(rev)];
     let public = [g.jvp(fwd), g.vjp(rev), g.grad(rev), g.value_and_grad(rev)];
-    quote!(#item #(#hidden)* #(#public)*)
+    let name = &item.sig.ident;
+    // The user may call only a derivative: `f` is still used, as far as lints go.
+    quote!(#item #(#hidden)* #(#[allow(dead_code)] #public)* const _: () = { let _ = #name; };)
 }
 
 /// The pieces of the signature every generated function repeats.

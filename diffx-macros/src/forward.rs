@@ -70,7 +70,8 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                 return Ok(());
             }
             let mark = b.mark();
-            let parts = partials(b, rule, args, &Atom::Var(*dst))?;
+            let needed: Vec<bool> = tangents.iter().map(Option::is_some).collect();
+            let parts = partials(b, rule, args, &Atom::Var(*dst), &needed)?;
             let terms: Vec<Atom> = parts
                 .into_iter()
                 .zip(&tangents)

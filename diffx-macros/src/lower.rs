@@ -415,13 +415,21 @@ fn unsupported(e: &Expr) -> String {
     )
 }
 
-/// Lowers the partial derivatives of `rule` at operands `args` with result `z` into `b`.
-pub fn partials(b: &mut Builder, rule: &Rule, args: &[Atom], z: &Atom) -> syn::Result<Vec<Option<Atom>>> {
+/// Lowers the partial derivatives of `rule` at operands `args` with result `z` into `b`, for the
+/// operands where `needed` holds.
+pub fn partials(
+    b: &mut Builder,
+    rule: &Rule,
+    args: &[Atom],
+    z: &Atom,
+    needed: &[bool],
+) -> syn::Result<Vec<Option<Atom>>> {
     let float = b.float.clone();
     rule.partials
         .iter()
-        .map(|template| {
-            if template.is_empty() {
+        .zip(needed)
+        .map(|(template, &needed)| {
+            if template.is_empty() || !needed {
                 return Ok(None);
             }
             let expr = template_expr(template, &float)?;

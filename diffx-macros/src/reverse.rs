@@ -64,7 +64,8 @@ impl Sweep {
                 }
             }
             Op::Rule(rule) => {
-                let parts = partials(&mut self.b, rule, args, &Atom::Var(*dst))?;
+                let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
+                let parts = partials(&mut self.b, rule, args, &Atom::Var(*dst), &needed)?;
                 for (a, p) in args.iter().zip(parts) {
                     if let (Some(a), Some(p)) = (a.var(), p) {
                         let contribution = self.b.mul(Atom::Var(g), p, *span);

@@ -94,3 +94,5 @@ fn unsupported_code_is_an_error_not_a_panic() {
     assert!(expand::expand(quote!(wrt(y)), quote!(fn f(x: f64) -> f64 { x })).is_err());
     assert!(expand::expand(quote!(foo), quote!(fn f(x: f64) -> f64 { x })).is_err());
 }
+
+

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Group, Ident, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Spacing, TokenStream, TokenTree};
 
 /// Every identifier in `tokens`, at any depth (to avoid collisions when naming new values).
 pub fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
@@ -27,7 +27,8 @@ pub fn substitute(tokens: TokenStream, f: &mut dyn FnMut(&Ident) -> Option<Token
     for (i, tt) in trees.iter().enumerate() {
         let next_is_colons = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
             && matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-        let next_is_bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+        // `name!(…)` is a macro; `name != …` is not (its `!` is joint with `=`).
+        let next_is_bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' && p.spacing() == Spacing::Alone);
         let replaced = match tt {
             TokenTree::Ident(id) if !after_dot && !next_is_colons && !next_is_bang => f(id),
             _ => None,
@@ -111,9 +112,9 @@ mod tests {
 
     #[test]
     fn substitutes_variables_only() {
-        let ts = quote!(x + p.x + f64::x(x) + x::y + m!(x));
+        let ts = quote!(x + p.x + f64::x(x) + x::y + m!(x) + (x != 0));
         let out = substitute(ts, &mut |id| (id == "x").then(|| quote!(v1)));
-        assert_eq!(out.to_string(), "v1 + p . x + f64 :: x (v1) + x :: y + m ! (v1)");
+        assert_eq!(out.to_string(), "v1 + p . x + f64 :: x (v1) + x :: y + m ! (v1) + (v1 != 0)");
     }
 
     #[test]
