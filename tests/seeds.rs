@@ -8,6 +8,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 
 /// Fang et al.: y = ln x1 + x1·x2 − sin x2, written as its evaluation trace v1 … v5.
 #[autodiff]
+#[allow(clippy::let_and_return)]
 fn tutorial(x1: f64, x2: f64) -> f64 {
     let v1 = x1.ln();
     let v2 = x1 * x2;
@@ -23,7 +24,10 @@ fn tutorial_function_at_2_5() {
     // y = ln 2 + 10 − sin 5 = 11.652; ∂y/∂x1 = 1/x1 + x2 = 5.5; ∂y/∂x2 = x1 − cos x2 = 1.716.
     assert!(close(y, 11.652, 1e-4), "{y}");
     assert!(close(d1, 5.5, 1e-15), "{d1}");
-    assert!(close(d2, 2.0 - 5f64.cos(), 1e-15) && close(d2, 1.716, 1e-3), "{d2}");
+    assert!(
+        close(d2, 2.0 - 5f64.cos(), 1e-15) && close(d2, 1.716, 1e-3),
+        "{d2}"
+    );
     assert_eq!(jvp_tutorial(2.0, 5.0, 1.0, 0.0), (y, d1));
     assert_eq!(jvp_tutorial(2.0, 5.0, 0.0, 1.0).1, d2);
 }
@@ -68,7 +72,10 @@ fn sum_times_product(x: f64, y: f64) -> f64 {
 #[test]
 fn sum_times_product_gradient() {
     let (x, y) = (3.0, 4.0);
-    assert_eq!(grad_sum_times_product(x, y), (y * (x + y) + x * y, x * (x + y) + x * y));
+    assert_eq!(
+        grad_sum_times_product(x, y),
+        (y * (x + y) + x * y, x * (x + y) + x * y)
+    );
 }
 
 /// Andrews et al.: a = (x + y)^z − w at x=3, y=4, z=2, w=2.

@@ -9,6 +9,7 @@ use diffx::autodiff;
 /// `let` with and without types, shadowing, `let mut` with reassignment and compound operators,
 /// blocks and parentheses.
 #[autodiff]
+#[allow(clippy::assign_op_pattern)]
 fn bindings(x: f64, y: f64) -> f64 {
     let a: f64 = x * y;
     let a = a + 1.0; // shadowing: a = xy + 1
@@ -21,7 +22,7 @@ fn bindings(x: f64, y: f64) -> f64 {
         let t = s * s;
         t - (s + 1.0)
     };
-    s = b + s; // s² − 1
+    s = s + b; // s² − 1 (plain assignment)
     s
 }
 
@@ -32,7 +33,14 @@ fn bindings_shadowing_mutation_and_blocks() {
     let d = |x: f64, y: f64| [2.0 * s(x, y) * (y + 1.0), 2.0 * s(x, y) * (x - 0.5)];
     for p in [[1.0, 2.0], [-0.5, 3.0]] {
         assert_close(bindings(p[0], p[1]), f(p[0], p[1]), 1e-14, "value");
-        check_binary(p, d(p[0], p[1]), bindings, grad_bindings, jvp_bindings, vjp_bindings);
+        check_binary(
+            p,
+            d(p[0], p[1]),
+            bindings,
+            grad_bindings,
+            jvp_bindings,
+            vjp_bindings,
+        );
     }
 }
 
@@ -50,7 +58,12 @@ fn constants(x: f64, n: usize, label: &str) -> f64 {
 fn constants_casts_and_items() {
     // (2n+1)/2 · x² + πx + 3, n = 2: 2.5x² + πx + 3, derivative 5x + π.
     let (v, d) = value_and_grad_constants(1.5, 2, "run");
-    assert_close(v, 2.5 * 2.25 + std::f64::consts::PI * 1.5 + 3.0, 1e-15, "value");
+    assert_close(
+        v,
+        2.5 * 2.25 + std::f64::consts::PI * 1.5 + 3.0,
+        1e-15,
+        "value",
+    );
     assert_close(d, 5.0 * 1.5 + std::f64::consts::PI, 1e-15, "derivative");
     assert_eq!(jvp_constants(1.5, 2, "run", 1.0), (v, d));
     assert_eq!(vjp_constants(1.5, 2, "run", 2.0), 2.0 * d);
@@ -109,7 +122,14 @@ fn calls_are_differentiated_through() {
     for p in [[2.0, 3.0], [0.5, -1.0]] {
         let (m, v) = (p[0], p[1]);
         assert_close(energy(m, v), f(m, v), 1e-14, "value");
-        check_binary(p, [c * v * v, 2.0 * c * m * v], energy, grad_energy, jvp_energy, vjp_energy);
+        check_binary(
+            p,
+            [c * v * v, 2.0 * c * m * v],
+            energy,
+            grad_energy,
+            jvp_energy,
+            vjp_energy,
+        );
     }
 }
 
@@ -122,7 +142,14 @@ fn quartic(x: f64) -> f64 {
 #[test]
 fn nested_calls() {
     for x in [0.5, -2.0] {
-        check_unary(x, 4.0 * x * x * x, quartic, grad_quartic, jvp_quartic, vjp_quartic);
+        check_unary(
+            x,
+            4.0 * x * x * x,
+            quartic,
+            grad_quartic,
+            jvp_quartic,
+            vjp_quartic,
+        );
     }
 }
 

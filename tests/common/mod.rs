@@ -27,11 +27,21 @@ pub fn check_unary(
 ) {
     let g = grad(x);
     assert_close(g, analytic, 1e-12, &format!("grad vs analytic at {x}"));
-    assert_close(g, derivative(f, x), 1e-6, &format!("grad vs finite differences at {x}"));
+    assert_close(
+        g,
+        derivative(f, x),
+        1e-6,
+        &format!("grad vs finite differences at {x}"),
+    );
     let (value, tangent) = jvp(x, 1.0);
     assert_eq!(value, f(x), "jvp value at {x}");
     assert_close(tangent, g, 1e-14, &format!("jvp vs grad at {x}"));
-    assert_close(jvp(x, -2.5).1, -2.5 * g, 1e-14, &format!("jvp linear at {x}"));
+    assert_close(
+        jvp(x, -2.5).1,
+        -2.5 * g,
+        1e-14,
+        &format!("jvp linear at {x}"),
+    );
     assert_close(vjp(x, 3.0), 3.0 * g, 1e-14, &format!("vjp linear at {x}"));
 }
 
@@ -48,15 +58,28 @@ pub fn check_binary(
 ) {
     let (ga, gb) = grad(x[0], x[1]);
     let fd = central_difference(|v| f(v[0], v[1]), &x);
-    for (i, (g, a)) in [(ga, analytic[0]), (gb, analytic[1])].into_iter().enumerate() {
+    for (i, (g, a)) in [(ga, analytic[0]), (gb, analytic[1])]
+        .into_iter()
+        .enumerate()
+    {
         assert_close(g, a, 1e-12, &format!("∂{i} vs analytic at {x:?}"));
-        assert_close(g, fd[i], 1e-6, &format!("∂{i} vs finite differences at {x:?}"));
+        assert_close(
+            g,
+            fd[i],
+            1e-6,
+            &format!("∂{i} vs finite differences at {x:?}"),
+        );
     }
     assert_eq!(jvp(x[0], x[1], 1.0, 0.0).0, f(x[0], x[1]));
     assert_close(jvp(x[0], x[1], 1.0, 0.0).1, ga, 1e-14, "jvp e0");
     assert_close(jvp(x[0], x[1], 0.0, 1.0).1, gb, 1e-14, "jvp e1");
     let (t, s) = (0.75, -1.5);
-    assert_close(jvp(x[0], x[1], t, s).1, t * ga + s * gb, 1e-13, "jvp along (t, s)");
+    assert_close(
+        jvp(x[0], x[1], t, s).1,
+        t * ga + s * gb,
+        1e-13,
+        "jvp along (t, s)",
+    );
     let (va, vb) = vjp(x[0], x[1], -2.0);
     assert_close(va, -2.0 * ga, 1e-14, "vjp 0");
     assert_close(vb, -2.0 * gb, 1e-14, "vjp 1");

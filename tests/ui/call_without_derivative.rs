@@ -1,0 +1,12 @@
+use diffx::autodiff;
+
+fn helper(x: f64) -> f64 {
+    x * 3.0
+}
+
+#[autodiff]
+fn f(x: f64) -> f64 {
+    helper(x) + 1.0
+}
+
+fn main() {}

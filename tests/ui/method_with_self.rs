@@ -1,0 +1,14 @@
+use diffx::autodiff;
+
+struct Model {
+    w: f64,
+}
+
+impl Model {
+    #[autodiff]
+    fn f(&self, x: f64) -> f64 {
+        self.w * x
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use diffx::autodiff;
+
+#[autodiff]
+struct Point {
+    x: f64,
+}
+
+fn main() {}

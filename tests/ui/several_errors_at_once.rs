@@ -1,0 +1,10 @@
+use diffx::autodiff;
+
+#[autodiff]
+fn f(x: f64) -> f64 {
+    let a = x.rem_euclid(2.0);
+    let b = x.fast_inverse();
+    a + b
+}
+
+fn main() {}
