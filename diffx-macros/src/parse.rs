@@ -154,10 +154,7 @@ fn params(
                 errors.push(error(pt.ty.span(), format!("this parameter is `{t}` but the function returns `{f}`: use one float type")));
             }
         }
-        let named = args
-            .wrt
-            .as_ref()
-            .map_or(true, |w| w.contains(&pi.ident));
+        let named = args.wrt.as_ref().map_or(true, |w| w.contains(&pi.ident));
         out.push(Param {
             name: pi.ident.clone(),
             ty: (*pt.ty).clone(),

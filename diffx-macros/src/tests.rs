@@ -169,3 +169,54 @@ fn unsupported_code_is_an_error_not_a_panic() {
     )
     .is_err());
 }
+
+/// The tokens of the item called `name` in `out`.
+fn item_named(out: &proc_macro2::TokenStream, name: &str) -> String {
+    let file: syn::File = syn::parse2(out.clone()).unwrap();
+    file.items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident == name => Some(quote!(#f).to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no `{name}` in {out}"))
+}
+
+#[test]
+fn emits_the_adjoint_program_as_plain_rust() {
+    let out = expand::expand(
+        quote!(),
+        quote!(
+            pub fn f(x: f64, y: f64, n: usize) -> f64 {
+                x * y
+            }
+        ),
+    )
+    .unwrap();
+    let vjp = item_named(&out, "__diffx_vjp_f");
+    assert!(vjp.contains("pub fn __diffx_vjp_f (x : f64 , y : f64 , n : usize , ct : f64) -> (f64 , (f64 , f64 , :: diffx :: __private :: Zero ,))"), "{vjp}");
+    assert!(vjp.contains("let t1 = x * y ; let x_bar = ct * y ; let y_bar = ct * x ; (t1 , (x_bar , y_bar , :: diffx :: __private :: Zero ,))"), "{vjp}");
+    let grad = item_named(&out, "grad_f");
+    assert!(
+        grad.contains("pub fn grad_f (x : f64 , y : f64 , n : usize) -> (f64 , f64)"),
+        "{grad}"
+    );
+    let jvp = item_named(&out, "__diffx_jvp_f");
+    assert!(jvp.contains("let t1_dot = t2 + t3 ;"), "{jvp}");
+}
+
+#[test]
+fn accumulated_adjoints_are_mutable() {
+    let out = expand::expand(
+        quote!(),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x * x.sin()
+            }
+        ),
+    )
+    .unwrap();
+    let vjp = item_named(&out, "__diffx_vjp_f");
+    assert!(vjp.contains("let mut x_bar"), "{vjp}");
+    assert!(vjp.contains("x_bar += "), "{vjp}");
+}
