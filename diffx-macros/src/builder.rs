@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span};
 
-use crate::ir::{Atom, Func, Op, Stmt, Var, VarInfo};
-use crate::rules;
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var, VarInfo};
+use crate::rules::{self, Out};
 
 /// A function under construction.
 #[derive(Clone)]
@@ -19,6 +19,9 @@ pub struct Builder {
     temps: usize,
     /// `f64` or `f32`.
     pub float: Ident,
+    /// The kind of what calls of other `#[autodiff]` functions return: scalars in a function of
+    /// scalars, unknown otherwise.
+    pub call_kind: Kind,
 }
 
 impl Builder {
@@ -29,6 +32,7 @@ impl Builder {
             taken: BTreeSet::new(),
             temps: 0,
             float,
+            call_kind: Kind::Other,
         }
     }
 
@@ -57,23 +61,27 @@ impl Builder {
     }
 
     /// A new value named after `base`.
-    pub fn fresh(&mut self, base: &str) -> Var {
+    pub fn fresh(&mut self, base: &str, kind: Kind) -> Var {
         let name = self.fresh_name(base);
-        self.func.vars.push(VarInfo { name });
+        self.func.vars.push(VarInfo {
+            name,
+            kind,
+            is_ref: false,
+        });
         Var(self.func.vars.len() - 1)
     }
 
     /// A value with the user's own `name` (a parameter: unique already).
-    pub fn named(&mut self, name: Ident) -> Var {
+    pub fn named(&mut self, name: Ident, kind: Kind, is_ref: bool) -> Var {
         self.taken.insert(name.to_string());
-        self.func.vars.push(VarInfo { name });
+        self.func.vars.push(VarInfo { name, kind, is_ref });
         Var(self.func.vars.len() - 1)
     }
 
     /// A new temporary `t1`, `t2`, …
-    pub fn temp(&mut self) -> Var {
+    pub fn temp(&mut self, kind: Kind) -> Var {
         self.temps += 1;
-        self.fresh(&format!("t{}", self.temps))
+        self.fresh(&format!("t{}", self.temps), kind)
     }
 
     /// Renames `v`, created by the current statement, after a derivative (`x_bar`, `x_dot`).
@@ -92,7 +100,12 @@ impl Builder {
 
     /// `dst = op(args)` with a new temporary `dst`.
     pub fn op(&mut self, op: Op, args: Vec<Atom>, span: Span) -> Var {
-        let dst = self.temp();
+        let kind = self.result_kind(&op, &args);
+        self.op_of_kind(op, args, span, kind)
+    }
+
+    pub fn op_of_kind(&mut self, op: Op, args: Vec<Atom>, span: Span, kind: Kind) -> Var {
+        let dst = self.temp(kind);
         self.push(Stmt::Let {
             dst,
             op,
@@ -100,6 +113,23 @@ impl Builder {
             span,
         });
         dst
+    }
+
+    fn result_kind(&self, op: &Op, args: &[Atom]) -> Kind {
+        let joined = || {
+            let active = args.iter().filter(|a| a.var().is_some());
+            active
+                .map(|a| self.func.atom_kind(a))
+                .reduce(Kind::join)
+                .unwrap_or(Kind::Scalar)
+        };
+        match op {
+            Op::Rule(r) if r.out == Out::Scalar => Kind::Scalar,
+            Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
+            Op::Rule(_) | Op::Id => joined(),
+            Op::Call(_) => self.call_kind,
+            Op::Expr(_) => Kind::Other,
+        }
     }
 
     /// `rule(args)`.

@@ -9,21 +9,48 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::forward::Forward;
-use crate::ir::{Atom, Func, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
 use crate::tokens::paren;
 
-fn atom(f: &Func, a: &Atom) -> TokenStream {
+/// An operand as a value or place: `x`, `model.l1.w`, `(n as f64)`.
+pub fn place(f: &Func, a: &Atom) -> TokenStream {
     match a {
         Atom::Var(v) => f.name(*v).to_token_stream(),
+        Atom::Field(v, path) => {
+            let base = f.name(*v);
+            quote!(#base #path)
+        }
         Atom::Const(t) => paren(t.clone()),
     }
 }
 
+/// A differentiable operand by reference (`&t`, `&model.l1.w`, or `x` if it is a `&Tensor`
+/// parameter); constants as they are.
+fn by_ref(f: &Func, a: &Atom) -> TokenStream {
+    match a {
+        Atom::Var(v) if f.vars[v.0].is_ref => place(f, a),
+        Atom::Var(_) | Atom::Field(..) => {
+            let p = place(f, a);
+            quote!(&#p)
+        }
+        Atom::Const(_) => place(f, a),
+    }
+}
+
+/// Scalars by value, everything else by reference: `a + b` for numbers, `&a + &b` for tensors.
+fn operand(f: &Func, a: &Atom) -> TokenStream {
+    if f.atom_kind(a) == Kind::Scalar {
+        place(f, a)
+    } else {
+        by_ref(f, a)
+    }
+}
+
 fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
-    args.iter().map(|a| atom(f, a)).collect()
+    args.iter().map(|a| operand(f, a)).collect()
 }
 
 /// The derivative function `prefix` of the function at `path`: `m::g` → `m::__diffx_vjp_g`.
@@ -40,10 +67,15 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     p
 }
 
-fn op_expr(f: &Func, op: &Op, args: &[Atom]) -> TokenStream {
+fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
     let a = atoms(f, args);
     match op {
-        Op::Id => a[0].clone(),
+        Op::Id if f.kind(dst) == Kind::Scalar => place(f, &args[0]),
+        Op::Id => {
+            let p = place(f, &args[0]);
+            quote!(#p.clone())
+        }
+        Op::Expr(e) => e.clone(),
         Op::Call(path) => quote!(#path(#(#a),*)),
         Op::Rule(rule) => match &rule.syntax {
             Syntax::Infix(o) | Syntax::Prefix(o) => {
@@ -55,9 +87,14 @@ fn op_expr(f: &Func, op: &Op, args: &[Atom]) -> TokenStream {
                     quote!(#l #o #r)
                 }
             }
-            Syntax::Method => {
+            Syntax::Method | Syntax::TensorMethod => {
                 let m = Ident::new(rule.name, Span::call_site());
-                let (recv, rest) = (&a[0], &a[1..]);
+                let recv = place(f, &args[0]);
+                let rest = if rule.syntax == Syntax::Method {
+                    args[1..].iter().map(|x| place(f, x)).collect::<Vec<_>>()
+                } else {
+                    args[1..].iter().map(|x| by_ref(f, x)).collect()
+                };
                 quote!(#recv.#m(#(#rest),*))
             }
             Syntax::Func(path) => {
@@ -72,12 +109,38 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
     let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
     match s {
         Stmt::Let { dst, op, args, .. } => {
-            let (mt, name, e) = (m(dst), f.name(*dst), op_expr(f, op, args));
+            let (mt, name, e) = (m(dst), f.name(*dst), op_expr(f, *dst, op, args));
             quote!(let #mt #name = #e;)
         }
-        Stmt::Accum { dst, value } => {
-            let (d, v) = (f.name(*dst), f.name(*value));
+        Stmt::Accum {
+            dst,
+            value,
+            like: None,
+        } => {
+            let (d, v) = (place(f, dst), f.name(*value));
             quote!(#d += #v;)
+        }
+        Stmt::Accum {
+            dst,
+            value,
+            like: Some(like),
+        } => {
+            let (d, v, l) = (place(f, dst), f.name(*value), by_ref(f, like));
+            quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);)
+        }
+        Stmt::Adjoint { dst, value, like } => {
+            let (mt, d, v) = (m(dst), f.name(*dst), place(f, value));
+            match like {
+                None => quote!(let #mt #d = #v;),
+                Some(like) => {
+                    let l = by_ref(f, like);
+                    quote!(let #mt #d = ::diffx::__private::fit(&#v, #l);)
+                }
+            }
+        }
+        Stmt::Zeros { dst, like, ty } => {
+            let (mt, d, l) = (m(dst), f.name(*dst), place(f, like));
+            quote!(let #mt #d = ::diffx::__private::zeros_like::<#ty, _>(&#l);)
         }
         Stmt::Const {
             name,
@@ -92,7 +155,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.clone(),
         Stmt::Verbatim { binds, tokens } => {
             let names = binds.iter().map(|(n, _)| n);
-            let values = binds.iter().map(|(_, a)| atom(f, a));
+            let values = binds.iter().map(|(_, a)| place(f, a));
             quote!({ #(let #names = #values;)* #tokens })
         }
         Stmt::Item(tokens) => tokens.clone(),
@@ -106,7 +169,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             let path = derived_path(path, "jvp");
             let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), atoms(f, args));
             let t = tangents.iter().map(|t| match t {
-                Some(v) => f.name(*v).to_token_stream(),
+                Some(t) => operand(f, t),
                 None => quote!(::diffx::__private::Zero),
             });
             quote!(let (#d, #dd) = #path(#(#a,)* #(#t),*);)
@@ -138,7 +201,7 @@ pub fn body(f: &Func) -> TokenStream {
         .iter()
         .filter_map(|s| {
             if let Stmt::Accum { dst, .. } = s {
-                Some(*dst)
+                dst.var()
             } else {
                 None
             }
@@ -155,10 +218,18 @@ fn allow() -> TokenStream {
 pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
     let g = Generated::new(item, sig);
     let hidden = [g.hidden_jvp(fwd), g.hidden_vjp(rev)];
-    let public = [g.jvp(fwd), g.vjp(rev), g.grad(rev), g.value_and_grad(rev)];
+    let mut public = vec![g.jvp(fwd), g.vjp(rev)];
+    if sig.ret_kind == Kind::Scalar {
+        public.extend([g.grad(), g.value_and_grad()]);
+    }
     let name = &item.sig.ident;
     // The user may call only a derivative: `f` is still used, as far as lints go.
-    quote!(#item #(#hidden)* #(#[allow(dead_code, clippy::too_many_arguments)] #public)* const _: () = { let _ = #name; };)
+    quote! {
+        #item
+        #(#hidden)*
+        #(#[allow(dead_code, clippy::too_many_arguments)] #public)*
+        const _: () = { let _ = #name; };
+    }
 }
 
 /// The pieces of the signature every generated function repeats.
@@ -166,11 +237,16 @@ struct Generated<'a> {
     sig: &'a Signature,
     vis: &'a syn::Visibility,
     name: &'a Ident,
-    float: &'a Ident,
+    ret: &'a syn::Type,
     /// `x: f64, n: usize`.
     params: Vec<TokenStream>,
     /// `x, n`.
     args: Vec<&'a Ident>,
+}
+
+fn doc(text: String) -> TokenStream {
+    let text = format!(" {text}\n\n Written by `#[autodiff]`.");
+    quote!(#[doc = #text])
 }
 
 impl<'a> Generated<'a> {
@@ -183,7 +259,7 @@ impl<'a> Generated<'a> {
             sig,
             vis: &item.vis,
             name: &item.sig.ident,
-            float: &sig.float,
+            ret: &sig.ret,
             params: params.collect(),
             args: sig.params.iter().map(|p| &p.name).collect(),
         }
@@ -200,7 +276,7 @@ impl<'a> Generated<'a> {
             .params
             .iter()
             .filter(|p| p.differentiable)
-            .map(|p| &p.ty)
+            .map(|p| &p.owned)
             .collect();
         if tys.len() == 1 {
             tys[0].to_token_stream()
@@ -234,10 +310,10 @@ impl<'a> Generated<'a> {
     }
 
     fn hidden_jvp(&self, fwd: &Forward) -> TokenStream {
-        let (name, params, float, allow) = (
+        let (name, params, ret_ty, allow) = (
             self.fn_name("__diffx_jvp_"),
             &self.params,
-            self.float,
+            self.ret,
             allow(),
         );
         let f = &fwd.b.func;
@@ -248,7 +324,7 @@ impl<'a> Generated<'a> {
             .zip(&fwd.param_dots)
             .map(|(p, d)| match d {
                 Some(d) => {
-                    let (d, t) = (f.name(*d), &p.ty);
+                    let (d, t) = (f.name(*d), &p.owned);
                     quote!(#d: impl ::diffx::__private::IntoTangent<#t>)
                 }
                 None => quote!(_: impl ::core::marker::Sized),
@@ -259,35 +335,42 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&fwd.param_dots)
             .filter_map(|(p, d)| {
-                let (d, t) = (f.name((*d)?), &p.ty);
-                Some(quote!(let #d: #t = ::diffx::__private::IntoTangent::into_tangent(#d);))
+                let (d, t) = (f.name((*d)?), &p.owned);
+                let like = by_ref(f, &Atom::Var(param_var(f, &p.name)?));
+                Some(quote!(let #d: #t = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
             });
-        let (body, ret, ret_dot) = (body(f), ret(&fwd.b), atom(f, &fwd.ret_dot));
+        let (body, ret) = (body(f), ret(&fwd.b));
+        let ret_dot = match &fwd.ret_dot {
+            Some(t) => place(f, t),
+            None if self.sig.ret_kind == Kind::Scalar => quote!(0.0),
+            None => quote!(::diffx::__private::zeros_like::<#ret_ty, _>(&#ret)),
+        };
         let vis = self.vis;
         quote! {
             #[doc(hidden)]
             #[inline]
             #allow
-            #vis fn #name(#(#params,)* #(#tangents),*) -> (#float, #float) {
+            #vis fn #name(#(#params,)* #(#tangents),*) -> (#ret_ty, #ret_ty) {
                 #(#converts)*
                 #body
-                (#ret, #ret_dot)
+                let __ret_dot = #ret_dot;
+                (#ret, __ret_dot)
             }
         }
     }
 
     fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, params, float, allow) = (
+        let (name, params, ret_ty, allow) = (
             self.fn_name("__diffx_vjp_"),
             &self.params,
-            self.float,
+            self.ret,
             allow(),
         );
         let f = &rev.b.func;
         let ct = f.name(rev.ct);
         let tys = self.sig.params.iter().map(|p| {
             if p.differentiable {
-                p.ty.to_token_stream()
+                p.owned.to_token_stream()
             } else {
                 quote!(::diffx::__private::Zero)
             }
@@ -307,7 +390,7 @@ impl<'a> Generated<'a> {
             #[doc(hidden)]
             #[inline]
             #allow
-            #vis fn #name(#(#params,)* #ct: #float) -> (#float, (#(#tys,)*)) {
+            #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
                 #body
                 (#ret, (#(#grads,)*))
             }
@@ -315,12 +398,12 @@ impl<'a> Generated<'a> {
     }
 
     fn jvp(&self, fwd: &Forward) -> TokenStream {
-        let (name, hidden, params, args, float) = (
+        let (name, hidden, params, args, ret_ty) = (
             self.fn_name("jvp_"),
             self.fn_name("__diffx_jvp_"),
             &self.params,
             &self.args,
-            self.float,
+            self.ret,
         );
         let f = &fwd.b.func;
         let dots: Vec<Option<&Ident>> = fwd
@@ -335,68 +418,60 @@ impl<'a> Generated<'a> {
         let tangent_args = dots
             .iter()
             .map(|d| d.map_or(quote!(::diffx::__private::Zero), |d| quote!(#d)));
-        let doc = format!(
-            " The value of [`{0}`] and its directional derivative along the given tangents, by forward mode.\n\n Written by `#[autodiff]`.",
+        let doc = doc(format!(
+            "The value of [`{}`] and its directional derivative along the given tangents, by forward mode.",
             self.name
-        );
+        ));
         let vis = self.vis;
         quote! {
-            #[doc = #doc]
+            #doc
             #[inline]
-            #vis fn #name(#(#params,)* #(#tangent_params),*) -> (#float, #float) {
+            #vis fn #name(#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) {
                 #hidden(#(#args,)* #(#tangent_args),*)
             }
         }
     }
 
     fn vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, hidden, params, args, float) = (
+        let (name, hidden, params, args, ret_ty) = (
             self.fn_name("vjp_"),
             self.fn_name("__diffx_vjp_"),
             &self.params,
             &self.args,
-            self.float,
+            self.ret,
         );
         let ct = rev.b.func.name(rev.ct);
-        let (pat, result, gty) = (
-            self.grad_pattern().0,
-            self.grad_pattern().1,
-            self.grad_type(),
-        );
-        let doc = format!(
-            " The pullback of [`{0}`]: `{1}` times its gradient, by reverse mode.\n\n Written by `#[autodiff]`.",
-            self.name, ct
-        );
+        let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
+        let doc = doc(format!(
+            "The pullback of [`{}`]: the cotangent `{ct}` of its result carried back to its parameters, by reverse mode.",
+            self.name
+        ));
         let vis = self.vis;
         quote! {
-            #[doc = #doc]
+            #doc
             #[inline]
-            #vis fn #name(#(#params,)* #ct: #float) -> #gty {
+            #vis fn #name(#(#params,)* #ct: #ret_ty) -> #gty {
                 let (_, #pat) = #hidden(#(#args,)* #ct);
                 #result
             }
         }
     }
 
-    fn grad(&self, _rev: &Reverse) -> TokenStream {
+    fn grad(&self) -> TokenStream {
         let (name, hidden, params, args) = (
             self.fn_name("grad_"),
             self.fn_name("__diffx_vjp_"),
             &self.params,
             &self.args,
         );
-        let (pat, result, gty) = (
-            self.grad_pattern().0,
-            self.grad_pattern().1,
-            self.grad_type(),
-        );
-        let doc = format!(
-            " The gradient of [`{0}`] with respect to its differentiable parameters, by reverse mode.\n\n Written by `#[autodiff]`.",
+        let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
+        let doc = doc(format!(
+            "The gradient of [`{}`] with respect to its differentiable parameters, by reverse mode.",
             self.name
-        );
+        ));
         let vis = self.vis;
         quote! {
-            #[doc = #doc]
+            #doc
             #[inline]
             #vis fn #name(#(#params),*) -> #gty {
                 let (_, #pat) = #hidden(#(#args,)* 1.0);
@@ -405,29 +480,25 @@ impl<'a> Generated<'a> {
         }
     }
 
-    fn value_and_grad(&self, _rev: &Reverse) -> TokenStream {
-        let (name, hidden, params, args, float) = (
+    fn value_and_grad(&self) -> TokenStream {
+        let (name, hidden, params, args, ret_ty) = (
             self.fn_name("value_and_grad_"),
             self.fn_name("__diffx_vjp_"),
             &self.params,
             &self.args,
-            self.float,
+            self.ret,
         );
-        let (pat, result, gty) = (
-            self.grad_pattern().0,
-            self.grad_pattern().1,
-            self.grad_type(),
-        );
+        let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
         let value = Ident::new("__value", Span::mixed_site());
-        let doc = format!(
-            " The value of [`{0}`] and its gradient, by reverse mode (one forward and one backward sweep).\n\n Written by `#[autodiff]`.",
+        let doc = doc(format!(
+            "The value of [`{}`] and its gradient, by reverse mode (one forward and one backward sweep).",
             self.name
-        );
+        ));
         let vis = self.vis;
         quote! {
-            #[doc = #doc]
+            #doc
             #[inline]
-            #vis fn #name(#(#params),*) -> (#float, #gty) {
+            #vis fn #name(#(#params),*) -> (#ret_ty, #gty) {
                 let (#value, #pat) = #hidden(#(#args,)* 1.0);
                 (#value, #result)
             }
@@ -435,9 +506,14 @@ impl<'a> Generated<'a> {
     }
 }
 
+/// The value of the parameter called `name`.
+fn param_var(f: &Func, name: &Ident) -> Option<Var> {
+    f.vars.iter().position(|v| v.name == *name).map(Var)
+}
+
 fn ret(b: &Builder) -> TokenStream {
     b.func
         .ret
         .as_ref()
-        .map_or(quote!(0.0), |r| atom(&b.func, r))
+        .map_or(quote!(0.0), |r| place(&b.func, r))
 }

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::ItemFn;
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Var};
+use crate::ir::{Atom, Kind, Var};
 use crate::lower::Lowerer;
 use crate::parse::{self, Signature};
 use crate::{emit, forward, reverse, tokens};
@@ -36,7 +36,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let sig = parse::signature(&item, &args)?;
     let (primal, params) = lower(&item, &sig)?;
     let fwd = forward::transform(&primal, &params)?;
-    let rev = reverse::transform(&primal, &params)?;
+    let typed: Vec<_> = params
+        .iter()
+        .zip(&sig.params)
+        .map(|(v, p)| v.map(|v| (v, p.owned.to_token_stream())))
+        .collect();
+    let rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
     Ok(emit::functions(&item, &sig, &fwd, &rev))
 }
 
@@ -52,11 +57,22 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
     let mut used = BTreeSet::new();
     tokens::idents(item.to_token_stream(), &mut used);
     let mut b = Builder::new(used, sig.float.clone());
+    if sig
+        .params
+        .iter()
+        .all(|p| !p.differentiable || p.kind == Kind::Scalar)
+    {
+        b.call_kind = Kind::Scalar;
+    }
     let mut l = Lowerer::new(&mut b);
     let mut params = Vec::new();
     for p in &sig.params {
         if p.differentiable {
-            let v = l.b.named(p.name.clone());
+            let v = l.b.named(
+                p.name.clone(),
+                p.kind,
+                matches!(p.ty, syn::Type::Reference(_)),
+            );
             l.bind(&p.name.to_string(), Atom::Var(v));
             params.push(Some(v));
         } else {

@@ -1,21 +1,26 @@
 //! Forward mode: the list rewritten to carry a tangent beside each value (dual numbers, unrolled).
 //!
 //! After each statement `z = op(a, b)` comes `ż = ∂z/∂a·ȧ + ∂z/∂b·ḃ`, the partials taken from the
-//! rule table. A call of another `#[autodiff]` function becomes a call of its forward code.
+//! rule table (for a linear map such as `matmul`, its tangent map from the table). A call of another
+//! `#[autodiff]` function becomes a call of its forward code.
 
 use std::collections::HashMap;
 
+use proc_macro2::Span;
+
 use crate::builder::Builder;
+use crate::emit::place;
 use crate::ir::{Atom, Op, Stmt, Var};
-use crate::lower::partials;
+use crate::lower::{linear_map, partials};
+use crate::rules::{Deriv, Rule};
 
 /// The tangent program.
 pub struct Forward {
     pub b: Builder,
     /// The tangent parameter of each differentiable parameter.
     pub param_dots: Vec<Option<Var>>,
-    /// The tangent of the result.
-    pub ret_dot: Atom,
+    /// The tangent of the result (`None`: it does not depend on the inputs).
+    pub ret_dot: Option<Atom>,
 }
 
 /// `params`: the value of each parameter (`None` for constants).
@@ -27,7 +32,7 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
         .iter()
         .map(|p| {
             p.map(|v| {
-                let d = b.fresh(&format!("{}_dot", primal.func.name(v)));
+                let d = b.fresh(&format!("{}_dot", primal.func.name(v)), primal.func.kind(v));
                 dot.insert(v, d);
                 d
             })
@@ -36,16 +41,18 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
     for s in &primal.func.body {
         stmt(&mut b, &mut dot, s)?;
     }
-    let ret_dot = match &primal.func.ret {
-        Some(Atom::Var(v)) if dot.contains_key(v) => Atom::Var(dot[v]),
-        _ => Atom::Const(quote::quote!(0.0)),
-    };
+    let ret_dot = primal.func.ret.as_ref().and_then(|r| tangent(&dot, r));
     b.func.ret = primal.func.ret.clone();
     Ok(Forward {
         b,
         param_dots,
         ret_dot,
     })
+}
+
+/// The tangent of an operand: `ẋ`, or the field `model_dot.l1.w` of a parameter's tangent.
+fn tangent(dot: &HashMap<Var, Var>, a: &Atom) -> Option<Atom> {
+    a.var().and_then(|v| dot.get(&v)).map(|d| a.rebase(*d))
 }
 
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
@@ -59,13 +66,16 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         b.push(s.clone());
         return Ok(());
     };
-    let tangents: Vec<Option<Var>> = args
-        .iter()
-        .map(|a| a.var().and_then(|v| dot.get(&v).copied()))
-        .collect();
-    match op {
+    b.push(s.clone());
+    let tangents: Vec<Option<Atom>> = args.iter().map(|a| tangent(dot, a)).collect();
+    if tangents.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let mark = b.mark();
+    let t = match op {
         Op::Call(path) => {
-            let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)));
+            b.func.body.pop();
+            let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
             b.push(Stmt::CallJvp {
                 dst: *dst,
                 dst_dot,
@@ -76,48 +86,82 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             dot.insert(*dst, dst_dot);
             return Ok(());
         }
-        Op::Id => {
-            b.push(s.clone());
-            if let Some(t) = tangents[0] {
-                dot.insert(*dst, t);
-            }
-            return Ok(());
-        }
+        Op::Id | Op::Expr(_) => tangents[0].clone(),
         Op::Rule(rule) => {
-            b.push(s.clone());
-            if tangents.iter().all(Option::is_none) {
-                return Ok(());
-            }
-            let mark = b.mark();
+            let terms = terms(b, rule, *dst, args, &tangents, *span)?;
+            b.sum(terms, *span)
+        }
+    };
+    let Some(t) = t else { return Ok(()) };
+    let name = format!("{}_dot", b.func.name(*dst));
+    let t = match t {
+        Atom::Var(v) if b.is_new(&t, mark) => {
+            b.rename(v, &name);
+            v
+        }
+        other => {
+            let kind = b.func.kind(*dst);
+            let v = b.fresh(&name, kind);
+            b.push(Stmt::Let {
+                dst: v,
+                op: Op::Id,
+                args: vec![other],
+                span: *span,
+            });
+            v
+        }
+    };
+    dot.insert(*dst, t);
+    Ok(())
+}
+
+/// `∂z/∂aᵢ·ȧᵢ` (or the tangent map of aᵢ) for each operand with a tangent.
+fn terms(
+    b: &mut Builder,
+    rule: &Rule,
+    dst: Var,
+    args: &[Atom],
+    tangents: &[Option<Atom>],
+    span: Span,
+) -> syn::Result<Vec<Atom>> {
+    match &rule.deriv {
+        Deriv::Partials(_) => {
             let needed: Vec<bool> = tangents.iter().map(Option::is_some).collect();
-            let parts = partials(b, rule, args, &Atom::Var(*dst), &needed)?;
-            let terms: Vec<Atom> = parts
+            let parts = partials(b, rule, args, &Atom::Var(dst), &needed)?;
+            Ok(parts
                 .into_iter()
-                .zip(&tangents)
-                .filter_map(|(p, t)| Some((p?, (*t)?)))
-                .map(|(p, t)| b.mul(p, Atom::Var(t), *span))
-                .collect();
-            if let Some(t) = b.sum(terms, *span) {
-                let name = format!("{}_dot", b.func.name(*dst));
-                let t = match t {
-                    Atom::Var(v) if b.is_new(&t, mark) => {
-                        b.rename(v, &name);
-                        v
-                    }
-                    other => {
-                        let v = b.fresh(&name);
-                        b.push(Stmt::Let {
-                            dst: v,
-                            op: Op::Id,
-                            args: vec![other],
-                            span: *span,
-                        });
-                        v
-                    }
+                .zip(tangents)
+                .filter_map(|(p, t)| Some((p?, t.clone()?)))
+                .map(|(p, t)| b.mul(p, t, span))
+                .collect())
+        }
+        Deriv::Linear(maps) => {
+            let mut out = Vec::new();
+            for ((jvp, _), t) in maps.iter().zip(tangents) {
+                let Some(t) = t.as_ref().filter(|_| !jvp.is_empty()) else {
+                    continue;
                 };
-                dot.insert(*dst, t);
+                let mut bindings = operand_bindings(b, args, dst);
+                bindings.push(("t", place(&b.func, t)));
+                let expr = linear_map(jvp, &b.float, &bindings)?;
+                let kind = b.func.kind(dst);
+                out.push(Atom::Var(b.op_of_kind(Op::Expr(expr), vec![], span, kind)));
             }
+            Ok(out)
         }
     }
-    Ok(())
+}
+
+/// `a`, `b`, `c` and `z` of a rule template, as tokens.
+pub fn operand_bindings(
+    b: &Builder,
+    args: &[Atom],
+    dst: Var,
+) -> Vec<(&'static str, proc_macro2::TokenStream)> {
+    let mut bindings: Vec<_> = ["a", "b", "c"]
+        .into_iter()
+        .zip(args.iter().map(|a| place(&b.func, a)))
+        .collect();
+    bindings.push(("z", place(&b.func, &Atom::Var(dst))));
+    bindings
 }

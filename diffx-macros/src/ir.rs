@@ -15,19 +15,52 @@ use crate::rules::Rule;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Var(pub usize);
 
-/// An operand: a differentiable value, or a constant expression (literal, integer parameter,
-/// anything that does not depend on the differentiable inputs), kept as the user wrote it.
+/// What a value is, as far as the macro can tell: it decides how operations are written
+/// (`a + b` or `&a + &b`) and how adjoints are accumulated (`+=`, or summed over broadcast axes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Scalar,
+    Tensor,
+    /// A parameter struct, one of its fields, or a value the macro cannot see the type of.
+    Other,
+}
+
+impl Kind {
+    /// The kind of an elementwise result.
+    pub fn join(self, other: Kind) -> Kind {
+        match (self, other) {
+            (Kind::Tensor, _) | (_, Kind::Tensor) => Kind::Tensor,
+            (Kind::Scalar, Kind::Scalar) => Kind::Scalar,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// An operand: a differentiable value, a field of a differentiable parameter struct
+/// (`model.l1.w`: its adjoint is `model_bar.l1.w`), or a constant expression (literal, integer
+/// parameter, anything that does not depend on the differentiable inputs), kept as written.
 #[derive(Clone, Debug)]
 pub enum Atom {
     Var(Var),
+    /// `base` followed by a path of fields and constant indices, `.l1.w` or `.layers[0].b`.
+    Field(Var, TokenStream),
     Const(TokenStream),
 }
 
 impl Atom {
+    /// The value this operand is or is a field of: `Some` for differentiable operands.
     pub fn var(&self) -> Option<Var> {
         match self {
-            Atom::Var(v) => Some(*v),
+            Atom::Var(v) | Atom::Field(v, _) => Some(*v),
             Atom::Const(_) => None,
+        }
+    }
+
+    /// The same path on another base: the tangent or adjoint of a field.
+    pub fn rebase(&self, base: Var) -> Atom {
+        match self {
+            Atom::Field(_, path) => Atom::Field(base, path.clone()),
+            _ => Atom::Var(base),
         }
     }
 
@@ -47,6 +80,8 @@ pub enum Op {
     Id,
     /// A call of another `#[autodiff]` function, differentiated through its own derivative code.
     Call(syn::Path),
+    /// A linear map of a rule, written out: `g.matmul_t(&b)`.
+    Expr(TokenStream),
 }
 
 impl Op {
@@ -55,6 +90,7 @@ impl Op {
             Op::Rule(r) => r.name.to_string(),
             Op::Id => "id".to_string(),
             Op::Call(p) => quote::quote!(#p).to_string().replace(' ', ""),
+            Op::Expr(e) => format!("{{{e}}}"),
         }
     }
 }
@@ -69,8 +105,25 @@ pub enum Stmt {
         args: Vec<Atom>,
         span: Span,
     },
-    /// `dst += value`: accumulation of an adjoint.
-    Accum { dst: Var, value: Var },
+    /// `dst += value`: accumulation into an adjoint (or into its field `path`), summed over the
+    /// axes broadcast in the value if `like` (the primal operand) is given.
+    Accum {
+        dst: Atom,
+        value: Var,
+        like: Option<Atom>,
+    },
+    /// `dst = value`, the first contribution to an adjoint, summed to the shape of `like`.
+    Adjoint {
+        dst: Var,
+        value: Atom,
+        like: Option<Atom>,
+    },
+    /// `dst = zeros like `like``, of type `ty`: the adjoint of a parameter struct.
+    Zeros {
+        dst: Var,
+        like: Atom,
+        ty: TokenStream,
+    },
     /// A local that does not depend on the inputs, kept as written: `let k: usize = n / 2;`.
     Const {
         name: Ident,
@@ -92,7 +145,7 @@ pub enum Stmt {
         dst_dot: Var,
         path: syn::Path,
         args: Vec<Atom>,
-        tangents: Vec<Option<Var>>,
+        tangents: Vec<Option<Atom>>,
     },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
     CallVjp {
@@ -103,10 +156,13 @@ pub enum Stmt {
     },
 }
 
-/// How the value of a variable was created, to name it readably.
+/// A value's name and kind.
 #[derive(Clone, Debug)]
 pub struct VarInfo {
     pub name: Ident,
+    pub kind: Kind,
+    /// A parameter declared `&T`: it is a reference already.
+    pub is_ref: bool,
 }
 
 /// A lowered function: its values, its statements and its result.
@@ -122,9 +178,25 @@ impl Func {
         &self.vars[v.0].name
     }
 
+    pub fn kind(&self, v: Var) -> Kind {
+        self.vars[v.0].kind
+    }
+
+    /// The kind of an operand (constants count as scalars).
+    pub fn atom_kind(&self, a: &Atom) -> Kind {
+        match a {
+            Atom::Var(v) => self.kind(*v),
+            Atom::Field(..) => Kind::Other,
+            Atom::Const(_) => Kind::Scalar,
+        }
+    }
+
     fn atom(&self, a: &Atom) -> String {
         match a {
             Atom::Var(v) => self.name(*v).to_string(),
+            Atom::Field(v, path) => {
+                format!("{}{}", self.name(*v), path.to_string().replace(' ', ""))
+            }
             Atom::Const(t) => t.to_string(),
         }
     }
@@ -152,8 +224,14 @@ impl Func {
                     self.atoms(args)
                 )
             }
-            Stmt::Accum { dst, value } => {
-                writeln!(f, "{} += {}", self.name(*dst), self.name(*value))
+            Stmt::Accum { dst, value, .. } => {
+                writeln!(f, "{} += {}", self.atom(dst), self.name(*value))
+            }
+            Stmt::Adjoint { dst, value, .. } => {
+                writeln!(f, "{} = {}", self.name(*dst), self.atom(value))
+            }
+            Stmt::Zeros { dst, like, .. } => {
+                writeln!(f, "{} = zeros_like({})", self.name(*dst), self.atom(like))
             }
             Stmt::Const { name, expr, .. } => writeln!(f, "{name} = const {expr}"),
             Stmt::Verbatim { tokens, .. } | Stmt::Item(tokens) => writeln!(f, "{tokens}"),
@@ -170,7 +248,11 @@ impl Func {
                 self.name(*dst_dot),
                 Op::Call(path.clone()).name(),
                 self.atoms(args),
-                self.opt_names(tangents)
+                tangents
+                    .iter()
+                    .map(|t| t.as_ref().map_or("_".to_string(), |t| self.atom(t)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Stmt::CallVjp {
                 path,

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Op, Stmt};
+use crate::ir::{Atom, Kind, Op, Stmt};
 use crate::rules::{self, Rule};
 use crate::tokens;
 
@@ -66,10 +66,8 @@ impl<'b> Lowerer<'b> {
     /// `e` as a constant: the user's names replaced by the values they stand for now.
     fn constant(&self, e: &impl ToTokens) -> TokenStream {
         tokens::substitute(e.to_token_stream(), &mut |id| {
-            self.lookup(&id.to_string()).map(|a| match a {
-                Atom::Var(v) => self.b.func.name(*v).to_token_stream(),
-                Atom::Const(t) => tokens::paren(t.clone()),
-            })
+            self.lookup(&id.to_string())
+                .map(|a| crate::emit::place(&self.b.func, a))
         })
     }
 
@@ -173,7 +171,7 @@ impl<'b> Lowerer<'b> {
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
             }
-            Atom::Var(_) => self.bind(name, value),
+            Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {
                 let fresh = self.b.user_name(name);
                 self.b.push(Stmt::Const {
@@ -233,10 +231,7 @@ impl<'b> Lowerer<'b> {
         let binds = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
-            .filter(|(n, a)| match a {
-                Atom::Var(v) => self.b.func.name(*v) != n,
-                Atom::Const(t) => t.to_string() != *n,
-            })
+            .filter(|(n, a)| crate::emit::place(&self.b.func, a).to_string() != *n)
             .map(|(n, a)| (Ident::new(&n, Span::call_site()), a))
             .collect();
         self.b.push(Stmt::Verbatim { binds, tokens: ts });
@@ -269,7 +264,38 @@ impl<'b> Lowerer<'b> {
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
             Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
+            Expr::Field(f) => self.field(f),
+            Expr::Index(i) => self.index(i),
             _ => err(e.span(), unsupported(e)),
+        }
+    }
+
+    /// `model.l1.w`: a field of a differentiable parameter struct.
+    fn field(&mut self, f: &syn::ExprField) -> syn::Result<Atom> {
+        let member = &f.member;
+        self.extend_place(&f.base, quote!(.#member), f.span())
+    }
+
+    /// `model.layers[0]`: an element of a field, at a constant index.
+    fn index(&mut self, i: &syn::ExprIndex) -> syn::Result<Atom> {
+        if self.mentions_active(&i.index) {
+            return err(
+                i.index.span(),
+                "an index must not depend on differentiable values: index with an integer",
+            );
+        }
+        let idx = self.constant(&i.index);
+        self.extend_place(&i.expr, quote!([#idx]), i.span())
+    }
+
+    fn extend_place(&mut self, base: &Expr, step: TokenStream, span: Span) -> syn::Result<Atom> {
+        match self.expr(base)? {
+            Atom::Var(v) if self.b.func.kind(v) == Kind::Other => Ok(Atom::Field(v, step)),
+            Atom::Field(v, path) => Ok(Atom::Field(v, quote!(#path #step))),
+            _ => err(
+                span,
+                "only fields of parameter structs can be read here: indexing tensors and slices is not supported yet",
+            ),
         }
     }
 
@@ -339,20 +365,22 @@ impl<'b> Lowerer<'b> {
         if name == "clone" && m.args.is_empty() {
             return self.expr(&m.receiver);
         }
-        let rule = match rules::find(&name) {
-            Some(r) if r.syntax == rules::Syntax::Method => r,
-            _ => {
+        let receiver = self.expr(&m.receiver)?;
+        let tensor = receiver.var().is_some() && self.b.func.atom_kind(&receiver) != Kind::Scalar;
+        let rule = match rules::find_method(&name, tensor) {
+            Some(r) => r,
+            None => {
                 return err(
                     m.method.span(),
                     format!(
                         "`{name}` has no derivative rule in `#[autodiff]`; the differentiable methods are: {}. \
                          To use the value without its derivative, write `diffx::stop_gradient(…)` around it",
-                        rules::method_names()
+                        rules::method_names(tensor)
                     ),
                 )
             }
         };
-        let mut args = vec![self.expr(&m.receiver)?];
+        let mut args = vec![receiver];
         for a in &m.args {
             args.push(self.expr(a)?);
         }
@@ -448,14 +476,10 @@ fn is_runtime_path(path: &syn::Path) -> bool {
 fn function_rule(path: &syn::Path) -> Option<&'static Rule> {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let last = segs.last()?;
-    let rule = rules::find(last)?;
-    match rule.syntax {
-        rules::Syntax::Method if segs.len() == 2 && matches!(segs[0].as_str(), "f64" | "f32") => {
-            Some(rule)
-        }
-        rules::Syntax::Func(_) if is_runtime_path(path) => Some(rule),
-        _ => None,
+    if segs.len() == 2 && matches!(segs[0].as_str(), "f64" | "f32") {
+        return rules::find_method(last, false).filter(|r| r.syntax == rules::Syntax::Method);
     }
+    rules::find_function(last).filter(|_| is_runtime_path(path))
 }
 
 /// Constructs rejected anywhere in the body, active or not.
@@ -500,7 +524,10 @@ pub fn partials(
     needed: &[bool],
 ) -> syn::Result<Vec<Option<Atom>>> {
     let float = b.float.clone();
-    rule.partials
+    let rules::Deriv::Partials(templates) = &rule.deriv else {
+        return Ok(vec![None; args.len()]);
+    };
+    templates
         .iter()
         .zip(needed)
         .map(|(template, &needed)| {
@@ -518,16 +545,38 @@ pub fn partials(
         .collect()
 }
 
-/// Parses a rule template, with `F` and the constants of the float type filled in.
-fn template_expr(template: &str, float: &Ident) -> syn::Result<Expr> {
+/// Parses a rule template, with `F`, `Tensor` and the constants of the float type filled in.
+fn template_tokens(template: &str, float: &Ident) -> syn::Result<TokenStream> {
     let ts: TokenStream = syn::parse_str(template)?;
-    let ts = tokens::replace_all(ts, &mut |id| match id.to_string().as_str() {
-        "F" => Some(float.to_token_stream()),
-        c @ ("LN_2" | "LN_10" | "PI") => {
-            let c = Ident::new(c, Span::call_site());
-            Some(quote!(::core::#float::consts::#c))
-        }
-        _ => None,
-    });
-    syn::parse2(ts)
+    Ok(tokens::replace_all(
+        ts,
+        &mut |id| match id.to_string().as_str() {
+            "F" => Some(float.to_token_stream()),
+            "Tensor" => Some(quote!(::diffx::__private::Tensor::<#float>)),
+            c @ ("LN_2" | "LN_10" | "PI") => {
+                let c = Ident::new(c, Span::call_site());
+                Some(quote!(::core::#float::consts::#c))
+            }
+            _ => None,
+        },
+    ))
+}
+
+fn template_expr(template: &str, float: &Ident) -> syn::Result<Expr> {
+    syn::parse2(template_tokens(template, float)?)
+}
+
+/// A linear map of the table written out, its placeholders (`a`, `g`, …) replaced by `bindings`.
+pub fn linear_map(
+    template: &str,
+    float: &Ident,
+    bindings: &[(&str, TokenStream)],
+) -> syn::Result<TokenStream> {
+    let ts = template_tokens(template, float)?;
+    Ok(tokens::substitute(ts, &mut |id| {
+        bindings
+            .iter()
+            .find(|(n, _)| id == n)
+            .map(|(_, t)| tokens::paren(t.clone()))
+    }))
 }

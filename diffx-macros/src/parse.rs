@@ -5,6 +5,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
+use crate::ir::Kind;
+
 /// `#[autodiff(wrt(x, y))]`.
 #[derive(Default)]
 pub struct Args {
@@ -36,14 +38,72 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
 pub struct Param {
     pub name: Ident,
     pub ty: Type,
+    /// The type without a leading `&`: the type of the parameter's gradient.
+    pub owned: Type,
+    pub kind: Kind,
     pub differentiable: bool,
 }
 
 /// What the derivative functions need to know of the signature.
 pub struct Signature {
     pub params: Vec<Param>,
-    /// `f64` or `f32`: the return type.
+    /// `f64` or `f32`: the float type of the computation.
     pub float: Ident,
+    /// The return type: the float type or a tensor of it.
+    pub ret: Type,
+    pub ret_kind: Kind,
+}
+
+/// Types that are never differentiable parameters, though their names are capitalized.
+const CONSTANT_TYPES: &[&str] = &[
+    "String", "Vec", "Option", "Box", "Rc", "Arc", "HashMap", "BTreeMap", "HashSet", "BTreeSet",
+    "Path", "PathBuf", "Range", "Duration", "Instant",
+];
+
+/// The type under `&`, if any.
+fn owned(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => owned(&r.elem),
+        Type::Paren(p) => owned(&p.elem),
+        Type::Group(g) => owned(&g.elem),
+        t => t,
+    }
+}
+
+/// The last segment of a path type: `Tensor` in `diffx::Tensor<f64>`.
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match owned(ty) {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+/// How a parameter of type `ty` is differentiated, if it is: `None` for constants.
+fn kind_of(ty: &Type) -> Option<Kind> {
+    if float_type(ty).is_some() {
+        return Some(Kind::Scalar);
+    }
+    let seg = last_segment(ty)?;
+    let name = seg.ident.to_string();
+    if name == "Tensor" {
+        Some(Kind::Tensor)
+    } else if name.starts_with(char::is_uppercase) && !CONSTANT_TYPES.contains(&name.as_str()) {
+        Some(Kind::Other)
+    } else {
+        None
+    }
+}
+
+/// The element type of a tensor type: `f64` for `Tensor<f64>`, `f32` for `Tensor`.
+fn tensor_float(ty: &Type) -> Option<Ident> {
+    let seg = last_segment(ty).filter(|s| s.ident == "Tensor")?;
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|arg| match arg {
+            syn::GenericArgument::Type(t) => float_type(t),
+            _ => None,
+        }),
+        _ => Some(Ident::new("f32", seg.ident.span())),
+    }
 }
 
 fn error(span: proc_macro2::Span, msg: impl std::fmt::Display) -> syn::Error {
@@ -85,11 +145,15 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             "generic functions are not supported by `#[autodiff]`: write the function for `f64` (or `f32`)",
         ));
     }
+    let ret = match &sig.output {
+        ReturnType::Type(_, ty) => Some((**ty).clone()),
+        ReturnType::Default => None,
+    };
     let float = match &sig.output {
-        ReturnType::Type(_, ty) => float_type(ty).ok_or_else(|| {
+        ReturnType::Type(_, ty) => float_type(ty).or_else(|| tensor_float(ty)).ok_or_else(|| {
             error(
                 ty.span(),
-                "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate)",
+                "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), or a `Tensor`",
             )
         }),
         ReturnType::Default => Err(error(
@@ -102,7 +166,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
     if errors.is_empty() && !params.iter().any(|p| p.differentiable) {
         errors.push(error(
             sig.paren_token.span.join(),
-            "this function has no parameter to differentiate: give it an `f64` or `f32` parameter",
+            "this function has no parameter to differentiate: give it an `f64`, `f32` or `Tensor` parameter",
         ));
     }
     match errors.into_iter().reduce(|mut a, b| {
@@ -110,10 +174,20 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         a
     }) {
         Some(e) => Err(e),
-        None => Ok(Signature {
-            params,
-            float: float.expect("no errors"),
-        }),
+        None => {
+            let ret = ret.expect("no errors");
+            let ret_kind = if float_type(&ret).is_some() {
+                Kind::Scalar
+            } else {
+                Kind::Tensor
+            };
+            Ok(Signature {
+                params,
+                float: float.expect("no errors"),
+                ret,
+                ret_kind,
+            })
+        }
     }
 }
 
@@ -148,17 +222,19 @@ fn params(
                 continue;
             }
         }
-        let ty = float_type(&pt.ty);
-        if let (Some(t), Some(f)) = (&ty, float) {
-            if t != f {
+        if let (Some(t), Some(f)) = (float_type(&pt.ty), float) {
+            if t != *f {
                 errors.push(error(pt.ty.span(), format!("this parameter is `{t}` but the function returns `{f}`: use one float type")));
             }
         }
+        let kind = kind_of(&pt.ty);
         let named = args.wrt.as_ref().map_or(true, |w| w.contains(&pi.ident));
         out.push(Param {
             name: pi.ident.clone(),
             ty: (*pt.ty).clone(),
-            differentiable: ty.is_some() && named,
+            owned: owned(&pt.ty).clone(),
+            kind: kind.unwrap_or(Kind::Other),
+            differentiable: kind.is_some() && named,
         });
     }
     for name in args.wrt.iter().flatten() {
@@ -167,9 +243,9 @@ fn params(
                 name.span(),
                 format!("`wrt` names `{name}`, which is not a parameter of this function"),
             )),
-            Some(p) if float_type(&p.ty).is_none() => {
-                let ty = p.ty.to_token_stream();
-                errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64` and `f32` parameters")));
+            Some(p) if kind_of(&p.ty).is_none() => {
+                let ty = p.ty.to_token_stream().to_string().replace(' ', "");
+                errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64`, `f32`, `Tensor` and parameter-struct parameters")));
             }
             Some(_) => {}
         }

@@ -2,16 +2,21 @@
 //!
 //! The forward sweep is the list itself, so every intermediate value stays in a local. The backward
 //! sweep visits the statements from last to first and, for `z = op(a, b)`, adds `∂z/∂a·z̄` to `ā`
-//! and `∂z/∂b·z̄` to `b̄`, the partials taken from the rule table. A value's adjoint is created by
-//! its first contribution and accumulated with `+=` afterwards.
+//! and `∂z/∂b·z̄` to `b̄` (for a linear map such as `matmul`, the transposed map of the table
+//! applied to `z̄`). A value's adjoint is created by its first contribution and accumulated with
+//! `+=` afterwards; tensor contributions are summed over the axes that broadcasting added. The
+//! adjoint of a parameter struct starts at zero and its fields are accumulated into.
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Op, Stmt, Var};
-use crate::lower::partials;
+use crate::emit::place;
+use crate::forward::operand_bindings;
+use crate::ir::{Atom, Kind, Op, Stmt, Var};
+use crate::lower::{linear_map, partials};
+use crate::rules::{Deriv, Rule};
 
 /// The adjoint program.
 pub struct Reverse {
@@ -27,22 +32,37 @@ struct Sweep {
     adj: HashMap<Var, Var>,
 }
 
-pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Reverse> {
+/// `params`: the value of each parameter and the type of its gradient (`None` for constants).
+pub fn transform(
+    primal: &Builder,
+    params: &[Option<(Var, TokenStream)>],
+    ret_kind: Kind,
+) -> syn::Result<Reverse> {
     let mut b = primal.clone();
-    let ct = b.fresh("ct");
+    let ct = b.fresh("ct", ret_kind);
     let mut sweep = Sweep {
         b,
         adj: HashMap::new(),
     };
+    for (v, ty) in params.iter().flatten() {
+        if primal.func.kind(*v) == Kind::Other {
+            sweep.zeros(*v, ty.clone());
+        }
+    }
     if let Some(Atom::Var(r)) = &primal.func.ret {
         sweep.adj.insert(*r, ct);
     }
     for s in primal.func.body.iter().rev() {
         sweep.stmt(s)?;
     }
+    for (v, ty) in params.iter().flatten() {
+        if primal.func.kind(*v) != Kind::Scalar && !sweep.adj.contains_key(v) {
+            sweep.zeros(*v, ty.clone());
+        }
+    }
     let grads = params
         .iter()
-        .map(|p| p.and_then(|v| sweep.adj.get(&v).copied()))
+        .map(|p| p.as_ref().and_then(|(v, _)| sweep.adj.get(v).copied()))
         .collect();
     Ok(Reverse {
         b: sweep.b,
@@ -52,6 +72,18 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Revers
 }
 
 impl Sweep {
+    /// `v̄ = 0`, shaped like `v`.
+    fn zeros(&mut self, v: Var, ty: TokenStream) {
+        let name = format!("{}_bar", self.b.func.name(v));
+        let bar = self.b.fresh(&name, self.b.func.kind(v));
+        self.b.push(Stmt::Zeros {
+            dst: bar,
+            like: Atom::Var(v),
+            ty,
+        });
+        self.adj.insert(v, bar);
+    }
+
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         let Stmt::Let {
             dst,
@@ -67,15 +99,15 @@ impl Sweep {
         };
         let mark = self.b.mark();
         match op {
-            Op::Id => {
-                if let Some(a) = args[0].var() {
+            Op::Id | Op::Expr(_) => {
+                if let Some(a) = args.first().filter(|a| a.var().is_some()) {
                     self.accumulate(a, Atom::Var(g), *span, mark);
                 }
             }
             Op::Call(path) => {
                 let grads: Vec<Option<Var>> = args
                     .iter()
-                    .map(|a| a.var().map(|_| self.b.temp()))
+                    .map(|a| a.var().map(|_| self.b.temp(self.b.func.atom_kind(a))))
                     .collect();
                 let call = Stmt::CallVjp {
                     path: path.clone(),
@@ -85,48 +117,95 @@ impl Sweep {
                 };
                 self.b.push(call);
                 for (a, gv) in args.iter().zip(grads) {
-                    if let (Some(a), Some(gv)) = (a.var(), gv) {
+                    if let Some(gv) = gv {
                         self.accumulate(a, Atom::Var(gv), *span, mark);
                     }
                 }
             }
             Op::Rule(rule) => {
-                let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
-                let parts = partials(&mut self.b, rule, args, &Atom::Var(*dst), &needed)?;
-                for (a, p) in args.iter().zip(parts) {
-                    if let (Some(a), Some(p)) = (a.var(), p) {
-                        let contribution = self.b.mul(Atom::Var(g), p, *span);
-                        self.accumulate(a, contribution, *span, mark);
-                    }
+                for (a, c) in self.contributions(rule, *dst, g, args, *span)? {
+                    self.accumulate(&a, c, *span, mark);
                 }
             }
         }
         Ok(())
     }
 
+    /// `(aᵢ, ∂z/∂aᵢ·z̄)` (or the transposed map of aᵢ applied to z̄) for each differentiable operand.
+    fn contributions(
+        &mut self,
+        rule: &Rule,
+        dst: Var,
+        g: Var,
+        args: &[Atom],
+        span: Span,
+    ) -> syn::Result<Vec<(Atom, Atom)>> {
+        let mut out = Vec::new();
+        match &rule.deriv {
+            Deriv::Partials(_) => {
+                let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
+                let parts = partials(&mut self.b, rule, args, &Atom::Var(dst), &needed)?;
+                for (a, p) in args.iter().zip(parts) {
+                    if let Some(p) = p {
+                        out.push((a.clone(), self.b.mul(Atom::Var(g), p, span)));
+                    }
+                }
+            }
+            Deriv::Linear(maps) => {
+                for (a, (_, vjp)) in args.iter().zip(maps.iter()) {
+                    if a.var().is_none() || vjp.is_empty() {
+                        continue;
+                    }
+                    let mut bindings = operand_bindings(&self.b, args, dst);
+                    bindings.push(("g", place(&self.b.func, &Atom::Var(g))));
+                    let expr = linear_map(vjp, &self.b.float, &bindings)?;
+                    let kind = self.b.func.atom_kind(a);
+                    out.push((
+                        a.clone(),
+                        Atom::Var(self.b.op_of_kind(Op::Expr(expr), vec![], span, kind)),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// `ā += c`; the first contribution creates `ā` (values from `mark` on are this step's own).
-    fn accumulate(&mut self, a: Var, c: Atom, span: Span, mark: usize) {
-        match (self.adj.get(&a).copied(), c) {
-            (Some(bar), Atom::Var(value)) => self.b.push(Stmt::Accum { dst: bar, value }),
-            (Some(bar), c @ Atom::Const(_)) => {
-                let value = self.b.op(Op::Id, vec![c], span);
-                self.b.push(Stmt::Accum { dst: bar, value });
-            }
-            (None, Atom::Var(c)) if c.0 >= mark => {
-                self.b.rename(c, &format!("{}_bar", self.b.func.name(a)));
-                self.adj.insert(a, c);
-            }
-            (None, c) => {
-                // A copy, not an alias: `ā` may be accumulated into later.
-                let bar = self.b.fresh(&format!("{}_bar", self.b.func.name(a)));
-                self.b.push(Stmt::Let {
-                    dst: bar,
-                    op: Op::Id,
-                    args: vec![c],
-                    span,
+    fn accumulate(&mut self, a: &Atom, c: Atom, span: Span, mark: usize) {
+        let Some(base) = a.var() else { return };
+        let c = match c {
+            Atom::Var(v) => v,
+            other => self.b.op(Op::Id, vec![other], span),
+        };
+        let scalar =
+            self.b.func.atom_kind(a) == Kind::Scalar && self.b.func.kind(c) == Kind::Scalar;
+        let like = (!scalar).then(|| a.clone());
+        match (a, self.adj.get(&base).copied()) {
+            (Atom::Field(..), Some(bar)) | (Atom::Var(_), Some(bar)) => {
+                self.b.push(Stmt::Accum {
+                    dst: a.rebase(bar),
+                    value: c,
+                    like,
                 });
-                self.adj.insert(a, bar);
             }
+            (Atom::Var(_), None) if scalar && c.0 >= mark => {
+                self.b.rename(c, &format!("{}_bar", self.b.func.name(base)));
+                self.adj.insert(base, c);
+            }
+            (Atom::Var(_), None) => {
+                // A copy, not an alias: `ā` may be accumulated into later.
+                let bar = self.b.fresh(
+                    &format!("{}_bar", self.b.func.name(base)),
+                    self.b.func.kind(base),
+                );
+                self.b.push(Stmt::Adjoint {
+                    dst: bar,
+                    value: Atom::Var(c),
+                    like,
+                });
+                self.adj.insert(base, bar);
+            }
+            (Atom::Field(..), None) | (Atom::Const(_), _) => {}
         }
     }
 }

@@ -1,10 +1,13 @@
 //! The derivative table: the only file with calculus in it.
 //!
 //! Each row gives an elementary operation and the partial derivative of its result with respect to
-//! each operand, written as a Rust expression in
+//! each operand (or, for tensor operations that are not elementwise, its linear tangent map and the
+//! transpose of that map), written as a Rust expression in
 //! - `a`, `b`, `c`: the operands (for a method, `a` is the receiver),
 //! - `z`: the result (so `exp` reuses its value and `tanh` is `1 - z²`),
-//! - `F`: the float type of the function (`f64` or `f32`); `LN_2`, `LN_10`: its constants.
+//! - `F`: the float type of the function (`f64` or `f32`); `LN_2`, `LN_10`, `PI`: its constants;
+//! - `t`, `g`: in linear maps, the operand's tangent and the result's cotangent; `Tensor`: the
+//!   runtime's tensor of `F`.
 //!
 //! Both modes read these rows: forward mode computes `ż = Σ ∂z/∂aᵢ · ȧᵢ`, reverse mode
 //! `āᵢ += ∂z/∂aᵢ · z̄`. A partial is itself lowered through the same pipeline, so derivative code is
@@ -21,10 +24,33 @@ pub enum Syntax {
     Infix(&'static str),
     /// `-a`.
     Prefix(&'static str),
-    /// `a.name(b, c)`.
+    /// `a.name(b, c)`, operands after the receiver by value.
     Method,
+    /// `a.name(&b)`: a tensor method, differentiable operands by reference.
+    TensorMethod,
     /// `path(a)`, a function of the runtime.
     Func(&'static str),
+}
+
+/// The derivative of an operation.
+#[derive(Debug)]
+pub enum Deriv {
+    /// Elementwise: `∂z/∂aᵢ` per operand. Forward mode multiplies it by the tangent, reverse mode
+    /// by the cotangent (summed back over broadcast axes).
+    Partials(&'static [&'static str]),
+    /// Linear in each operand: per operand, its tangent map (in the tangent `t`) and the transpose
+    /// (in the cotangent `g`), as for `matmul`: `t·b` and `g·bᵀ`. Written with `&` where Rust
+    /// needs references to tensors.
+    Linear(&'static [(&'static str, &'static str)]),
+}
+
+/// What kind of value an operation returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Out {
+    /// A scalar if every operand is one, else a tensor.
+    Same,
+    Scalar,
+    Tensor,
 }
 
 /// One row of the table.
@@ -32,13 +58,16 @@ pub enum Syntax {
 pub struct Rule {
     pub name: &'static str,
     pub syntax: Syntax,
-    /// One partial derivative per operand.
-    pub partials: &'static [&'static str],
+    pub deriv: Deriv,
+    pub out: Out,
 }
 
 impl Rule {
     pub fn arity(&self) -> usize {
-        self.partials.len()
+        match &self.deriv {
+            Deriv::Partials(p) => p.len(),
+            Deriv::Linear(l) => l.len(),
+        }
     }
 }
 
@@ -46,7 +75,8 @@ const fn infix(name: &'static str, op: &'static str, partials: &'static [&'stati
     Rule {
         name,
         syntax: Syntax::Infix(op),
-        partials,
+        deriv: Deriv::Partials(partials),
+        out: Out::Same,
     }
 }
 
@@ -54,7 +84,8 @@ const fn method(name: &'static str, partials: &'static [&'static str]) -> Rule {
     Rule {
         name,
         syntax: Syntax::Method,
-        partials,
+        deriv: Deriv::Partials(partials),
+        out: Out::Same,
     }
 }
 
@@ -66,9 +97,35 @@ const fn runtime(
     Rule {
         name,
         syntax: Syntax::Func(path),
-        partials,
+        deriv: Deriv::Partials(partials),
+        out: Out::Same,
     }
 }
+
+const fn tensor(
+    name: &'static str,
+    out: Out,
+    maps: &'static [(&'static str, &'static str)],
+) -> Rule {
+    Rule {
+        name,
+        syntax: Syntax::TensorMethod,
+        deriv: Deriv::Linear(maps),
+        out,
+    }
+}
+
+const fn tensor_elementwise(name: &'static str, partials: &'static [&'static str]) -> Rule {
+    Rule {
+        name,
+        syntax: Syntax::TensorMethod,
+        deriv: Deriv::Partials(partials),
+        out: Out::Tensor,
+    }
+}
+
+/// A constant operand (an axis, a shape, integer labels).
+const CONST: (&str, &str) = ("", "");
 
 /// The table.
 pub static RULES: &[Rule] = &[
@@ -79,7 +136,8 @@ pub static RULES: &[Rule] = &[
     Rule {
         name: "neg",
         syntax: Syntax::Prefix("-"),
-        partials: &["-1.0"],
+        deriv: Deriv::Partials(&["-1.0"]),
+        out: Out::Same,
     },
     // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰.
     method("powi", &["(b as F) * a.powi(b - i32::from(b != 0))", ""]),
@@ -87,6 +145,7 @@ pub static RULES: &[Rule] = &[
     method("sqrt", &["0.5 / z"]),
     method("cbrt", &["1.0 / (3.0 * z * z)"]),
     method("recip", &["-z * z"]),
+    method("square", &["2.0 * a"]),
     // Exponentials and logarithms.
     method("exp", &["z"]),
     method("exp2", &["z * LN_2"]),
@@ -131,10 +190,118 @@ pub static RULES: &[Rule] = &[
     method("hypot", &["a / z", "b / z"]),
     method("mul_add", &["b", "a", "1.0"]),
     method("fract", &["1.0"]),
-    // The runtime's activations.
+    // The runtime's activations, as functions of scalars and as methods of tensors.
     runtime("sigmoid", "::diffx::sigmoid", &["z * (1.0 - z)"]),
     runtime("relu", "::diffx::relu", &["F::from(a > 0.0)"]),
     runtime("softplus", "::diffx::softplus", &["::diffx::sigmoid(a)"]),
+    tensor_elementwise("sigmoid", &["z * (1.0 - z)"]),
+    tensor_elementwise("relu", &["a.relu_mask()"]),
+    // Tensors: linear maps and their transposes.
+    tensor(
+        "matmul",
+        Out::Tensor,
+        &[
+            ("t.matmul(&b)", "g.matmul_t(&b)"),
+            ("a.matmul(&t)", "a.t_matmul(&g)"),
+        ],
+    ),
+    tensor("t", Out::Tensor, &[("t.t()", "g.t()")]),
+    tensor(
+        "reshape",
+        Out::Tensor,
+        &[("t.reshape(b)", "g.reshape(a.shape())"), CONST],
+    ),
+    tensor(
+        "sum",
+        Out::Scalar,
+        &[("t.sum()", "Tensor::full(a.shape(), g)")],
+    ),
+    tensor(
+        "mean",
+        Out::Scalar,
+        &[("t.mean()", "Tensor::full(a.shape(), g / a.len() as F)")],
+    ),
+    tensor(
+        "sum_axis",
+        Out::Tensor,
+        &[("t.sum_axis(b)", "g.broadcast_to(a.shape())"), CONST],
+    ),
+    tensor(
+        "mean_axis",
+        Out::Tensor,
+        &[
+            (
+                "t.mean_axis(b)",
+                "g.broadcast_to(a.shape()) / a.shape()[b] as F",
+            ),
+            CONST,
+        ],
+    ),
+    // Along the last axis of a [rows, classes] tensor; z is the result.
+    tensor(
+        "softmax",
+        Out::Tensor,
+        &[(
+            "&z * &(&t - &(&z * &t).sum_axis(1))",
+            "&z * &(&g - &(&g * &z).sum_axis(1))",
+        )],
+    ),
+    tensor(
+        "log_softmax",
+        Out::Tensor,
+        &[(
+            "&t - &(&z.exp() * &t).sum_axis(1)",
+            "&g - &(&z.exp() * &g.sum_axis(1))",
+        )],
+    ),
+    tensor(
+        "logsumexp",
+        Out::Tensor,
+        &[(
+            "(&(&a - &z).exp() * &t).sum_axis(1)",
+            "&(&a - &z).exp() * &g",
+        )],
+    ),
+    // Losses: the mean over rows of −log softmax(a)[label]; the mean of (a − b)².
+    tensor(
+        "cross_entropy",
+        Out::Scalar,
+        &[
+            (
+                "(&(&a.softmax() - &Tensor::one_hot(b, a.cols())) * &t).sum() / a.rows() as F",
+                "(&a.softmax() - &Tensor::one_hot(b, a.cols())) * (g / a.rows() as F)",
+            ),
+            CONST,
+        ],
+    ),
+    tensor(
+        "cross_entropy_onehot",
+        Out::Scalar,
+        &[
+            (
+                "(&(&a.softmax() - &b) * &t).sum() / a.rows() as F",
+                "(&a.softmax() - &b) * (g / a.rows() as F)",
+            ),
+            (
+                "-(&a.log_softmax() * &t).sum() / a.rows() as F",
+                "&a.log_softmax() * (-g / a.rows() as F)",
+            ),
+        ],
+    ),
+    tensor(
+        "mse",
+        Out::Scalar,
+        &[
+            (
+                "(&(&a - &b) * &t).sum() * (2.0 / a.len() as F)",
+                "&(&a - &b) * (g * 2.0 / a.len() as F)",
+            ),
+            (
+                "(&(&b - &a) * &t).sum() * (2.0 / a.len() as F)",
+                "&(&b - &a) * (g * 2.0 / a.len() as F)",
+            ),
+        ],
+    ),
 ];
 
 /// Methods whose derivative is zero wherever it exists: their result is a constant.
@@ -155,21 +322,65 @@ pub const PIECEWISE_CONSTANT: &[&str] = &[
     "total_cmp",
     "partial_cmp",
     "classify",
+    "relu_mask",
+    "shape",
+    "rows",
+    "cols",
+    "len",
+    "argmax_rows",
 ];
 
 /// Runtime functions whose result is a constant.
 pub const CONSTANT_FUNCTIONS: &[&str] = &["stop_gradient"];
 
-/// The row of a binary operator or method or runtime function called `name`.
+/// The row of the operator called `name` (`add`, `neg`, …).
 pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.name == name)
 }
 
-/// The methods that have a row, for error messages.
-pub fn method_names() -> String {
+/// The row of the method `name`; `tensor` prefers the tensor row where both exist.
+pub fn find_method(name: &str, tensor: bool) -> Option<&'static Rule> {
+    let is = |r: &&Rule, t: bool| {
+        r.name == name
+            && r.syntax
+                == if t {
+                    Syntax::TensorMethod
+                } else {
+                    Syntax::Method
+                }
+    };
+    RULES
+        .iter()
+        .find(|r| is(r, tensor))
+        .or_else(|| RULES.iter().find(|r| is(r, !tensor)))
+}
+
+/// The row of the runtime function `name`.
+pub fn find_function(name: &str) -> Option<&'static Rule> {
+    RULES
+        .iter()
+        .find(|r| r.name == name && matches!(r.syntax, Syntax::Func(_)))
+}
+
+/// The methods that have a row for floats (or, with `tensor`, for tensors), for error messages.
+pub fn method_names(tensor: bool) -> String {
+    let tensor_ok = |r: &Rule| {
+        tensor
+            && (r.syntax == Syntax::TensorMethod
+                || matches!(
+                    r.name,
+                    "exp" | "ln" | "sqrt" | "powi" | "tanh" | "abs" | "square" | "recip"
+                ))
+    };
     let names: Vec<&str> = RULES
         .iter()
-        .filter(|r| r.syntax == Syntax::Method)
+        .filter(|r| {
+            if tensor {
+                tensor_ok(r)
+            } else {
+                r.syntax == Syntax::Method
+            }
+        })
         .map(|r| r.name)
         .collect();
     names.join(", ")

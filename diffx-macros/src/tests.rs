@@ -11,7 +11,8 @@ fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
     let (primal, params) = expand::lower(&item, &sig).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();
-    let rev = crate::reverse::transform(&primal, &params).unwrap();
+    let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();
+    let rev = crate::reverse::transform(&primal, &typed, crate::ir::Kind::Scalar).unwrap();
     (
         primal.func.to_string(),
         fwd.b.func.to_string(),

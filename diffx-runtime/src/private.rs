@@ -7,6 +7,10 @@
 //!   its constant parameters.
 //! - `__diffx_vjp_g(args…, ct)` returns `(value, (one gradient per argument))`, with [`Zero`] for the
 //!   callee's constant parameters.
+//!
+//! Adjoints of tensors are accumulated with [`fit`] and [`accumulate`], which sum a contribution
+//! over the axes that broadcasting added, so a bias `[1, n]` receives the column sums of a
+//! `[batch, n]` cotangent.
 
 use core::ops::AddAssign;
 
@@ -16,23 +20,50 @@ pub use crate::scalar::{relu, sigmoid, softplus, stop_gradient};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Zero;
 
-/// A tangent passed to a differentiable parameter: the tangent itself or [`Zero`].
+/// A tangent passed to a differentiable parameter: the tangent itself (or a reference to it) or
+/// [`Zero`]. `like` is the parameter's value, which gives a zero tangent its shape.
 pub trait IntoTangent<T> {
     /// The tangent as a `T`.
-    fn into_tangent(self) -> T;
+    fn into_tangent(self, like: &T) -> T;
 }
 
-macro_rules! float_tangents {
+/// A contribution to an adjoint of type `L`, summed to `L`'s shape where it was broadcast.
+pub trait Fit<L> {
+    /// The contribution as a value shaped like `like`.
+    fn fit(&self, like: &L) -> L;
+    /// `acc += self`, summed to the shape of `like`.
+    fn accumulate_into(&self, acc: &mut L, like: &L);
+}
+
+/// `c` summed to the shape of `like`: the first contribution to an adjoint.
+#[inline(always)]
+pub fn fit<C: Fit<L>, L>(c: &C, like: &L) -> L {
+    c.fit(like)
+}
+
+/// `acc += c`, summed to the shape of `like`.
+#[inline(always)]
+pub fn accumulate<C: Fit<L>, L>(acc: &mut L, c: &C, like: &L) {
+    c.accumulate_into(acc, like);
+}
+
+macro_rules! scalar_support {
     ($($t:ty),*) => {$(
         impl IntoTangent<$t> for $t {
             #[inline(always)]
-            fn into_tangent(self) -> $t {
+            fn into_tangent(self, _: &$t) -> $t {
                 self
+            }
+        }
+        impl IntoTangent<$t> for &$t {
+            #[inline(always)]
+            fn into_tangent(self, _: &$t) -> $t {
+                *self
             }
         }
         impl IntoTangent<$t> for Zero {
             #[inline(always)]
-            fn into_tangent(self) -> $t {
+            fn into_tangent(self, _: &$t) -> $t {
                 0.0
             }
         }
@@ -40,6 +71,24 @@ macro_rules! float_tangents {
             #[inline(always)]
             fn add_assign(&mut self, _: Zero) {}
         }
+        impl Fit<$t> for $t {
+            #[inline(always)]
+            fn fit(&self, _: &$t) -> $t {
+                *self
+            }
+            #[inline(always)]
+            fn accumulate_into(&self, acc: &mut $t, _: &$t) {
+                *acc += *self;
+            }
+        }
+        impl Fit<$t> for Zero {
+            #[inline(always)]
+            fn fit(&self, _: &$t) -> $t {
+                0.0
+            }
+            #[inline(always)]
+            fn accumulate_into(&self, _: &mut $t, _: &$t) {}
+        }
     )*};
 }
-float_tangents!(f32, f64);
+scalar_support!(f32, f64);
