@@ -145,7 +145,7 @@ pub static RULES: &[Rule] = &[
     method("sqrt", &["0.5 / z"]),
     method("cbrt", &["1.0 / (3.0 * z * z)"]),
     method("recip", &["-z * z"]),
-    method("square", &["2.0 * a"]),
+    tensor_elementwise("square", &["2.0 * a"]),
     // Exponentials and logarithms.
     method("exp", &["z"]),
     method("exp2", &["z * LN_2"]),
