@@ -7,6 +7,7 @@
 //! is plain Rust over `proc_macro2`, tested without a compiler; this file only connects it to rustc.
 
 mod builder;
+mod derive;
 mod emit;
 mod expand;
 mod forward;
@@ -27,4 +28,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::autodiff(attr.into(), item.into()).into()
+}
+
+/// Makes a struct of tensors one differentiable parameter (`diffx::Params`): its gradient is a
+/// value of the same struct, and optimizers update every tensor in it. Fields that are not
+/// parameters are marked `#[params(skip)]`.
+#[proc_macro_derive(Params, attributes(params))]
+pub fn derive_params(input: TokenStream) -> TokenStream {
+    derive::params(input.into()).into()
 }
