@@ -23,7 +23,13 @@ pub struct Builder {
 
 impl Builder {
     pub fn new(used: BTreeSet<String>, float: Ident) -> Self {
-        Builder { func: Func::default(), used, taken: BTreeSet::new(), temps: 0, float }
+        Builder {
+            func: Func::default(),
+            used,
+            taken: BTreeSet::new(),
+            temps: 0,
+            float,
+        }
     }
 
     /// A name based on `base` that is not in use yet.
@@ -37,7 +43,8 @@ impl Builder {
     }
 
     fn unique(&mut self, base: &str, avoid_user: bool) -> Ident {
-        let taken = |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
+        let taken =
+            |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
         let mut name = base.to_string();
         let mut k = 1;
         // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
@@ -86,7 +93,12 @@ impl Builder {
     /// `dst = op(args)` with a new temporary `dst`.
     pub fn op(&mut self, op: Op, args: Vec<Atom>, span: Span) -> Var {
         let dst = self.temp();
-        self.push(Stmt::Let { dst, op, args, span });
+        self.push(Stmt::Let {
+            dst,
+            op,
+            args,
+            span,
+        });
         dst
     }
 
@@ -109,7 +121,9 @@ impl Builder {
 
     /// The sum of `terms` (`None` if empty).
     pub fn sum(&mut self, terms: Vec<Atom>, span: Span) -> Option<Atom> {
-        terms.into_iter().reduce(|acc, t| self.rule("add", vec![acc, t], span))
+        terms
+            .into_iter()
+            .reduce(|acc, t| self.rule("add", vec![acc, t], span))
     }
 
     /// Whether `v` was created at or after the mark `since` (see [`Builder::mark`]).

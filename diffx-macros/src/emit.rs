@@ -30,7 +30,12 @@ fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
 pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     let mut p = path.clone();
     if let Some(last) = p.segments.last_mut() {
-        last.ident = format_ident!("__diffx_{}_{}", prefix, last.ident, span = last.ident.span());
+        last.ident = format_ident!(
+            "__diffx_{}_{}",
+            prefix,
+            last.ident,
+            span = last.ident.span()
+        );
     }
     p
 }
@@ -74,7 +79,12 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             let (d, v) = (f.name(*dst), f.name(*value));
             quote!(#d += #v;)
         }
-        Stmt::Const { name, mutable, ty, expr } => {
+        Stmt::Const {
+            name,
+            mutable,
+            ty,
+            expr,
+        } => {
             let mt = mutable.then(|| quote!(mut));
             let ty = ty.as_ref().map(|t| quote!(: #t));
             quote!(let #mt #name #ty = #expr;)
@@ -86,7 +96,13 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             quote!({ #(let #names = #values;)* #tokens })
         }
         Stmt::Item(tokens) => tokens.clone(),
-        Stmt::CallJvp { dst, dst_dot, path, args, tangents } => {
+        Stmt::CallJvp {
+            dst,
+            dst_dot,
+            path,
+            args,
+            tangents,
+        } => {
             let path = derived_path(path, "jvp");
             let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), atoms(f, args));
             let t = tangents.iter().map(|t| match t {
@@ -95,7 +111,12 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             });
             quote!(let (#d, #dd) = #path(#(#a,)* #(#t),*);)
         }
-        Stmt::CallVjp { path, args, ct, grads } => {
+        Stmt::CallVjp {
+            path,
+            args,
+            ct,
+            grads,
+        } => {
             let path = derived_path(path, "vjp");
             let (a, ct) = (atoms(f, args), f.name(*ct));
             let g = grads.iter().map(|g| match g {
@@ -109,8 +130,17 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
 
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
-    let mutable: HashSet<Var> =
-        f.body.iter().filter_map(|s| if let Stmt::Accum { dst, .. } = s { Some(*dst) } else { None }).collect();
+    let mutable: HashSet<Var> = f
+        .body
+        .iter()
+        .filter_map(|s| {
+            if let Stmt::Accum { dst, .. } = s {
+                Some(*dst)
+            } else {
+                None
+            }
+        })
+        .collect();
     f.body.iter().map(|s| stmt(f, s, &mutable)).collect()
 }
 
@@ -160,7 +190,13 @@ impl<'a> Generated<'a> {
 
     /// The gradient type: one entry per differentiable parameter, bare if there is one.
     fn grad_type(&self) -> TokenStream {
-        let tys: Vec<&syn::Type> = self.sig.params.iter().filter(|p| p.differentiable).map(|p| &p.ty).collect();
+        let tys: Vec<&syn::Type> = self
+            .sig
+            .params
+            .iter()
+            .filter(|p| p.differentiable)
+            .map(|p| &p.ty)
+            .collect();
         if tys.len() == 1 {
             tys[0].to_token_stream()
         } else {
@@ -175,28 +211,52 @@ impl<'a> Generated<'a> {
             .params
             .iter()
             .enumerate()
-            .map(|(i, p)| p.differentiable.then(|| Ident::new(&format!("__g{i}"), Span::mixed_site())))
+            .map(|(i, p)| {
+                p.differentiable
+                    .then(|| Ident::new(&format!("__g{i}"), Span::mixed_site()))
+            })
             .collect();
-        let pat = names.iter().map(|n| n.as_ref().map_or(quote!(_), |n| quote!(#n)));
+        let pat = names
+            .iter()
+            .map(|n| n.as_ref().map_or(quote!(_), |n| quote!(#n)));
         let kept: Vec<&Ident> = names.iter().flatten().collect();
-        let result = if kept.len() == 1 { quote!(#(#kept)*) } else { quote!((#(#kept),*)) };
+        let result = if kept.len() == 1 {
+            quote!(#(#kept)*)
+        } else {
+            quote!((#(#kept),*))
+        };
         (quote!((#(#pat,)*)), result)
     }
 
     fn hidden_jvp(&self, fwd: &Forward) -> TokenStream {
-        let (name, params, float, allow) = (self.fn_name("__diffx_jvp_"), &self.params, self.float, allow());
+        let (name, params, float, allow) = (
+            self.fn_name("__diffx_jvp_"),
+            &self.params,
+            self.float,
+            allow(),
+        );
         let f = &fwd.b.func;
-        let tangents = self.sig.params.iter().zip(&fwd.param_dots).map(|(p, d)| match d {
-            Some(d) => {
-                let (d, t) = (f.name(*d), &p.ty);
-                quote!(#d: impl ::diffx::__private::IntoTangent<#t>)
-            }
-            None => quote!(_: impl ::core::marker::Sized),
-        });
-        let converts = self.sig.params.iter().zip(&fwd.param_dots).filter_map(|(p, d)| {
-            let (d, t) = (f.name((*d)?), &p.ty);
-            Some(quote!(let #d: #t = ::diffx::__private::IntoTangent::into_tangent(#d);))
-        });
+        let tangents = self
+            .sig
+            .params
+            .iter()
+            .zip(&fwd.param_dots)
+            .map(|(p, d)| match d {
+                Some(d) => {
+                    let (d, t) = (f.name(*d), &p.ty);
+                    quote!(#d: impl ::diffx::__private::IntoTangent<#t>)
+                }
+                None => quote!(_: impl ::core::marker::Sized),
+            });
+        let converts = self
+            .sig
+            .params
+            .iter()
+            .zip(&fwd.param_dots)
+            .filter_map(|(p, d)| {
+                let (d, t) = (f.name((*d)?), &p.ty);
+                Some(quote!(let #d: #t = ::diffx::__private::IntoTangent::into_tangent(#d);))
+            });
         let (body, ret, ret_dot) = (body(f), ret(&fwd.b), atom(f, &fwd.ret_dot));
         let vis = self.vis;
         quote! {
@@ -212,7 +272,12 @@ impl<'a> Generated<'a> {
     }
 
     fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, params, float, allow) = (self.fn_name("__diffx_vjp_"), &self.params, self.float, allow());
+        let (name, params, float, allow) = (
+            self.fn_name("__diffx_vjp_"),
+            &self.params,
+            self.float,
+            allow(),
+        );
         let f = &rev.b.func;
         let ct = f.name(rev.ct);
         let tys = self.sig.params.iter().map(|p| {
@@ -222,11 +287,16 @@ impl<'a> Generated<'a> {
                 quote!(::diffx::__private::Zero)
             }
         });
-        let grads = self.sig.params.iter().zip(&rev.grads).map(|(p, g)| match g {
-            Some(g) => f.name(*g).to_token_stream(),
-            None if p.differentiable => quote!(0.0),
-            None => quote!(::diffx::__private::Zero),
-        });
+        let grads = self
+            .sig
+            .params
+            .iter()
+            .zip(&rev.grads)
+            .map(|(p, g)| match g {
+                Some(g) => f.name(*g).to_token_stream(),
+                None if p.differentiable => quote!(0.0),
+                None => quote!(::diffx::__private::Zero),
+            });
         let (body, ret, vis) = (body(f), ret(&rev.b), self.vis);
         quote! {
             #[doc(hidden)]
@@ -240,15 +310,26 @@ impl<'a> Generated<'a> {
     }
 
     fn jvp(&self, fwd: &Forward) -> TokenStream {
-        let (name, hidden, params, args, float) =
-            (self.fn_name("jvp_"), self.fn_name("__diffx_jvp_"), &self.params, &self.args, self.float);
+        let (name, hidden, params, args, float) = (
+            self.fn_name("jvp_"),
+            self.fn_name("__diffx_jvp_"),
+            &self.params,
+            &self.args,
+            self.float,
+        );
         let f = &fwd.b.func;
-        let dots: Vec<Option<&Ident>> = fwd.param_dots.iter().map(|d| d.map(|d| f.name(d))).collect();
+        let dots: Vec<Option<&Ident>> = fwd
+            .param_dots
+            .iter()
+            .map(|d| d.map(|d| f.name(d)))
+            .collect();
         let tangent_params = self.sig.params.iter().zip(&dots).filter_map(|(p, d)| {
             let (d, t) = ((*d)?, &p.ty);
             Some(quote!(#d: #t))
         });
-        let tangent_args = dots.iter().map(|d| d.map_or(quote!(::diffx::__private::Zero), |d| quote!(#d)));
+        let tangent_args = dots
+            .iter()
+            .map(|d| d.map_or(quote!(::diffx::__private::Zero), |d| quote!(#d)));
         let doc = format!(
             " The value of [`{0}`] and its directional derivative along the given tangents, by forward mode.\n\n Written by `#[autodiff]`.",
             self.name
@@ -264,10 +345,19 @@ impl<'a> Generated<'a> {
     }
 
     fn vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, hidden, params, args, float) =
-            (self.fn_name("vjp_"), self.fn_name("__diffx_vjp_"), &self.params, &self.args, self.float);
+        let (name, hidden, params, args, float) = (
+            self.fn_name("vjp_"),
+            self.fn_name("__diffx_vjp_"),
+            &self.params,
+            &self.args,
+            self.float,
+        );
         let ct = rev.b.func.name(rev.ct);
-        let (pat, result, gty) = (self.grad_pattern().0, self.grad_pattern().1, self.grad_type());
+        let (pat, result, gty) = (
+            self.grad_pattern().0,
+            self.grad_pattern().1,
+            self.grad_type(),
+        );
         let doc = format!(
             " The pullback of [`{0}`]: `{1}` times its gradient, by reverse mode.\n\n Written by `#[autodiff]`.",
             self.name, ct
@@ -284,8 +374,17 @@ impl<'a> Generated<'a> {
     }
 
     fn grad(&self, _rev: &Reverse) -> TokenStream {
-        let (name, hidden, params, args) = (self.fn_name("grad_"), self.fn_name("__diffx_vjp_"), &self.params, &self.args);
-        let (pat, result, gty) = (self.grad_pattern().0, self.grad_pattern().1, self.grad_type());
+        let (name, hidden, params, args) = (
+            self.fn_name("grad_"),
+            self.fn_name("__diffx_vjp_"),
+            &self.params,
+            &self.args,
+        );
+        let (pat, result, gty) = (
+            self.grad_pattern().0,
+            self.grad_pattern().1,
+            self.grad_type(),
+        );
         let doc = format!(
             " The gradient of [`{0}`] with respect to its differentiable parameters, by reverse mode.\n\n Written by `#[autodiff]`.",
             self.name
@@ -302,9 +401,18 @@ impl<'a> Generated<'a> {
     }
 
     fn value_and_grad(&self, _rev: &Reverse) -> TokenStream {
-        let (name, hidden, params, args, float) =
-            (self.fn_name("value_and_grad_"), self.fn_name("__diffx_vjp_"), &self.params, &self.args, self.float);
-        let (pat, result, gty) = (self.grad_pattern().0, self.grad_pattern().1, self.grad_type());
+        let (name, hidden, params, args, float) = (
+            self.fn_name("value_and_grad_"),
+            self.fn_name("__diffx_vjp_"),
+            &self.params,
+            &self.args,
+            self.float,
+        );
+        let (pat, result, gty) = (
+            self.grad_pattern().0,
+            self.grad_pattern().1,
+            self.grad_type(),
+        );
         let value = Ident::new("__value", Span::mixed_site());
         let doc = format!(
             " The value of [`{0}`] and its gradient, by reverse mode (one forward and one backward sweep).\n\n Written by `#[autodiff]`.",
@@ -323,5 +431,8 @@ impl<'a> Generated<'a> {
 }
 
 fn ret(b: &Builder) -> TokenStream {
-    b.func.ret.as_ref().map_or(quote!(0.0), |r| atom(&b.func, r))
+    b.func
+        .ret
+        .as_ref()
+        .map_or(quote!(0.0), |r| atom(&b.func, r))
 }

@@ -41,7 +41,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 }
 
 fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
-    item.clone().into_iter().next().map_or_else(proc_macro2::Span::call_site, |t| t.span())
+    item.clone()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
 /// The body as a Wengert list, and the value of each differentiable parameter.

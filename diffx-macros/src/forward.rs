@@ -41,19 +41,38 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
         _ => Atom::Const(quote::quote!(0.0)),
     };
     b.func.ret = primal.func.ret.clone();
-    Ok(Forward { b, param_dots, ret_dot })
+    Ok(Forward {
+        b,
+        param_dots,
+        ret_dot,
+    })
 }
 
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
-    let Stmt::Let { dst, op, args, span } = s else {
+    let Stmt::Let {
+        dst,
+        op,
+        args,
+        span,
+    } = s
+    else {
         b.push(s.clone());
         return Ok(());
     };
-    let tangents: Vec<Option<Var>> = args.iter().map(|a| a.var().and_then(|v| dot.get(&v).copied())).collect();
+    let tangents: Vec<Option<Var>> = args
+        .iter()
+        .map(|a| a.var().and_then(|v| dot.get(&v).copied()))
+        .collect();
     match op {
         Op::Call(path) => {
             let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)));
-            b.push(Stmt::CallJvp { dst: *dst, dst_dot, path: path.clone(), args: args.clone(), tangents });
+            b.push(Stmt::CallJvp {
+                dst: *dst,
+                dst_dot,
+                path: path.clone(),
+                args: args.clone(),
+                tangents,
+            });
             dot.insert(*dst, dst_dot);
             return Ok(());
         }
@@ -86,7 +105,12 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                     }
                     other => {
                         let v = b.fresh(&name);
-                        b.push(Stmt::Let { dst: v, op: Op::Id, args: vec![other], span: *span });
+                        b.push(Stmt::Let {
+                            dst: v,
+                            op: Op::Id,
+                            args: vec![other],
+                            span: *span,
+                        });
                         v
                     }
                 };

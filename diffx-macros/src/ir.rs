@@ -63,20 +63,44 @@ impl Op {
 #[derive(Clone)]
 pub enum Stmt {
     /// `dst = op(args)`.
-    Let { dst: Var, op: Op, args: Vec<Atom>, span: Span },
+    Let {
+        dst: Var,
+        op: Op,
+        args: Vec<Atom>,
+        span: Span,
+    },
     /// `dst += value`: accumulation of an adjoint.
     Accum { dst: Var, value: Var },
     /// A local that does not depend on the inputs, kept as written: `let k: usize = n / 2;`.
-    Const { name: Ident, mutable: bool, ty: Option<syn::Type>, expr: TokenStream },
+    Const {
+        name: Ident,
+        mutable: bool,
+        ty: Option<syn::Type>,
+        expr: TokenStream,
+    },
     /// A statement with no value, such as `println!(…)`, run as written after binding the user's
     /// names it mentions to their current values.
-    Verbatim { binds: Vec<(Ident, Atom)>, tokens: TokenStream },
+    Verbatim {
+        binds: Vec<(Ident, Atom)>,
+        tokens: TokenStream,
+    },
     /// An item declared in the body (`const K: f64 = 2.0;`).
     Item(TokenStream),
     /// `(dst, dst_dot) = jvp of path(args) along tangents`.
-    CallJvp { dst: Var, dst_dot: Var, path: syn::Path, args: Vec<Atom>, tangents: Vec<Option<Var>> },
+    CallJvp {
+        dst: Var,
+        dst_dot: Var,
+        path: syn::Path,
+        args: Vec<Atom>,
+        tangents: Vec<Option<Var>>,
+    },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
-    CallVjp { path: syn::Path, args: Vec<Atom>, ct: Var, grads: Vec<Option<Var>> },
+    CallVjp {
+        path: syn::Path,
+        args: Vec<Atom>,
+        ct: Var,
+        grads: Vec<Option<Var>>,
+    },
 }
 
 /// How the value of a variable was created, to name it readably.
@@ -106,7 +130,10 @@ impl Func {
     }
 
     fn atoms(&self, args: &[Atom]) -> String {
-        args.iter().map(|a| self.atom(a)).collect::<Vec<_>>().join(", ")
+        args.iter()
+            .map(|a| self.atom(a))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn opt_names(&self, vs: &[Option<Var>]) -> String {
@@ -117,14 +144,26 @@ impl Func {
     fn fmt_stmt(&self, s: &Stmt, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match s {
             Stmt::Let { dst, op, args, .. } => {
-                writeln!(f, "{} = {}({})", self.name(*dst), op.name(), self.atoms(args))
+                writeln!(
+                    f,
+                    "{} = {}({})",
+                    self.name(*dst),
+                    op.name(),
+                    self.atoms(args)
+                )
             }
             Stmt::Accum { dst, value } => {
                 writeln!(f, "{} += {}", self.name(*dst), self.name(*value))
             }
             Stmt::Const { name, expr, .. } => writeln!(f, "{name} = const {expr}"),
             Stmt::Verbatim { tokens, .. } | Stmt::Item(tokens) => writeln!(f, "{tokens}"),
-            Stmt::CallJvp { dst, dst_dot, path, args, tangents } => writeln!(
+            Stmt::CallJvp {
+                dst,
+                dst_dot,
+                path,
+                args,
+                tangents,
+            } => writeln!(
                 f,
                 "({}, {}) = jvp[{}]({}; {})",
                 self.name(*dst),
@@ -133,7 +172,12 @@ impl Func {
                 self.atoms(args),
                 self.opt_names(tangents)
             ),
-            Stmt::CallVjp { path, args, ct, grads } => writeln!(
+            Stmt::CallVjp {
+                path,
+                args,
+                ct,
+                grads,
+            } => writeln!(
                 f,
                 "({}) = vjp[{}]({}; {})",
                 self.opt_names(grads),

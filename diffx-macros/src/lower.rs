@@ -31,15 +31,27 @@ fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
 
 impl<'b> Lowerer<'b> {
     pub fn new(b: &'b mut Builder) -> Self {
-        Lowerer { b, scopes: vec![Vec::new()], errors: Vec::new() }
+        Lowerer {
+            b,
+            scopes: vec![Vec::new()],
+            errors: Vec::new(),
+        }
     }
 
     pub fn bind(&mut self, name: &str, atom: Atom) {
-        self.scopes.last_mut().expect("a scope").push((name.to_string(), atom));
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .push((name.to_string(), atom));
     }
 
     fn lookup(&self, name: &str) -> Option<&Atom> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, a)| a)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| a)
     }
 
     fn is_active(&self, id: &Ident) -> bool {
@@ -148,7 +160,14 @@ impl<'b> Lowerer<'b> {
 
     /// Binds the user's `name` to `value`: a new value of the list is named after it, a constant
     /// becomes a `let` of its own.
-    fn let_binding(&mut self, name: &str, ty: Option<syn::Type>, value: Atom, mark: usize, mutable: bool) {
+    fn let_binding(
+        &mut self,
+        name: &str,
+        ty: Option<syn::Type>,
+        value: Atom,
+        mark: usize,
+        mutable: bool,
+    ) {
         match value {
             Atom::Var(v) if self.b.is_new(&value, mark) => {
                 self.b.rename_user(v, name);
@@ -157,7 +176,12 @@ impl<'b> Lowerer<'b> {
             Atom::Var(_) => self.bind(name, value),
             Atom::Const(expr) => {
                 let fresh = self.b.user_name(name);
-                self.b.push(Stmt::Const { name: fresh.clone(), mutable, ty, expr });
+                self.b.push(Stmt::Const {
+                    name: fresh.clone(),
+                    mutable,
+                    ty,
+                    expr,
+                });
                 self.bind(name, Atom::Const(fresh.into_token_stream()));
             }
         }
@@ -170,16 +194,31 @@ impl<'b> Lowerer<'b> {
             p => (p, None),
         };
         let Pat::Ident(pi) = pat else {
-            return err(pat.span(), "`#[autodiff]` supports only simple names in `let`: write `let name = …;`");
+            return err(
+                pat.span(),
+                "`#[autodiff]` supports only simple names in `let`: write `let name = …;`",
+            );
         };
         let Some(init) = &local.init else {
-            return err(local.span(), "declare the variable with its value: `let name = …;`");
+            return err(
+                local.span(),
+                "declare the variable with its value: `let name = …;`",
+            );
         };
         if let Some((_, diverge)) = &init.diverge {
-            return err(diverge.span(), "`let … else` is not supported in `#[autodiff]` functions");
+            return err(
+                diverge.span(),
+                "`let … else` is not supported in `#[autodiff]` functions",
+            );
         }
         let value = self.expr(&init.expr)?;
-        self.let_binding(&pi.ident.to_string(), ty, value, mark, pi.mutability.is_some());
+        self.let_binding(
+            &pi.ident.to_string(),
+            ty,
+            value,
+            mark,
+            pi.mutability.is_some(),
+        );
         Ok(())
     }
 
@@ -237,7 +276,10 @@ impl<'b> Lowerer<'b> {
     fn block_expr(&mut self, block: &syn::Block) -> syn::Result<Atom> {
         match self.block(&block.stmts)? {
             Some(a) => Ok(a),
-            None => err(block.span(), "this block has no value: end it with an expression"),
+            None => err(
+                block.span(),
+                "this block has no value: end it with an expression",
+            ),
         }
     }
 
@@ -247,12 +289,20 @@ impl<'b> Lowerer<'b> {
             BinOp::Sub(_) => "sub",
             BinOp::Mul(_) => "mul",
             BinOp::Div(_) => "div",
-            BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) => {
+            BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_) => {
                 return Ok(Atom::Const(self.constant(e)));
             }
             BinOp::And(_) | BinOp::Or(_) => return Ok(Atom::Const(self.constant(e))),
             _ if compound(&b.op).is_some() => {
-                return err(e.span(), "write compound assignments (`+=`, `-=`, `*=`, `/=`) as statements");
+                return err(
+                    e.span(),
+                    "write compound assignments (`+=`, `-=`, `*=`, `/=`) as statements",
+                );
             }
             _ => {
                 let op = b.op.to_token_stream();
@@ -315,7 +365,11 @@ impl<'b> Lowerer<'b> {
             return err(c.func.span(), "call a function by its name or path here");
         };
         let path = &fp.path;
-        let last = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let last = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         if rules::CONSTANT_FUNCTIONS.contains(&last.as_str()) && is_runtime_path(path) {
             return Ok(Atom::Const(self.constant(e)));
         }
@@ -327,22 +381,41 @@ impl<'b> Lowerer<'b> {
             self.check_arity(rule, args.len(), path.span())?;
             return self.apply_or_fold(rule, args, e);
         }
-        if path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_some()) {
+        if path
+            .get_ident()
+            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
+        {
             return err(path.span(), "calling a local value is not supported: write a separate `#[autodiff]` function and call it");
         }
-        Ok(Atom::Var(self.b.op(Op::Call(path.clone()), args, path.span())))
+        Ok(Atom::Var(self.b.op(
+            Op::Call(path.clone()),
+            args,
+            path.span(),
+        )))
     }
 
     fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {
         if rule.arity() == n {
             Ok(())
         } else {
-            err(span, format!("`{}` takes {} operand(s) here, found {n}", rule.name, rule.arity()))
+            err(
+                span,
+                format!(
+                    "`{}` takes {} operand(s) here, found {n}",
+                    rule.name,
+                    rule.arity()
+                ),
+            )
         }
     }
 
     /// `rule(args)` as a new value, or as a constant if no operand is differentiable.
-    fn apply_or_fold(&mut self, rule: &'static Rule, args: Vec<Atom>, e: &Expr) -> syn::Result<Atom> {
+    fn apply_or_fold(
+        &mut self,
+        rule: &'static Rule,
+        args: Vec<Atom>,
+        e: &Expr,
+    ) -> syn::Result<Atom> {
         if args.iter().all(|a| a.var().is_none()) {
             return Ok(Atom::Const(self.constant(e)));
         }
@@ -377,7 +450,9 @@ fn function_rule(path: &syn::Path) -> Option<&'static Rule> {
     let last = segs.last()?;
     let rule = rules::find(last)?;
     match rule.syntax {
-        rules::Syntax::Method if segs.len() == 2 && matches!(segs[0].as_str(), "f64" | "f32") => Some(rule),
+        rules::Syntax::Method if segs.len() == 2 && matches!(segs[0].as_str(), "f64" | "f32") => {
+            Some(rule)
+        }
         rules::Syntax::Func(_) if is_runtime_path(path) => Some(rule),
         _ => None,
     }
@@ -416,7 +491,12 @@ fn unsupported(e: &Expr) -> String {
 }
 
 /// Lowers the partial derivatives of `rule` at operands `args` with result `z` into `b`.
-pub fn partials(b: &mut Builder, rule: &Rule, args: &[Atom], z: &Atom) -> syn::Result<Vec<Option<Atom>>> {
+pub fn partials(
+    b: &mut Builder,
+    rule: &Rule,
+    args: &[Atom],
+    z: &Atom,
+) -> syn::Result<Vec<Option<Atom>>> {
     let float = b.float.clone();
     rule.partials
         .iter()

@@ -17,7 +17,8 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
         if meta.path.is_ident("wrt") {
             let content;
             syn::parenthesized!(content in meta.input);
-            let names = content.parse_terminated(<Ident as syn::parse::Parse>::parse, syn::Token![,])?;
+            let names =
+                content.parse_terminated(<Ident as syn::parse::Parse>::parse, syn::Token![,])?;
             args.wrt = Some(names.into_iter().collect());
             Ok(())
         } else {
@@ -52,7 +53,11 @@ fn error(span: proc_macro2::Span, msg: impl std::fmt::Display) -> syn::Error {
 /// The float type `ty` names, if it is `f64` or `f32`.
 fn float_type(ty: &Type) -> Option<Ident> {
     match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.get_ident().filter(|i| *i == "f64" || *i == "f32").cloned(),
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .filter(|i| *i == "f64" || *i == "f32")
+            .cloned(),
         Type::Paren(p) => float_type(&p.elem),
         Type::Group(g) => float_type(&g.elem),
         _ => None,
@@ -63,10 +68,16 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
     let mut errors: Vec<syn::Error> = Vec::new();
     let sig = &f.sig;
     if let Some(a) = &sig.asyncness {
-        errors.push(error(a.span, "`async` functions cannot be differentiated: make it a plain `fn`"));
+        errors.push(error(
+            a.span,
+            "`async` functions cannot be differentiated: make it a plain `fn`",
+        ));
     }
     if let Some(u) = &sig.unsafety {
-        errors.push(error(u.span, "`unsafe` functions cannot be differentiated: make it a safe `fn`"));
+        errors.push(error(
+            u.span,
+            "`unsafe` functions cannot be differentiated: make it a safe `fn`",
+        ));
     }
     if !sig.generics.params.is_empty() {
         errors.push(error(
@@ -76,7 +87,10 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
     }
     let float = match &sig.output {
         ReturnType::Type(_, ty) => float_type(ty).ok_or_else(|| {
-            error(ty.span(), "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate)")
+            error(
+                ty.span(),
+                "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate)",
+            )
         }),
         ReturnType::Default => Err(error(
             sig.ident.span(),
@@ -96,11 +110,19 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         a
     }) {
         Some(e) => Err(e),
-        None => Ok(Signature { params, float: float.expect("no errors") }),
+        None => Ok(Signature {
+            params,
+            float: float.expect("no errors"),
+        }),
     }
 }
 
-fn params(f: &ItemFn, args: &Args, float: Option<&Ident>, errors: &mut Vec<syn::Error>) -> Vec<Param> {
+fn params(
+    f: &ItemFn,
+    args: &Args,
+    float: Option<&Ident>,
+    errors: &mut Vec<syn::Error>,
+) -> Vec<Param> {
     let mut out = Vec::new();
     for input in &f.sig.inputs {
         let pt = match input {
@@ -111,12 +133,18 @@ fn params(f: &ItemFn, args: &Args, float: Option<&Ident>, errors: &mut Vec<syn::
             FnArg::Typed(pt) => pt,
         };
         let Pat::Ident(pi) = &*pt.pat else {
-            errors.push(error(pt.pat.span(), "use a plain name for this parameter: `name: Type`"));
+            errors.push(error(
+                pt.pat.span(),
+                "use a plain name for this parameter: `name: Type`",
+            ));
             continue;
         };
         if let Type::Reference(r) = &*pt.ty {
             if let Some(m) = r.mutability {
-                errors.push(error(m.span, "`&mut` parameters are not supported: take the value and return the result"));
+                errors.push(error(
+                    m.span,
+                    "`&mut` parameters are not supported: take the value and return the result",
+                ));
                 continue;
             }
         }
@@ -126,12 +154,22 @@ fn params(f: &ItemFn, args: &Args, float: Option<&Ident>, errors: &mut Vec<syn::
                 errors.push(error(pt.ty.span(), format!("this parameter is `{t}` but the function returns `{f}`: use one float type")));
             }
         }
-        let named = args.wrt.as_ref().map_or(true, |w| w.iter().any(|n| *n == pi.ident));
-        out.push(Param { name: pi.ident.clone(), ty: (*pt.ty).clone(), differentiable: ty.is_some() && named });
+        let named = args
+            .wrt
+            .as_ref()
+            .map_or(true, |w| w.iter().any(|n| *n == pi.ident));
+        out.push(Param {
+            name: pi.ident.clone(),
+            ty: (*pt.ty).clone(),
+            differentiable: ty.is_some() && named,
+        });
     }
     for name in args.wrt.iter().flatten() {
         match out.iter().find(|p| p.name == *name) {
-            None => errors.push(error(name.span(), format!("`wrt` names `{name}`, which is not a parameter of this function"))),
+            None => errors.push(error(
+                name.span(),
+                format!("`wrt` names `{name}`, which is not a parameter of this function"),
+            )),
             Some(p) if float_type(&p.ty).is_none() => {
                 let ty = p.ty.to_token_stream();
                 errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64` and `f32` parameters")));

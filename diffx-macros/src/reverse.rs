@@ -30,21 +30,41 @@ struct Sweep {
 pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Reverse> {
     let mut b = primal.clone();
     let ct = b.fresh("ct");
-    let mut sweep = Sweep { b, adj: HashMap::new() };
+    let mut sweep = Sweep {
+        b,
+        adj: HashMap::new(),
+    };
     if let Some(Atom::Var(r)) = &primal.func.ret {
         sweep.adj.insert(*r, ct);
     }
     for s in primal.func.body.iter().rev() {
         sweep.stmt(s)?;
     }
-    let grads = params.iter().map(|p| p.and_then(|v| sweep.adj.get(&v).copied())).collect();
-    Ok(Reverse { b: sweep.b, ct, grads })
+    let grads = params
+        .iter()
+        .map(|p| p.and_then(|v| sweep.adj.get(&v).copied()))
+        .collect();
+    Ok(Reverse {
+        b: sweep.b,
+        ct,
+        grads,
+    })
 }
 
 impl Sweep {
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
-        let Stmt::Let { dst, op, args, span } = s else { return Ok(()) };
-        let Some(&g) = self.adj.get(dst) else { return Ok(()) };
+        let Stmt::Let {
+            dst,
+            op,
+            args,
+            span,
+        } = s
+        else {
+            return Ok(());
+        };
+        let Some(&g) = self.adj.get(dst) else {
+            return Ok(());
+        };
         let mark = self.b.mark();
         match op {
             Op::Id => {
@@ -53,9 +73,16 @@ impl Sweep {
                 }
             }
             Op::Call(path) => {
-                let grads: Vec<Option<Var>> =
-                    args.iter().map(|a| a.var().map(|_| self.b.temp())).collect();
-                let call = Stmt::CallVjp { path: path.clone(), args: args.clone(), ct: g, grads: grads.clone() };
+                let grads: Vec<Option<Var>> = args
+                    .iter()
+                    .map(|a| a.var().map(|_| self.b.temp()))
+                    .collect();
+                let call = Stmt::CallVjp {
+                    path: path.clone(),
+                    args: args.clone(),
+                    ct: g,
+                    grads: grads.clone(),
+                };
                 self.b.push(call);
                 for (a, gv) in args.iter().zip(grads) {
                     if let (Some(a), Some(gv)) = (a.var(), gv) {
@@ -91,7 +118,12 @@ impl Sweep {
             (None, c) => {
                 // A copy, not an alias: `ā` may be accumulated into later.
                 let bar = self.b.fresh(&format!("{}_bar", self.b.func.name(a)));
-                self.b.push(Stmt::Let { dst: bar, op: Op::Id, args: vec![c], span });
+                self.b.push(Stmt::Let {
+                    dst: bar,
+                    op: Op::Id,
+                    args: vec![c],
+                    span,
+                });
                 self.adj.insert(a, bar);
             }
         }

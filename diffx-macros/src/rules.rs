@@ -43,15 +43,31 @@ impl Rule {
 }
 
 const fn infix(name: &'static str, op: &'static str, partials: &'static [&'static str]) -> Rule {
-    Rule { name, syntax: Syntax::Infix(op), partials }
+    Rule {
+        name,
+        syntax: Syntax::Infix(op),
+        partials,
+    }
 }
 
 const fn method(name: &'static str, partials: &'static [&'static str]) -> Rule {
-    Rule { name, syntax: Syntax::Method, partials }
+    Rule {
+        name,
+        syntax: Syntax::Method,
+        partials,
+    }
 }
 
-const fn runtime(name: &'static str, path: &'static str, partials: &'static [&'static str]) -> Rule {
-    Rule { name, syntax: Syntax::Func(path), partials }
+const fn runtime(
+    name: &'static str,
+    path: &'static str,
+    partials: &'static [&'static str],
+) -> Rule {
+    Rule {
+        name,
+        syntax: Syntax::Func(path),
+        partials,
+    }
 }
 
 /// The table.
@@ -60,7 +76,11 @@ pub static RULES: &[Rule] = &[
     infix("sub", "-", &["1.0", "-1.0"]),
     infix("mul", "*", &["b", "a"]),
     infix("div", "/", &["1.0 / b", "-z / b"]),
-    Rule { name: "neg", syntax: Syntax::Prefix("-"), partials: &["-1.0"] },
+    Rule {
+        name: "neg",
+        syntax: Syntax::Prefix("-"),
+        partials: &["-1.0"],
+    },
     // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰.
     method("powi", &["(b as F) * a.powi(b - i32::from(b != 0))", ""]),
     method("powf", &["b * a.powf(b - 1.0)", "z * a.ln()"]),
@@ -94,8 +114,20 @@ pub static RULES: &[Rule] = &[
     method("to_radians", &["PI / 180.0"]),
     // Piecewise smooth.
     method("abs", &["F::from(a > 0.0) - F::from(a < 0.0)"]),
-    method("max", &["F::from(a > b) + 0.5 * F::from(a == b)", "F::from(b > a) + 0.5 * F::from(a == b)"]),
-    method("min", &["F::from(a < b) + 0.5 * F::from(a == b)", "F::from(b < a) + 0.5 * F::from(a == b)"]),
+    method(
+        "max",
+        &[
+            "F::from(a > b) + 0.5 * F::from(a == b)",
+            "F::from(b > a) + 0.5 * F::from(a == b)",
+        ],
+    ),
+    method(
+        "min",
+        &[
+            "F::from(a < b) + 0.5 * F::from(a == b)",
+            "F::from(b < a) + 0.5 * F::from(a == b)",
+        ],
+    ),
     method("hypot", &["a / z", "b / z"]),
     method("mul_add", &["b", "a", "1.0"]),
     method("fract", &["1.0"]),
@@ -135,7 +167,10 @@ pub fn find(name: &str) -> Option<&'static Rule> {
 
 /// The methods that have a row, for error messages.
 pub fn method_names() -> String {
-    let names: Vec<&str> =
-        RULES.iter().filter(|r| r.syntax == Syntax::Method).map(|r| r.name).collect();
+    let names: Vec<&str> = RULES
+        .iter()
+        .filter(|r| r.syntax == Syntax::Method)
+        .map(|r| r.name)
+        .collect();
     names.join(", ")
 }

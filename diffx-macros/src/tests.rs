@@ -12,7 +12,11 @@ fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let (primal, params) = expand::lower(&item, &sig).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();
     let rev = crate::reverse::transform(&primal, &params).unwrap();
-    (primal.func.to_string(), fwd.b.func.to_string(), rev.b.func.to_string())
+    (
+        primal.func.to_string(),
+        fwd.b.func.to_string(),
+        rev.b.func.to_string(),
+    )
 }
 
 #[test]
@@ -31,7 +35,11 @@ fn lowers_the_tutorial_function_to_its_evaluation_trace() {
 
 #[test]
 fn forward_mode_adds_a_tangent_after_each_value() {
-    let (_, fwd, _) = lists(quote!(fn f(x: f64, y: f64) -> f64 { x * y }));
+    let (_, fwd, _) = lists(quote!(
+        fn f(x: f64, y: f64) -> f64 {
+            x * y
+        }
+    ));
     assert_eq!(
         fwd,
         "t1 = mul(x, y)\nt2 = mul(y, x_dot)\nt3 = mul(x, y_dot)\nt1_dot = add(t2, t3)\nreturn t1\n"
@@ -40,7 +48,12 @@ fn forward_mode_adds_a_tangent_after_each_value() {
 
 #[test]
 fn reverse_mode_sweeps_back_with_adjoints() {
-    let (_, _, rev) = lists(quote!(fn f(x: f64) -> f64 { let y = x.exp(); y * x }));
+    let (_, _, rev) = lists(quote!(
+        fn f(x: f64) -> f64 {
+            let y = x.exp();
+            y * x
+        }
+    ));
     assert_eq!(
         rev,
         "y = exp(x)\nt2 = mul(y, x)\ny_bar = mul(ct, x)\nx_bar = mul(ct, y)\nt5 = mul(y_bar, y)\nx_bar += t5\nreturn t2\n"
@@ -49,13 +62,28 @@ fn reverse_mode_sweeps_back_with_adjoints() {
 
 #[test]
 fn constants_stay_as_written() {
-    let (primal, _, _) = lists(quote!(fn f(x: f64, n: usize) -> f64 { let k = n as f64 * 2.0; k * x }));
-    assert_eq!(primal, "k = const n as f64 * 2.0\nt1 = mul(k, x)\nreturn t1\n");
+    let (primal, _, _) = lists(quote!(
+        fn f(x: f64, n: usize) -> f64 {
+            let k = n as f64 * 2.0;
+            k * x
+        }
+    ));
+    assert_eq!(
+        primal,
+        "k = const n as f64 * 2.0\nt1 = mul(k, x)\nreturn t1\n"
+    );
 }
 
 #[test]
 fn reassignment_makes_new_values() {
-    let (primal, _, _) = lists(quote!(fn f(x: f64) -> f64 { let mut s = x; s += x; s *= 2.0; s }));
+    let (primal, _, _) = lists(quote!(
+        fn f(x: f64) -> f64 {
+            let mut s = x;
+            s += x;
+            s *= 2.0;
+            s
+        }
+    ));
     assert_eq!(primal, "s = add(x, x)\ns_1 = mul(s, 2.0)\nreturn s_1\n");
 }
 
@@ -69,8 +97,16 @@ fn every_rule_template_parses_and_lowers() {
             crate::rules::Syntax::Func(_) => format!("{}(a0)", rule.name),
             _ => format!("a0.{}({})", rule.name, args[1..].join(", ")),
         };
-        let params = args.iter().map(|a| format!("{a}: f64")).collect::<Vec<_>>().join(", ");
-        let params = if rule.name == "powi" { "a0: f64, a1: i32".to_string() } else { params };
+        let params = args
+            .iter()
+            .map(|a| format!("{a}: f64"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let params = if rule.name == "powi" {
+            "a0: f64, a1: i32".to_string()
+        } else {
+            params
+        };
         let src = format!("fn f({params}) -> f64 {{ {call} }}");
         let item: syn::ItemFn = syn::parse_str(&src).unwrap();
         let out = expand::expand(quote!(), quote!(#item));
@@ -81,16 +117,55 @@ fn every_rule_template_parses_and_lowers() {
 #[test]
 fn unsupported_code_is_an_error_not_a_panic() {
     let cases = [
-        quote!(fn f(x: f64) -> f64 { let g = |t: f64| t; g(x) }),
-        quote!(fn f(x: f64) -> f64 { x.rem_euclid(2.0) }),
-        quote!(fn f(x: &mut f64) -> f64 { *x }),
-        quote!(fn f(n: usize) -> f64 { n as f64 }),
-        quote!(fn f(x: f64) -> i32 { 1 }),
-        quote!(struct S;),
+        quote!(
+            fn f(x: f64) -> f64 {
+                let g = |t: f64| t;
+                g(x)
+            }
+        ),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x.rem_euclid(2.0)
+            }
+        ),
+        quote!(
+            fn f(x: &mut f64) -> f64 {
+                *x
+            }
+        ),
+        quote!(
+            fn f(n: usize) -> f64 {
+                n as f64
+            }
+        ),
+        quote!(
+            fn f(x: f64) -> i32 {
+                1
+            }
+        ),
+        quote!(
+            struct S;
+        ),
     ];
     for c in cases {
         assert!(expand::expand(quote!(), c.clone()).is_err(), "{c}");
     }
-    assert!(expand::expand(quote!(wrt(y)), quote!(fn f(x: f64) -> f64 { x })).is_err());
-    assert!(expand::expand(quote!(foo), quote!(fn f(x: f64) -> f64 { x })).is_err());
+    assert!(expand::expand(
+        quote!(wrt(y)),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x
+            }
+        )
+    )
+    .is_err());
+    assert!(expand::expand(
+        quote!(foo),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x
+            }
+        )
+    )
+    .is_err());
 }

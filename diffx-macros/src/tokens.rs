@@ -20,14 +20,18 @@ pub fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
 
 /// Replaces each identifier that names a variable (not a field, method or path segment) for which
 /// `f` gives tokens.
-pub fn substitute(tokens: TokenStream, f: &mut dyn FnMut(&Ident) -> Option<TokenStream>) -> TokenStream {
+pub fn substitute(
+    tokens: TokenStream,
+    f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
+) -> TokenStream {
     let mut out = Vec::new();
     let mut after_dot = false;
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tt) in trees.iter().enumerate() {
         let next_is_colons = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
             && matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-        let next_is_bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+        let next_is_bang =
+            matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
         let replaced = match tt {
             TokenTree::Ident(id) if !after_dot && !next_is_colons && !next_is_bang => f(id),
             _ => None,
@@ -47,7 +51,10 @@ pub fn substitute(tokens: TokenStream, f: &mut dyn FnMut(&Ident) -> Option<Token
 }
 
 /// Replaces every identifier for which `f` gives tokens, wherever it stands.
-pub fn replace_all(tokens: TokenStream, f: &mut dyn FnMut(&Ident) -> Option<TokenStream>) -> TokenStream {
+pub fn replace_all(
+    tokens: TokenStream,
+    f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
+) -> TokenStream {
     tokens
         .into_iter()
         .flat_map(|tt| match tt {
@@ -83,8 +90,10 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
                     continue;
                 }
                 for piece in s.split('{').skip(1) {
-                    let name: String =
-                        piece.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let name: String = piece
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
                     if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) {
                         out.insert(name);
                     }
@@ -113,7 +122,10 @@ mod tests {
     fn substitutes_variables_only() {
         let ts = quote!(x + p.x + f64::x(x) + x::y + m!(x));
         let out = substitute(ts, &mut |id| (id == "x").then(|| quote!(v1)));
-        assert_eq!(out.to_string(), "v1 + p . x + f64 :: x (v1) + x :: y + m ! (v1)");
+        assert_eq!(
+            out.to_string(),
+            "v1 + p . x + f64 :: x (v1) + x :: y + m ! (v1)"
+        );
     }
 
     #[test]

@@ -66,20 +66,33 @@ impl GradCheck {
             .iter()
             .zip(&self.numeric)
             .map(|(a, n)| (a - n).abs() / n.abs().max(1.0))
-            .fold(0.0, |m, e| if e.is_nan() || m.is_nan() { f64::NAN } else { m.max(e) })
+            .fold(0.0, |m, e| {
+                if e.is_nan() || m.is_nan() {
+                    f64::NAN
+                } else {
+                    m.max(e)
+                }
+            })
     }
 
     /// Panics with a coordinate-by-coordinate table unless [`GradCheck::max_error`] is at most `tol`.
     #[track_caller]
     pub fn assert_close(&self, tol: f64) {
         let err = self.max_error();
-        assert!(err <= tol, "gradient check failed (max error {err:e} > {tol:e}):\n{self}");
+        assert!(
+            err <= tol,
+            "gradient check failed (max error {err:e} > {tol:e}):\n{self}"
+        );
     }
 }
 
 impl fmt::Display for GradCheck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{:>4} {:>14} {:>22} {:>22}", "i", "x", "analytic", "finite difference")?;
+        writeln!(
+            f,
+            "{:>4} {:>14} {:>22} {:>22}",
+            "i", "x", "analytic", "finite difference"
+        )?;
         for i in 0..self.x.len() {
             let (x, a, n) = (self.x[i], self.analytic[i], self.numeric[i]);
             writeln!(f, "{i:>4} {x:>14.6e} {a:>22.14e} {n:>22.14e}")?;
@@ -100,5 +113,9 @@ pub fn check_gradient(f: impl FnMut(&[f64]) -> f64, x: &[f64], analytic: &[f64])
         x.len(),
         analytic.len()
     );
-    GradCheck { x: x.to_vec(), analytic: analytic.to_vec(), numeric: central_difference(f, x) }
+    GradCheck {
+        x: x.to_vec(),
+        analytic: analytic.to_vec(),
+        numeric: central_difference(f, x),
+    }
 }
