@@ -230,7 +230,7 @@ mod tests {
     }
 
     /// The gradient of `f(p) = Σ cᵢ (pᵢ − tᵢ)²` with targets t = (1, −2, 3) and curvatures c = (1, 2, 0.5).
-    fn quadratic_grad(p: &Vec<Tensor<f64>>) -> Vec<Tensor<f64>> {
+    fn quadratic_grad(p: &[Tensor<f64>]) -> Vec<Tensor<f64>> {
         let (t, c) = ([1.0, -2.0, 3.0], [1.0, 2.0, 0.5]);
         (0..3)
             .map(|i| scalar(2.0 * c[i] * (p[i].item() - t[i])))
@@ -278,9 +278,9 @@ mod tests {
         opt.step(&mut p, &scalar(4.0));
         assert!((p.item() - (1.0 - 0.1 * 4.0 / (4.0 + 1e-8))).abs() < 1e-12);
         // Step 2 with g = 2: m = 0.9·0.4 + 0.2 = 0.56, v = 0.999·0.016 + 0.004 = 0.019984.
-        let (m, v) = (0.56, 0.019984);
-        let expected = p.item()
-            - (0.1 / (1.0 - 0.81)) * m / ((v as f64).sqrt() / (1.0 - 0.998001_f64).sqrt() + 1e-8);
+        let (m, v): (f64, f64) = (0.56, 0.019984);
+        let expected =
+            p.item() - (0.1 / (1.0 - 0.81)) * m / (v.sqrt() / (1.0 - 0.998001_f64).sqrt() + 1e-8);
         opt.step(&mut p, &scalar(2.0));
         assert!(
             (p.item() - expected).abs() < 1e-12,
