@@ -10,7 +10,6 @@ use rand_pcg::Pcg64Mcg;
 
 pub(crate) struct Rng(Pcg64Mcg);
 
-#[allow(dead_code)] // TEMP
 impl Rng {
     pub(crate) fn new(seed: u64) -> Self {
         Rng(Pcg64Mcg::seed_from_u64(seed))
