@@ -10,6 +10,14 @@
 //!
 //! `f64` keeps the standard library's functions, so `f64` results reproduce other frameworks to
 //! about `1e-15`.
+//!
+//! The slice kernels ([`exp_in_place`], …) also compile an AVX2 copy of their loop and pick it at
+//! run time when the CPU has AVX2: 8 lanes instead of SSE2's 4. Both copies run the same
+//! operations in the same order (no FMA contraction), so results are bit-identical on every x86-64.
+
+use core::any::Any;
+
+use crate::Float;
 
 /// Largest `x` with finite `e^x` in `f32`.
 const EXP_HI: f32 = 88.722_83;
@@ -71,9 +79,84 @@ pub fn tanh_f32(x: f32) -> f32 {
     }
 }
 
+/// `1 / (1 + e^−x)` for `f32`; no cancellation, so as accurate as [`exp_f32`].
+#[inline(always)]
+pub fn sigmoid_f32(x: f32) -> f32 {
+    1.0 / (1.0 + exp_f32(-x))
+}
+
+/// `e^x` in place: [`exp_f32`] on `f32` (vectorized), the standard library on `f64`.
+pub(crate) fn exp_in_place<F: Float>(v: &mut Vec<F>) {
+    map_in_place(v, exp_f32, F::fast_exp);
+}
+
+/// `tanh(x)` in place: [`tanh_f32`] on `f32` (vectorized), the standard library on `f64`.
+pub(crate) fn tanh_in_place<F: Float>(v: &mut Vec<F>) {
+    map_in_place(v, tanh_f32, F::fast_tanh);
+}
+
+/// The logistic function in place, vectorized on `f32`.
+pub(crate) fn sigmoid_in_place<F: Float>(v: &mut Vec<F>) {
+    map_in_place(v, sigmoid_f32, |x| F::ONE / (F::ONE + (-x).fast_exp()));
+}
+
+/// `f32` gets `simd` through the run-time dispatch; other types `other`, element by element.
+#[inline(always)]
+#[allow(clippy::ptr_arg)] // a `Vec`, not a slice: `Any` needs a sized type to downcast.
+fn map_in_place<F: Float>(
+    v: &mut Vec<F>,
+    simd: impl Fn(f32) -> f32 + Copy,
+    other: impl Fn(F) -> F,
+) {
+    if let Some(v) = (v as &mut dyn Any).downcast_mut::<Vec<f32>>() {
+        map_f32(v, simd);
+    } else {
+        v.iter_mut().for_each(|x| *x = other(*x));
+    }
+}
+
+#[inline(always)]
+fn map_f32(v: &mut [f32], f: impl Fn(f32) -> f32 + Copy) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the only requirement of `map_avx2`.
+        return unsafe { map_avx2(v, f) };
+    }
+    v.iter_mut().for_each(|x| *x = f(*x));
+}
+
+/// The same loop as [`map_f32`], compiled for AVX2 (`f` is inlined into it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn map_avx2(v: &mut [f32], f: impl Fn(f32) -> f32 + Copy) {
+    v.iter_mut().for_each(|x| *x = f(*x));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dispatched_kernels_match_scalar_bitwise() {
+        let xs: Vec<f32> = (0..10_000).map(|i| (i as f32 - 5000.0) * 0.021).collect();
+        type Kernel = fn(&mut Vec<f32>);
+        type Scalar = fn(f32) -> f32;
+        let kernels: [(Kernel, Scalar); 3] = [
+            (exp_in_place, exp_f32),
+            (tanh_in_place, tanh_f32),
+            (sigmoid_in_place, sigmoid_f32),
+        ];
+        for (kernel, scalar) in kernels {
+            let mut v = xs.clone();
+            kernel(&mut v);
+            for (&x, &y) in xs.iter().zip(&v) {
+                assert_eq!(y.to_bits(), scalar(x).to_bits(), "at {x}");
+            }
+        }
+        let mut v64 = vec![0.5_f64, -2.0];
+        exp_in_place(&mut v64);
+        assert_eq!(v64, vec![0.5_f64.exp(), (-2.0_f64).exp()]);
+    }
 
     /// Distance in units in the last place, for finite numbers of the same sign.
     fn ulps(a: f32, b: f32) -> u32 {

@@ -3,12 +3,20 @@
 //! [`Float::fast_tanh`] (a few ulp) and the standard library for `f64`.
 
 use super::Tensor;
+use crate::fastmath::{exp_in_place, sigmoid_in_place, tanh_in_place};
 use crate::Float;
 
 impl<F: Float> Tensor<F> {
     /// `eᵡ` elementwise.
     pub fn exp(&self) -> Tensor<F> {
-        self.map(F::fast_exp)
+        self.map_vec(exp_in_place)
+    }
+
+    /// A copy of the data transformed by an in-place slice kernel.
+    fn map_vec(&self, kernel: fn(&mut Vec<F>)) -> Tensor<F> {
+        let mut data = self.data().to_vec();
+        kernel(&mut data);
+        self.with_data(data)
     }
 
     /// Natural logarithm elementwise.
@@ -43,14 +51,14 @@ impl<F: Float> Tensor<F> {
 
     /// `tanh(x)` elementwise (its derivative is `1 − y²`, from the output `y`).
     pub fn tanh(&self) -> Tensor<F> {
-        self.map(F::fast_tanh)
+        self.map_vec(tanh_in_place)
     }
 
     /// The logistic function `1/(1 + e^−x)` elementwise, exactly 0 or 1 far out (its derivative is
     /// `y·(1 − y)`, from the output `y`).
     pub fn sigmoid(&self) -> Tensor<F> {
         // No cancellation anywhere: for x → −∞ the denominator is large and exact to a few ulp.
-        self.map(|x| F::ONE / (F::ONE + (-x).fast_exp()))
+        self.map_vec(sigmoid_in_place)
     }
 
     /// `max(x, 0)` elementwise.

@@ -61,15 +61,15 @@ pub(crate) enum Layout {
 
 pub(crate) fn layout(small: &[usize], out: &[usize]) -> Layout {
     let (len, cols) = (element_count(small), out.last().copied().unwrap_or(1));
-    let strides = broadcast_strides(small, out);
-    let inner = strides.last().copied().unwrap_or(0);
+    // `small` broadcasts to `out`, so its last size is `cols` or 1 (it is not 0-D unless len is 1).
+    let small_cols = small.last().copied().unwrap_or(1);
     if small == out {
         Layout::Same
     } else if len == 1 {
         Layout::Scalar
-    } else if inner == 1 && len == cols {
+    } else if small_cols == cols && len == cols {
         Layout::Row
-    } else if inner == 0 && cols > 0 && len == element_count(out) / cols {
+    } else if small_cols == 1 && cols > 0 && len == element_count(out) / cols {
         Layout::Column
     } else {
         Layout::General
@@ -176,6 +176,16 @@ impl<F: Float> Tensor<F> {
         other: &Tensor<F>,
         f: impl Fn(F, F) -> F,
     ) -> Result<Tensor<F>, ShapeError> {
+        if self.shape() == other.shape() {
+            // The common case, in one pass.
+            let data = self
+                .data()
+                .iter()
+                .zip(other.data())
+                .map(|(&a, &b)| f(a, b))
+                .collect();
+            return Ok(self.with_data(data));
+        }
         let out = broadcast_shape(op, self.shape(), other.shape())?;
         if self.shape() == out.as_slice() {
             let mut data = self.data().to_vec();

@@ -6,6 +6,7 @@
 //! finite, exact results.
 
 use super::{ok, ShapeError, Tensor};
+use crate::fastmath::exp_in_place;
 use crate::Float;
 
 /// Sum of a slice with 8 independent accumulators: the compiler vectorizes it (a single running
@@ -25,13 +26,42 @@ fn max_slice<F: Float>(x: &[F]) -> F {
     x.iter().fold(F::NEG_INFINITY, |m, &v| m.max(v))
 }
 
-/// `(max, ln Σ e^(x − max))` of a row; an all-infinite maximum is not subtracted (∞ − ∞ = NaN).
-fn row_stats<F: Float>(row: &[F]) -> (F, F) {
-    let m = max_slice(row);
-    let finite = m > F::NEG_INFINITY && m < -F::NEG_INFINITY;
-    let shift = if finite { m } else { F::ZERO };
-    let sum = row.iter().fold(F::ZERO, |s, &v| s + (v - shift).fast_exp());
-    (shift, sum.ln())
+/// The exponentials of a 2-D view `[rows, cols]`, each row shifted by its maximum (so the largest
+/// is `e⁰ = 1`; an infinite or NaN maximum is not subtracted, as ∞ − ∞ = NaN), with the shifts and
+/// the row sums. The exponentials are one pass over the whole buffer, not row by row: rows are
+/// often short (3 classes), and a long loop is what vectorizes.
+struct RowExp<F> {
+    exp: Vec<F>,
+    shift: Vec<F>,
+    sum: Vec<F>,
+}
+
+impl<F: Float> RowExp<F> {
+    fn new(x: &Tensor<F>) -> Self {
+        let cols = x.cols().max(1);
+        let finite = |m: F| m > F::NEG_INFINITY && m < -F::NEG_INFINITY;
+        let shift: Vec<F> = x
+            .data()
+            .chunks_exact(cols)
+            .map(|row| max_slice(row))
+            .map(|m| if finite(m) { m } else { F::ZERO })
+            .collect();
+        let mut exp = x.data().to_vec();
+        for (row, &s) in exp.chunks_exact_mut(cols).zip(&shift) {
+            row.iter_mut().for_each(|v| *v -= s);
+        }
+        exp_in_place(&mut exp);
+        let sum = exp
+            .chunks_exact(cols)
+            .map(|row| row.iter().fold(F::ZERO, |a, &v| a + v))
+            .collect();
+        RowExp { exp, shift, sum }
+    }
+
+    /// `ln Σ e^x` of row `i`.
+    fn logsumexp(&self, i: usize) -> F {
+        self.shift[i] + self.sum[i].ln()
+    }
 }
 
 /// Reductions over all elements or one axis.
@@ -124,21 +154,24 @@ impl<F: Float> Tensor<F> {
     /// assert_eq!(p.data(), &[0.5, 0.5, 0.0]);
     /// ```
     pub fn softmax(&self) -> Tensor<F> {
-        let mut out = self.clone();
-        for row in out.data_mut().chunks_exact_mut(self.cols().max(1)) {
-            let shift = row_stats(row).0;
-            row.iter_mut().for_each(|v| *v = (*v - shift).fast_exp());
-            let inv = F::ONE / row.iter().fold(F::ZERO, |s, &v| s + v);
+        let RowExp { mut exp, sum, .. } = RowExp::new(self);
+        for (row, &total) in exp.chunks_exact_mut(self.cols().max(1)).zip(&sum) {
+            let inv = F::ONE / total;
             row.iter_mut().for_each(|v| *v *= inv);
         }
-        out
+        self.with_data(exp)
     }
 
     /// `x − logsumexp(x)` along each row (last axis), stable for any finite logits.
     pub fn log_softmax(&self) -> Tensor<F> {
+        let stats = RowExp::new(self);
         let mut out = self.clone();
-        for row in out.data_mut().chunks_exact_mut(self.cols().max(1)) {
-            let (shift, log_sum) = row_stats(row);
+        for (i, row) in out
+            .data_mut()
+            .chunks_exact_mut(self.cols().max(1))
+            .enumerate()
+        {
+            let (shift, log_sum) = (stats.shift[i], stats.sum[i].ln());
             row.iter_mut().for_each(|v| *v = *v - shift - log_sum);
         }
         out
@@ -147,11 +180,8 @@ impl<F: Float> Tensor<F> {
     /// `ln Σ e^x` along each row (last axis), kept as an axis of size 1: `[r, c]` → `[r, 1]`,
     /// `[c]` → `[1]`.
     pub fn logsumexp(&self) -> Tensor<F> {
-        let rows = self.data().chunks_exact(self.cols().max(1));
-        let data = rows
-            .map(|row| row_stats(row))
-            .map(|(shift, log_sum)| shift + log_sum)
-            .collect();
+        let stats = RowExp::new(self);
+        let data = (0..stats.sum.len()).map(|i| stats.logsumexp(i)).collect();
         let mut shape = self.shape().to_vec();
         if let Some(last) = shape.last_mut() {
             *last = 1;
@@ -199,14 +229,15 @@ impl<F: Float> Tensor<F> {
             );
             return Err(ShapeError::new("cross_entropy", msg));
         }
-        let total =
-            self.data()
-                .chunks_exact(cols.max(1))
-                .zip(labels)
-                .fold(F::ZERO, |s, (row, &l)| {
-                    let (shift, log_sum) = row_stats(row);
-                    s + (shift - row[l] + log_sum)
-                });
+        let stats = RowExp::new(self);
+        let rows_iter = self
+            .data()
+            .chunks_exact(cols.max(1))
+            .zip(labels)
+            .enumerate();
+        let total = rows_iter.fold(F::ZERO, |s, (i, (row, &l))| {
+            s + (stats.shift[i] - row[l] + stats.sum[i].ln())
+        });
         Ok(total / F::from_f64(rows as f64))
     }
 
