@@ -5,15 +5,30 @@
 //! - [`sigmoid`], [`relu`], [`softplus`], [`stop_gradient`]: scalar functions the macro knows the
 //!   derivatives of.
 //! - [`check`]: central finite differences, to test any gradient against an independent reference.
+//! - [`Tensor`]: dense row-major `f32`/`f64` arrays with broadcasting arithmetic, matmul, reductions,
+//!   softmax and losses (forward kernels only: `#[autodiff]` owns every derivative rule).
+//! - [`Params`]: a struct of tensors treated as one differentiable value (a JAX pytree); the
+//!   gradient of a model is a value of the model's own type.
+//! - [`nn`] (layers, MLP), [`optim`] (SGD, momentum, Adam, RMSprop), [`data`] (CSV and IDX loading,
+//!   splits, standardization, minibatches).
 //!
 //! Users depend on the `diffx` crate, which re-exports everything here.
 
 pub mod check;
+pub mod data;
 mod dual;
+mod fastmath;
+pub mod nn;
+pub mod optim;
+mod params;
+mod rng;
 mod scalar;
+mod tensor;
 
 #[doc(hidden)]
 pub mod private;
 
 pub use dual::Dual;
+pub use params::Params;
 pub use scalar::{relu, sigmoid, softplus, stop_gradient, Float};
+pub use tensor::{ShapeError, Tensor};

@@ -3,7 +3,7 @@
 //! Conventions at the points where a derivative does not exist (the same as PyTorch and JAX):
 //! `relu'(0) = 0`, `abs'(0) = 0`, and on a tie `max`/`min` send half of the gradient to each argument.
 
-use core::ops::{Add, Div, Mul, Neg, Sub};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 /// The two float types diffx differentiates: `f32` and `f64`.
 pub trait Float:
@@ -14,6 +14,12 @@ pub trait Float:
     + Mul<Output = Self>
     + Div<Output = Self>
     + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + Send
+    + Sync
     + core::fmt::Debug
     + core::fmt::Display
     + Default
@@ -31,10 +37,54 @@ pub trait Float:
     fn exp(self) -> Self;
     /// `ln(1 + e^self)`, computed without overflow.
     fn ln_1p_exp(self) -> Self;
+
+    // Elementary functions used by the tensor kernels (`crate::Tensor`).
+
+    /// −∞.
+    const NEG_INFINITY: Self;
+    /// Machine epsilon.
+    const EPSILON: Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// Hyperbolic tangent (the standard library's).
+    fn tanh(self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// Integer power.
+    fn powi(self, n: i32) -> Self;
+    /// The larger of two numbers (the other one if one is NaN).
+    fn max(self, other: Self) -> Self;
+    /// The smaller of two numbers (the other one if one is NaN).
+    fn min(self, other: Self) -> Self;
+    /// `e^self` as the tensor kernels compute it: a branch-free approximation for `f32` (at most a
+    /// few ulp off, see `crate::fastmath`), the standard library's `exp` for `f64`.
+    fn fast_exp(self) -> Self;
+    /// `tanh(self)` as the tensor kernels compute it: a branch-free approximation for `f32` (at most
+    /// a few ulp off, see `crate::fastmath`), the standard library's `tanh` for `f64`.
+    fn fast_tanh(self) -> Self;
+    /// `C ← α·A·B + β·C` by `matrixmultiply` (`sgemm` or `dgemm`), strides in elements.
+    ///
+    /// # Safety
+    /// The pointers and strides must describe valid `m×k`, `k×n` and `m×n` matrices, `c` writable
+    /// and not overlapping `a` or `b`. Use the safe `Tensor::matmul` family instead.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        alpha: Self,
+        a: (*const Self, isize, isize),
+        b: (*const Self, isize, isize),
+        beta: Self,
+        c: (*mut Self, isize, isize),
+    );
 }
 
 macro_rules! impl_float {
-    ($t:ty) => {
+    ($t:ident, $gemm:path, $fast_exp:expr, $fast_tanh:expr) => {
         impl Float for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -55,11 +105,73 @@ macro_rules! impl_float {
                 // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
                 self.max(0.0) + (-self.abs()).exp().ln_1p()
             }
+
+            const NEG_INFINITY: Self = <$t>::NEG_INFINITY;
+            const EPSILON: Self = <$t>::EPSILON;
+            #[inline(always)]
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            #[inline(always)]
+            fn tanh(self) -> Self {
+                <$t>::tanh(self)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn powi(self, n: i32) -> Self {
+                <$t>::powi(self, n)
+            }
+            #[inline(always)]
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            #[inline(always)]
+            fn min(self, other: Self) -> Self {
+                <$t>::min(self, other)
+            }
+            #[inline(always)]
+            fn fast_exp(self) -> Self {
+                $fast_exp(self)
+            }
+            #[inline(always)]
+            fn fast_tanh(self) -> Self {
+                $fast_tanh(self)
+            }
+            #[inline]
+            unsafe fn gemm(
+                m: usize,
+                k: usize,
+                n: usize,
+                alpha: Self,
+                a: (*const Self, isize, isize),
+                b: (*const Self, isize, isize),
+                beta: Self,
+                c: (*mut Self, isize, isize),
+            ) {
+                // SAFETY: forwarded from the caller's contract.
+                unsafe {
+                    $gemm(
+                        m, k, n, alpha, a.0, a.1, a.2, b.0, b.1, b.2, beta, c.0, c.1, c.2,
+                    )
+                }
+            }
         }
     };
 }
-impl_float!(f32);
-impl_float!(f64);
+impl_float!(
+    f32,
+    matrixmultiply::sgemm,
+    crate::fastmath::exp_f32,
+    crate::fastmath::tanh_f32
+);
+impl_float!(f64, matrixmultiply::dgemm, f64::exp, f64::tanh);
 
 /// The logistic function `1 / (1 + e^-x)`, computed without overflow for large `|x|`.
 ///

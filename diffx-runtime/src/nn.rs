@@ -1,0 +1,286 @@
+//! Layers: [`Linear`], [`Activation`], and the multilayer perceptron [`Mlp`].
+//!
+//! Layout: a batch is a `[n, features]` tensor, one example per row, and a layer computes
+//! `x·w + b` with `w` of shape `[in, out]` and `b` of shape `[1, out]` (PyTorch stores the weight
+//! as `[out, in]` and computes `x·Wᵀ + b`; [`Linear::from_torch`] converts).
+//!
+//! Every layer is [`Params`], so its gradient is a value of its own type.
+
+use crate::{Float, Params, Tensor};
+
+/// How initial weights are drawn (biases start at 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Init {
+    /// Glorot/Xavier uniform: `U(−a, a)`, `a = √(6 / (in + out))`; suits tanh and sigmoid.
+    Xavier,
+    /// He/Kaiming uniform: `U(−a, a)`, `a = √(6 / in)`; suits relu.
+    He,
+    /// `U(−a, a)` with the given `a`.
+    Uniform(f64),
+}
+
+impl Init {
+    /// The half-width `a` of the uniform distribution for a layer `in → out`.
+    fn bound(self, fan_in: usize, fan_out: usize) -> f64 {
+        match self {
+            Init::Xavier => (6.0 / (fan_in + fan_out) as f64).sqrt(),
+            Init::He => (6.0 / fan_in as f64).sqrt(),
+            Init::Uniform(a) => a,
+        }
+    }
+}
+
+/// A fully connected layer `x·w + b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Linear<F: Float = f32> {
+    /// The weight, `[in, out]`.
+    pub w: Tensor<F>,
+    /// The bias, `[1, out]`.
+    pub b: Tensor<F>,
+}
+
+impl<F: Float> Linear<F> {
+    /// A layer `inputs → outputs` with weights drawn by `init` from `seed`, biases 0.
+    pub fn new(inputs: usize, outputs: usize, init: Init, seed: u64) -> Self {
+        let a = F::from_f64(init.bound(inputs, outputs));
+        Linear {
+            w: Tensor::rand_uniform(&[inputs, outputs], -a, a, seed),
+            b: Tensor::zeros(&[1, outputs]),
+        }
+    }
+
+    /// A layer from PyTorch's parameters: `weight` of shape `[out, in]` and `bias` of shape `[out]`
+    /// (transposed and reshaped to this crate's `[in, out]` and `[1, out]`).
+    ///
+    /// # Panics
+    /// If `weight` is not 2-D or `bias` does not have `out` elements.
+    #[track_caller]
+    pub fn from_torch(weight: &Tensor<F>, bias: &Tensor<F>) -> Self {
+        let out = weight.shape().first().copied().unwrap_or(0);
+        assert!(
+            weight.ndim() == 2 && bias.len() == out,
+            "from_torch: weight {:?} and bias {:?} do not fit (expected [out, in] and [out])",
+            weight.shape(),
+            bias.shape()
+        );
+        Linear {
+            w: weight.t(),
+            b: bias.reshape(&[1, out]),
+        }
+    }
+
+    /// `x·w + b` for a batch `x` of shape `[n, in]`: an `[n, out]` tensor.
+    ///
+    /// # Panics
+    /// If `x` does not have `in` columns.
+    #[track_caller]
+    pub fn forward(&self, x: &Tensor<F>) -> Tensor<F> {
+        let mut y = x.matmul(&self.w);
+        y += &self.b;
+        y
+    }
+}
+
+impl<F: Float> Params for Linear<F> {
+    type Elem = F;
+
+    fn visit(&self, f: &mut dyn FnMut(&Tensor<F>)) {
+        f(&self.w);
+        f(&self.b);
+    }
+
+    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<F>)) {
+        f(&mut self.w);
+        f(&mut self.b);
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
+        f(&mut self.w, &other.w);
+        f(&mut self.b, &other.b);
+    }
+}
+
+/// An elementwise nonlinearity between layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// `tanh(x)`.
+    Tanh,
+    /// `max(x, 0)`.
+    Relu,
+    /// `1 / (1 + e^−x)`.
+    Sigmoid,
+}
+
+impl Activation {
+    /// The activation applied elementwise.
+    pub fn apply<F: Float>(self, x: &Tensor<F>) -> Tensor<F> {
+        match self {
+            Activation::Tanh => x.tanh(),
+            Activation::Relu => x.relu(),
+            Activation::Sigmoid => x.sigmoid(),
+        }
+    }
+
+    /// The initialization that keeps activations' variance steady through this nonlinearity:
+    /// [`Init::He`] for relu, [`Init::Xavier`] otherwise.
+    pub fn default_init(self) -> Init {
+        match self {
+            Activation::Relu => Init::He,
+            Activation::Tanh | Activation::Sigmoid => Init::Xavier,
+        }
+    }
+}
+
+/// A multilayer perceptron: linear layers with `activation` between them; the last layer outputs
+/// logits (no activation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mlp<F: Float = f32> {
+    /// The layers, input first.
+    pub layers: Vec<Linear<F>>,
+    /// The nonlinearity after every layer but the last.
+    pub activation: Activation,
+}
+
+impl<F: Float> Mlp<F> {
+    /// An MLP with the given layer sizes (`sizes[0]` inputs, `sizes.last()` outputs), initialized
+    /// by [`Activation::default_init`]; layer `i` draws its weights from seed `seed + i`.
+    ///
+    /// ```
+    /// use diffx_runtime::nn::{Activation, Mlp};
+    /// use diffx_runtime::{Params, Tensor};
+    /// let mlp: Mlp = Mlp::new(&[4, 10, 3], Activation::Tanh, 0);
+    /// assert_eq!(mlp.num_params(), 4 * 10 + 10 + 10 * 3 + 3);
+    /// let x = Tensor::randn(&[5, 4], 1);
+    /// assert_eq!(mlp.forward(&x).shape(), &[5, 3]);
+    /// assert_eq!(mlp.predict(&x).len(), 5);
+    /// ```
+    ///
+    /// # Panics
+    /// If fewer than two sizes are given.
+    #[track_caller]
+    pub fn new(sizes: &[usize], activation: Activation, seed: u64) -> Self {
+        Self::with_init(sizes, activation, activation.default_init(), seed)
+    }
+
+    /// [`Mlp::new`] with an explicit initialization.
+    #[track_caller]
+    pub fn with_init(sizes: &[usize], activation: Activation, init: Init, seed: u64) -> Self {
+        assert!(
+            sizes.len() >= 2,
+            "Mlp::new: need at least input and output sizes, got {sizes:?}"
+        );
+        let layers = sizes
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| Linear::new(w[0], w[1], init, seed.wrapping_add(i as u64)))
+            .collect();
+        Mlp { layers, activation }
+    }
+
+    /// The logits for a batch `x` of shape `[n, sizes[0]]`: an `[n, outputs]` tensor.
+    #[track_caller]
+    pub fn forward(&self, x: &Tensor<F>) -> Tensor<F> {
+        let (last, hidden) = self.layers.split_last().expect("Mlp::forward: no layers");
+        let h = hidden.iter().fold(x.clone(), |h, layer| {
+            self.activation.apply(&layer.forward(&h))
+        });
+        last.forward(&h)
+    }
+
+    /// The predicted class (argmax of the logits) of each row of `x`.
+    #[track_caller]
+    pub fn predict(&self, x: &Tensor<F>) -> Vec<usize> {
+        self.forward(x).argmax_rows()
+    }
+}
+
+impl<F: Float> Params for Mlp<F> {
+    type Elem = F;
+
+    fn visit(&self, f: &mut dyn FnMut(&Tensor<F>)) {
+        self.layers.visit(f);
+    }
+
+    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<F>)) {
+        self.layers.visit_mut(f);
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
+        self.layers.zip_mut(&other.layers, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_forward_known_values() {
+        let layer = Linear {
+            w: Tensor::from_rows(&[&[1.0_f64, 0.0], &[0.0, 1.0], &[1.0, 1.0]]),
+            b: Tensor::from_rows(&[&[0.5, -0.5]]),
+        };
+        let x = Tensor::from_rows(&[&[1.0, 2.0, 3.0], &[0.0, 0.0, 0.0]]);
+        assert_eq!(layer.forward(&x).data(), &[4.5, 4.5, 0.5, -0.5]);
+    }
+
+    #[test]
+    fn from_torch_transposes() {
+        let weight = Tensor::from_rows(&[&[1.0_f64, 2.0, 3.0], &[4.0, 5.0, 6.0]]); // [out 2, in 3]
+        let layer = Linear::from_torch(&weight, &Tensor::from_vec(vec![1.0, 2.0], &[2]));
+        assert_eq!(layer.w.shape(), &[3, 2]);
+        assert_eq!(layer.b.shape(), &[1, 2]);
+        let x = Tensor::from_rows(&[&[1.0, 1.0, 1.0]]);
+        assert_eq!(layer.forward(&x).data(), &[7.0, 17.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "from_torch: weight [2, 3] and bias [3] do not fit")]
+    fn from_torch_checks_bias() {
+        Linear::<f32>::from_torch(&Tensor::zeros(&[2, 3]), &Tensor::zeros(&[3]));
+    }
+
+    #[test]
+    fn init_bounds_and_seeds() {
+        let layer = Linear::<f64>::new(4, 10, Init::Xavier, 3);
+        let a = (6.0 / 14.0_f64).sqrt();
+        assert!(layer.w.data().iter().all(|w| w.abs() <= a));
+        assert!(layer.w.data().iter().any(|w| w.abs() > a / 2.0));
+        assert_eq!(layer, Linear::new(4, 10, Init::Xavier, 3));
+        assert_ne!(layer, Linear::new(4, 10, Init::Xavier, 4));
+        assert_eq!(layer.b, Tensor::zeros(&[1, 10]));
+        let he = Linear::<f64>::new(6, 2, Init::He, 0);
+        assert!(he.w.data().iter().all(|w| w.abs() <= 1.0));
+    }
+
+    #[test]
+    fn mlp_forward_composes_layers() {
+        let mlp = Mlp::<f64>::new(&[3, 5, 2], Activation::Relu, 7);
+        let x = Tensor::randn(&[4, 3], 8);
+        let by_hand = mlp.layers[1].forward(&mlp.layers[0].forward(&x).relu());
+        assert_eq!(mlp.forward(&x), by_hand);
+        assert_eq!(mlp.predict(&x), by_hand.argmax_rows());
+        let sizes: Vec<_> = mlp.layers.iter().map(|l| l.w.shape().to_vec()).collect();
+        assert_eq!(sizes, vec![vec![3, 5], vec![5, 2]]);
+    }
+
+    #[test]
+    fn activations() {
+        let x = Tensor::from_vec(vec![-1.0_f64, 0.0, 2.0], &[3]);
+        assert_eq!(Activation::Relu.apply(&x).data(), &[0.0, 0.0, 2.0]);
+        assert_eq!(Activation::Tanh.apply(&x), x.tanh());
+        assert_eq!(Activation::Sigmoid.apply(&x).data()[1], 0.5);
+        assert_eq!(Activation::Relu.default_init(), Init::He);
+    }
+
+    #[test]
+    fn params_visit_in_order() {
+        let mlp = Mlp::<f32>::new(&[2, 3, 1], Activation::Tanh, 0);
+        let mut shapes = Vec::new();
+        mlp.visit(&mut |t| shapes.push(t.shape().to_vec()));
+        assert_eq!(shapes, vec![vec![2, 3], vec![1, 3], vec![3, 1], vec![1, 1]]);
+        assert_eq!(mlp.from_flat(&mlp.to_flat_vec()), mlp);
+    }
+}

@@ -1,0 +1,194 @@
+//! [`Params`]: a struct of tensors seen as one differentiable value.
+//!
+//! As in JAX, where a model is a pytree of arrays, a model here is any `Params` type, and its
+//! gradient is a value of the same type: `grads.w` is the gradient of `model.w`. Optimizers, finite
+//! differences and gradient clipping are written once, against the three visiting methods.
+
+// The visitor signatures are spelled out in full: they are what every implementation writes.
+#![allow(clippy::type_complexity)]
+
+use crate::{Float, Tensor};
+
+/// A struct of tensors that is one differentiable parameter (JAX pytree style).
+///
+/// Implement the three required methods by visiting every tensor field in a fixed order (the same
+/// order in all three); the rest is provided.
+///
+/// ```
+/// use diffx_runtime::{Params, Tensor};
+/// let p = vec![Tensor::<f64>::ones(&[2, 2]), Tensor::full(&[3], 2.0)];
+/// assert_eq!(p.num_params(), 7);
+/// assert_eq!(p.to_flat_vec(), vec![1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
+/// let mut q = p.zeros_like();
+/// q.add_assign(&p);
+/// q.scale(0.5);
+/// assert_eq!(q[1].data(), &[1.0, 1.0, 1.0]);
+/// ```
+pub trait Params: Clone {
+    /// The float type of every tensor.
+    type Elem: Float;
+
+    /// Calls `f` on every tensor, in a fixed order.
+    fn visit(&self, f: &mut dyn FnMut(&Tensor<Self::Elem>));
+
+    /// Calls `f` on every tensor, mutably, in the same order.
+    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<Self::Elem>));
+
+    /// Calls `f` on each (tensor of `self`, matching tensor of `other`) pair, in the same order.
+    fn zip_mut(
+        &mut self,
+        other: &Self,
+        f: &mut dyn FnMut(&mut Tensor<Self::Elem>, &Tensor<Self::Elem>),
+    );
+
+    /// The same structure with every element 0 (the starting point of a gradient accumulator).
+    fn zeros_like(&self) -> Self {
+        let mut zeros = self.clone();
+        zeros.visit_mut(&mut |t| t.data_mut().fill(Self::Elem::ZERO));
+        zeros
+    }
+
+    /// `self += other`, tensor by tensor.
+    fn add_assign(&mut self, other: &Self) {
+        self.zip_mut(other, &mut |a, b| a.axpy(Self::Elem::ONE, b));
+    }
+
+    /// `self += alpha·other`, tensor by tensor.
+    fn axpy(&mut self, alpha: Self::Elem, other: &Self) {
+        self.zip_mut(other, &mut |a, b| a.axpy(alpha, b));
+    }
+
+    /// `self *= alpha`.
+    fn scale(&mut self, alpha: Self::Elem) {
+        self.visit_mut(&mut |t| t.scale(alpha));
+    }
+
+    /// The total number of elements.
+    fn num_params(&self) -> usize {
+        let mut n = 0;
+        self.visit(&mut |t| n += t.len());
+        n
+    }
+
+    /// Every element, tensor after tensor in visiting order (for finite-difference checks).
+    fn to_flat_vec(&self) -> Vec<Self::Elem> {
+        let mut flat = Vec::with_capacity(self.num_params());
+        self.visit(&mut |t| flat.extend_from_slice(t.data()));
+        flat
+    }
+
+    /// A copy of `self` with the elements taken from `flat`, in the order of
+    /// [`Params::to_flat_vec`].
+    ///
+    /// # Panics
+    /// If `flat.len()` is not [`Params::num_params`].
+    #[track_caller]
+    #[allow(clippy::wrong_self_convention)] // `self` is the template giving the shapes.
+    fn from_flat(&self, flat: &[Self::Elem]) -> Self {
+        let n = self.num_params();
+        assert!(
+            flat.len() == n,
+            "from_flat: {} values for {n} parameters",
+            flat.len()
+        );
+        let mut out = self.clone();
+        let mut rest = flat;
+        out.visit_mut(&mut |t| {
+            let (head, tail) = rest.split_at(t.len());
+            t.data_mut().copy_from_slice(head);
+            rest = tail;
+        });
+        out
+    }
+
+    /// `Σ self·other` over all elements.
+    fn dot(&self, other: &Self) -> Self::Elem {
+        let mut total = Self::Elem::ZERO;
+        self.clone()
+            .zip_mut(other, &mut |a, b| total += a.zip_map(b, |x, y| x * y).sum());
+        total
+    }
+
+    /// The Euclidean norm of all elements together (for gradient clipping and tests).
+    fn norm(&self) -> Self::Elem {
+        let mut squares = Self::Elem::ZERO;
+        self.visit(&mut |t| squares += t.data().iter().fold(Self::Elem::ZERO, |s, &x| s + x * x));
+        squares.sqrt()
+    }
+}
+
+impl<F: Float> Params for Tensor<F> {
+    type Elem = F;
+
+    fn visit(&self, f: &mut dyn FnMut(&Tensor<F>)) {
+        f(self);
+    }
+
+    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<F>)) {
+        f(self);
+    }
+
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
+        f(self, other);
+    }
+}
+
+impl<T: Params> Params for Vec<T> {
+    type Elem = T::Elem;
+
+    fn visit(&self, f: &mut dyn FnMut(&Tensor<T::Elem>)) {
+        self.iter().for_each(|p| p.visit(f));
+    }
+
+    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<T::Elem>)) {
+        self.iter_mut().for_each(|p| p.visit_mut(f));
+    }
+
+    /// # Panics
+    /// If the vectors have different lengths.
+    #[track_caller]
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<T::Elem>, &Tensor<T::Elem>)) {
+        assert!(
+            self.len() == other.len(),
+            "zip_mut: {} and {} elements",
+            self.len(),
+            other.len()
+        );
+        self.iter_mut()
+            .zip(other)
+            .for_each(|(p, q)| p.zip_mut(q, f));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_round_trip() {
+        let p = vec![Tensor::<f32>::randn(&[2, 3], 1), Tensor::randn(&[1, 3], 2)];
+        let flat = p.to_flat_vec();
+        assert_eq!(flat.len(), 9);
+        assert_eq!(p.from_flat(&flat), p);
+        let doubled: Vec<f32> = flat.iter().map(|x| 2.0 * x).collect();
+        let mut q = p.clone();
+        q.scale(2.0);
+        assert_eq!(q.to_flat_vec(), doubled);
+    }
+
+    #[test]
+    fn norm_dot_axpy() {
+        let mut p = Tensor::from_vec(vec![3.0_f64, 4.0], &[2]);
+        assert_eq!(Params::norm(&p), 5.0);
+        assert_eq!(Params::dot(&p, &p), 25.0);
+        Params::axpy(&mut p, -1.0, &Tensor::from_vec(vec![1.0, 1.0], &[2]));
+        assert_eq!(p.data(), &[2.0, 3.0]);
+        assert_eq!(Params::zeros_like(&p).data(), &[0.0, 0.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "from_flat: 2 values for 3 parameters")]
+    fn from_flat_checks_length() {
+        Tensor::<f64>::zeros(&[3]).from_flat(&[1.0, 2.0]);
+    }
+}

@@ -1,0 +1,283 @@
+//! Reductions, row-wise softmax and the losses.
+//!
+//! Axis reductions keep the reduced axis with size 1 (`[r, c]` → `[1, c]` for axis 0, `[r, 1]` for
+//! axis 1), so that their results broadcast back against the input. Row-wise operations work on
+//! the last axis and subtract each row's maximum before exponentiating, so logits of ±1000 give
+//! finite, exact results.
+
+use super::{ok, ShapeError, Tensor};
+use crate::fastmath::exp_in_place;
+use crate::Float;
+
+/// Sum of a slice with 8 independent accumulators: the compiler vectorizes it (a single running
+/// sum is a dependency chain it may not reorder), and pairwise-ish summation is more accurate.
+pub(crate) fn sum_slice<F: Float>(x: &[F]) -> F {
+    let mut acc = [F::ZERO; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder().iter().fold(F::ZERO, |s, &v| s + v);
+    for chunk in chunks {
+        acc.iter_mut().zip(chunk).for_each(|(a, &v)| *a += v);
+    }
+    let [a, b, c, d, e, f, g, h] = acc;
+    ((a + b) + (c + d)) + ((e + f) + (g + h)) + tail
+}
+
+fn max_slice<F: Float>(x: &[F]) -> F {
+    x.iter().fold(F::NEG_INFINITY, |m, &v| m.max(v))
+}
+
+/// The exponentials of a 2-D view `[rows, cols]`, each row shifted by its maximum (so the largest
+/// is `e⁰ = 1`; an infinite or NaN maximum is not subtracted, as ∞ − ∞ = NaN), with the shifts and
+/// the row sums. The exponentials are one pass over the whole buffer, not row by row: rows are
+/// often short (3 classes), and a long loop is what vectorizes.
+struct RowExp<F> {
+    exp: Vec<F>,
+    shift: Vec<F>,
+    sum: Vec<F>,
+}
+
+impl<F: Float> RowExp<F> {
+    fn new(x: &Tensor<F>) -> Self {
+        let cols = x.cols().max(1);
+        let finite = |m: F| m > F::NEG_INFINITY && m < -F::NEG_INFINITY;
+        let shift: Vec<F> = x
+            .data()
+            .chunks_exact(cols)
+            .map(|row| max_slice(row))
+            .map(|m| if finite(m) { m } else { F::ZERO })
+            .collect();
+        let mut exp = x.data().to_vec();
+        for (row, &s) in exp.chunks_exact_mut(cols).zip(&shift) {
+            row.iter_mut().for_each(|v| *v -= s);
+        }
+        exp_in_place(&mut exp);
+        let sum = exp
+            .chunks_exact(cols)
+            .map(|row| row.iter().fold(F::ZERO, |a, &v| a + v))
+            .collect();
+        RowExp { exp, shift, sum }
+    }
+
+    /// `ln Σ e^x` of row `i`.
+    fn logsumexp(&self, i: usize) -> F {
+        self.shift[i] + self.sum[i].ln()
+    }
+}
+
+/// Reductions over all elements or one axis.
+impl<F: Float> Tensor<F> {
+    /// The sum of all elements.
+    pub fn sum(&self) -> F {
+        sum_slice(self.data())
+    }
+
+    /// The mean of all elements (NaN for an empty tensor).
+    pub fn mean(&self) -> F {
+        self.sum() / F::from_f64(self.len() as f64)
+    }
+
+    /// The sum along `axis`, which is kept with size 1: `[r, c]` → `[1, c]` for axis 0, `[r, 1]` for
+    /// axis 1.
+    ///
+    /// # Panics
+    /// If `axis` is not an axis of the tensor.
+    #[track_caller]
+    pub fn sum_axis(&self, axis: usize) -> Tensor<F> {
+        self.reduce_axis("sum_axis", axis, F::ZERO, |a, b| a + b)
+    }
+
+    /// The mean along `axis`, kept with size 1 (see [`Tensor::sum_axis`]).
+    #[track_caller]
+    pub fn mean_axis(&self, axis: usize) -> Tensor<F> {
+        let mut out = self.sum_axis(axis);
+        out.scale(F::ONE / F::from_f64(self.shape()[axis] as f64));
+        out
+    }
+
+    /// The maximum along `axis`, kept with size 1 (see [`Tensor::sum_axis`]).
+    #[track_caller]
+    pub fn max_axis(&self, axis: usize) -> Tensor<F> {
+        self.reduce_axis("max_axis", axis, F::NEG_INFINITY, F::max)
+    }
+
+    /// The column index of the largest element of each row (the first on a tie): class predictions
+    /// from logits.
+    pub fn argmax_rows(&self) -> Vec<usize> {
+        let cols = self.cols().max(1);
+        self.data()
+            .chunks_exact(cols)
+            .map(|row| {
+                let best = row
+                    .iter()
+                    .enumerate()
+                    .fold(0, |b, (j, &v)| if v > row[b] { j } else { b });
+                best.min(row.len().saturating_sub(1))
+            })
+            .collect()
+    }
+
+    /// Folds `axis` with `f` from `init`, viewing the shape as `[outer, n, inner]` so that the inner
+    /// loop runs over contiguous memory.
+    #[track_caller]
+    fn reduce_axis(&self, op: &str, axis: usize, init: F, f: impl Fn(F, F) -> F) -> Tensor<F> {
+        let shape = self.shape();
+        assert!(
+            axis < shape.len(),
+            "{op}: axis {axis} is out of range for shape {shape:?}"
+        );
+        let (n, inner) = (shape[axis], shape[axis + 1..].iter().product::<usize>());
+        let outer = shape[..axis].iter().product::<usize>();
+        let mut out = vec![init; outer * inner];
+        if inner > 0 && n > 0 {
+            for (o, block) in out
+                .chunks_exact_mut(inner)
+                .zip(self.data().chunks_exact(n * inner))
+            {
+                for slab in block.chunks_exact(inner) {
+                    o.iter_mut().zip(slab).for_each(|(a, &v)| *a = f(*a, v));
+                }
+            }
+        }
+        let mut out_shape = shape.to_vec();
+        out_shape[axis] = 1;
+        Tensor::from_parts(out, out_shape)
+    }
+}
+
+/// Row-wise functions (along the last axis).
+impl<F: Float> Tensor<F> {
+    /// `e^x / Σ e^x` along each row (last axis), stable for any finite logits.
+    ///
+    /// ```
+    /// use diffx_runtime::Tensor;
+    /// let p = Tensor::from_rows(&[&[1000.0_f64, 1000.0, -1000.0]]).softmax();
+    /// assert_eq!(p.data(), &[0.5, 0.5, 0.0]);
+    /// ```
+    pub fn softmax(&self) -> Tensor<F> {
+        let RowExp { mut exp, sum, .. } = RowExp::new(self);
+        for (row, &total) in exp.chunks_exact_mut(self.cols().max(1)).zip(&sum) {
+            let inv = F::ONE / total;
+            row.iter_mut().for_each(|v| *v *= inv);
+        }
+        self.with_data(exp)
+    }
+
+    /// `x − logsumexp(x)` along each row (last axis), stable for any finite logits.
+    pub fn log_softmax(&self) -> Tensor<F> {
+        let stats = RowExp::new(self);
+        let mut out = self.clone();
+        for (i, row) in out
+            .data_mut()
+            .chunks_exact_mut(self.cols().max(1))
+            .enumerate()
+        {
+            let (shift, log_sum) = (stats.shift[i], stats.sum[i].ln());
+            row.iter_mut().for_each(|v| *v = *v - shift - log_sum);
+        }
+        out
+    }
+
+    /// `ln Σ e^x` along each row (last axis), kept as an axis of size 1: `[r, c]` → `[r, 1]`,
+    /// `[c]` → `[1]`.
+    pub fn logsumexp(&self) -> Tensor<F> {
+        let stats = RowExp::new(self);
+        let data = (0..stats.sum.len()).map(|i| stats.logsumexp(i)).collect();
+        let mut shape = self.shape().to_vec();
+        if let Some(last) = shape.last_mut() {
+            *last = 1;
+        }
+        Tensor::from_parts(data, shape)
+    }
+}
+
+/// Losses.
+impl<F: Float> Tensor<F> {
+    /// The mean over rows of `−log softmax(row)[label]`: softmax cross-entropy of logits `self`
+    /// (`[n, classes]`) against integer labels, as PyTorch's `cross_entropy`.
+    ///
+    /// ```
+    /// use diffx_runtime::Tensor;
+    /// let logits = Tensor::from_rows(&[&[0.0_f64, 0.0], &[1000.0, -1000.0]]);
+    /// // Row 0: ln 2; row 1: the right class, certain: 0.
+    /// assert_eq!(logits.cross_entropy(&[1, 0]), 2f64.ln() / 2.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If `labels.len()` is not the number of rows or a label is not below the number of columns;
+    /// [`Tensor::try_cross_entropy`] returns the error.
+    #[track_caller]
+    pub fn cross_entropy(&self, labels: &[usize]) -> F {
+        ok(self.try_cross_entropy(labels))
+    }
+
+    /// [`Tensor::cross_entropy`], returning an error for a wrong number of labels or a label out of
+    /// range.
+    pub fn try_cross_entropy(&self, labels: &[usize]) -> Result<F, ShapeError> {
+        let (rows, cols) = (self.rows(), self.cols());
+        if labels.len() != rows {
+            let msg = format!(
+                "{} labels for the {rows} rows of logits {:?}",
+                labels.len(),
+                self.shape()
+            );
+            return Err(ShapeError::new("cross_entropy", msg));
+        }
+        if let Some((i, &l)) = labels.iter().enumerate().find(|&(_, &l)| l >= cols) {
+            let msg = format!(
+                "label {l} at row {i} is not below the {cols} columns of logits {:?}",
+                self.shape()
+            );
+            return Err(ShapeError::new("cross_entropy", msg));
+        }
+        let stats = RowExp::new(self);
+        let rows_iter = self
+            .data()
+            .chunks_exact(cols.max(1))
+            .zip(labels)
+            .enumerate();
+        let total = rows_iter.fold(F::ZERO, |s, (i, (row, &l))| {
+            s + (stats.shift[i] - row[l] + stats.sum[i].ln())
+        });
+        Ok(total / F::from_f64(rows as f64))
+    }
+
+    /// The mean over rows of `−Σ target·log softmax(row)`: cross-entropy against one-hot (or any
+    /// probability) targets of the same shape as the logits.
+    ///
+    /// # Panics
+    /// If the shapes differ; [`Tensor::try_cross_entropy_onehot`] returns the error.
+    #[track_caller]
+    pub fn cross_entropy_onehot(&self, targets: &Tensor<F>) -> F {
+        ok(self.try_cross_entropy_onehot(targets))
+    }
+
+    /// [`Tensor::cross_entropy_onehot`], returning an error if the shapes differ.
+    pub fn try_cross_entropy_onehot(&self, targets: &Tensor<F>) -> Result<F, ShapeError> {
+        same_shape("cross_entropy_onehot", self, targets)?;
+        let products = self.log_softmax().zip_map(targets, |l, t| t * l);
+        Ok(-products.sum() / F::from_f64(self.rows() as f64))
+    }
+
+    /// The mean of `(self − target)²` over all elements.
+    ///
+    /// # Panics
+    /// If the shapes differ; [`Tensor::try_mse`] returns the error.
+    #[track_caller]
+    pub fn mse(&self, target: &Tensor<F>) -> F {
+        ok(self.try_mse(target))
+    }
+
+    /// [`Tensor::mse`], returning an error if the shapes differ.
+    pub fn try_mse(&self, target: &Tensor<F>) -> Result<F, ShapeError> {
+        same_shape("mse", self, target)?;
+        Ok(self.zip_map(target, |a, b| (a - b) * (a - b)).mean())
+    }
+}
+
+fn same_shape<F: Float>(op: &'static str, a: &Tensor<F>, b: &Tensor<F>) -> Result<(), ShapeError> {
+    if a.shape() == b.shape() {
+        Ok(())
+    } else {
+        Err(ShapeError::shapes(op, a.shape(), b.shape(), "differ"))
+    }
+}
