@@ -21,14 +21,26 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     };
     let fields = parameter_fields(&data.fields)?;
     let Some((_, first)) = fields.first() else {
-        return Err(syn::Error::new(input.ident.span(), "`#[derive(Params)]` needs at least one parameter field"));
+        return Err(syn::Error::new(
+            input.ident.span(),
+            "`#[derive(Params)]` needs at least one parameter field",
+        ));
     };
     let elem = quote!(<#first as ::diffx::Params>::Elem);
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let mut predicates: Vec<TokenStream> =
-        where_clause.map(|w| w.predicates.iter().map(|p| quote!(#p)).collect()).unwrap_or_default();
-    predicates.extend(fields.iter().map(|(_, ty)| quote!(#ty: ::diffx::Params<Elem = #elem>)));
+    let mut predicates: Vec<TokenStream> = where_clause
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
+    if !input.generics.params.is_empty() {
+        // Concrete field types need no bounds: rustc checks them where they are used.
+        predicates.push(quote!(#first: ::diffx::Params));
+        predicates.extend(
+            fields[1..]
+                .iter()
+                .map(|(_, ty)| quote!(#ty: ::diffx::Params<Elem = #elem>)),
+        );
+    }
     let members: Vec<&Member> = fields.iter().map(|(m, _)| m).collect();
     let f = format_ident!("f");
     Ok(quote! {
@@ -60,7 +72,10 @@ fn parameter_fields(fields: &Fields) -> syn::Result<Vec<(Member, &syn::Type)>> {
         }
         let member = match &field.ident {
             Some(id) => Member::Named(id.clone()),
-            None => Member::Unnamed(Index { index: i as u32, span: field.span() }),
+            None => Member::Unnamed(Index {
+                index: i as u32,
+                span: field.span(),
+            }),
         };
         out.push((member, &field.ty));
     }

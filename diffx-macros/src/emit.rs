@@ -27,6 +27,18 @@ pub fn place(f: &Func, a: &Atom) -> TokenStream {
     }
 }
 
+/// An operand as the value itself, for rule templates that write `&a`: `*x` for a `&Tensor`
+/// parameter `x`.
+pub fn value(f: &Func, a: &Atom) -> TokenStream {
+    match a {
+        Atom::Var(v) if f.vars[v.0].is_ref => {
+            let p = place(f, a);
+            quote!(*#p)
+        }
+        _ => place(f, a),
+    }
+}
+
 /// A differentiable operand by reference (`&t`, `&model.l1.w`, or `x` if it is a `&Tensor`
 /// parameter); constants as they are.
 fn by_ref(f: &Func, a: &Atom) -> TokenStream {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use crate::builder::Builder;
-use crate::emit::place;
+use crate::emit::{place, value};
 use crate::ir::{Atom, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
@@ -142,7 +142,7 @@ fn terms(
                     continue;
                 };
                 let mut bindings = operand_bindings(b, args, dst);
-                bindings.push(("t", place(&b.func, t)));
+                bindings.push(("t", value(&b.func, t)));
                 let expr = linear_map(jvp, &b.float, &bindings)?;
                 let kind = b.func.kind(dst);
                 out.push(Atom::Var(b.op_of_kind(Op::Expr(expr), vec![], span, kind)));
@@ -160,7 +160,7 @@ pub fn operand_bindings(
 ) -> Vec<(&'static str, proc_macro2::TokenStream)> {
     let mut bindings: Vec<_> = ["a", "b", "c"]
         .into_iter()
-        .zip(args.iter().map(|a| place(&b.func, a)))
+        .zip(args.iter().map(|a| value(&b.func, a)))
         .collect();
     bindings.push(("z", place(&b.func, &Atom::Var(dst))));
     bindings

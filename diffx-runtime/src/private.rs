@@ -12,9 +12,13 @@
 //! over the axes that broadcasting added, so a bias `[1, n]` receives the column sums of a
 //! `[batch, n]` cotangent.
 
+use core::borrow::Borrow;
 use core::ops::AddAssign;
 
+pub use crate::params::Params;
 pub use crate::scalar::{relu, sigmoid, softplus, stop_gradient};
+pub use crate::tensor::Tensor;
+use crate::Float;
 
 /// The zero tangent or gradient of something that is constant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,3 +96,72 @@ macro_rules! scalar_support {
     )*};
 }
 scalar_support!(f32, f64);
+
+/// A zero of the type and shape of `like` (the adjoint a parameter struct starts from).
+#[inline]
+pub fn zeros_like<P: Params, B: Borrow<P>>(like: &B) -> P {
+    like.borrow().zeros_like()
+}
+
+/// Tangents of tensors and parameter structs: owned, borrowed, or zero.
+impl<P: Params> IntoTangent<P> for P {
+    #[inline]
+    fn into_tangent(self, _: &P) -> P {
+        self
+    }
+}
+
+impl<P: Params> IntoTangent<P> for &P {
+    #[inline]
+    fn into_tangent(self, _: &P) -> P {
+        self.clone()
+    }
+}
+
+impl<P: Params> IntoTangent<P> for Zero {
+    #[inline]
+    fn into_tangent(self, like: &P) -> P {
+        like.zeros_like()
+    }
+}
+
+/// A tensor contribution to a tensor adjoint: summed over broadcast axes when shapes differ.
+impl<F: Float> Fit<Tensor<F>> for Tensor<F> {
+    #[inline]
+    fn fit(&self, like: &Tensor<F>) -> Tensor<F> {
+        if self.shape() == like.shape() {
+            self.clone()
+        } else {
+            self.sum_to(like.shape())
+        }
+    }
+    #[inline]
+    fn accumulate_into(&self, acc: &mut Tensor<F>, like: &Tensor<F>) {
+        if self.shape() == like.shape() {
+            acc.add_assign(self);
+        } else {
+            acc.add_assign(&self.sum_to(like.shape()));
+        }
+    }
+}
+
+/// A tensor contribution to a scalar adjoint (a scalar broadcast over a tensor): the sum.
+impl<F: Float> Fit<F> for Tensor<F> {
+    #[inline]
+    fn fit(&self, _: &F) -> F {
+        self.sum()
+    }
+    #[inline]
+    fn accumulate_into(&self, acc: &mut F, _: &F) {
+        *acc += self.sum();
+    }
+}
+
+impl<F: Float> Fit<Tensor<F>> for Zero {
+    #[inline]
+    fn fit(&self, like: &Tensor<F>) -> Tensor<F> {
+        like.zeros_like()
+    }
+    #[inline]
+    fn accumulate_into(&self, _: &mut Tensor<F>, _: &Tensor<F>) {}
+}
