@@ -5,11 +5,14 @@
 //! - [`sigmoid`], [`relu`], [`softplus`], [`stop_gradient`]: scalar functions the macro knows the
 //!   derivatives of.
 //! - [`check`]: central finite differences, to test any gradient against an independent reference.
+//! - [`explain`]: the evaluation trace of an `#[autodiff]` function at a point (values, tangents,
+//!   adjoints, local partials, the derivative code), as a table and as a Graphviz graph.
 //!
 //! Users depend on the `diffx` crate, which re-exports everything here.
 
 pub mod check;
 mod dual;
+pub mod explain;
 mod scalar;
 
 #[doc(hidden)]
