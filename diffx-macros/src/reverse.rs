@@ -25,6 +25,9 @@ pub struct Reverse {
     pub ct: Var,
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
+    /// The adjoint of each value the result depends on, complete after the sweep (read by
+    /// `explain_f`).
+    pub adjoints: HashMap<Var, Var>,
 }
 
 struct Sweep {
@@ -68,6 +71,7 @@ pub fn transform(
         b: sweep.b,
         ct,
         grads,
+        adjoints: sweep.adj,
     })
 }
 
