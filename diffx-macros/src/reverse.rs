@@ -27,6 +27,7 @@ pub struct Reverse {
     pub grads: Vec<Option<Var>>,
     /// The adjoint of each value the result depends on, complete after the sweep (read by
     /// `explain_f`).
+    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub adjoints: HashMap<Var, Var>,
 }
 
