@@ -56,6 +56,7 @@ pub struct Row {
     pub name: String,
     /// How the value is computed, as Rust (`x1.ln()`); empty for inputs.
     pub expr: String,
+    /// Input, operation or output: how the graph draws it.
     pub role: Role,
     /// The value at the point.
     pub value: f64,
@@ -68,7 +69,9 @@ pub struct Row {
 /// A dependency in the computation graph: row `to` is computed from row `from`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Edge {
+    /// The row of the operand.
     pub from: usize,
+    /// The row of the value computed from it.
     pub to: usize,
     /// The local partial derivative `∂to/∂from` at the point, where the rule table gives one (a call
     /// of another `#[autodiff]` function has none here).
