@@ -31,8 +31,14 @@ fn by_hand(mlp: &Mlp, x: &Tensor, labels: &[usize]) -> (f32, Mlp) {
     let value = logits.cross_entropy(labels);
     let dlogits = (logits.softmax() - Tensor::one_hot(labels, logits.cols())) / labels.len() as f32;
     let dz1 = dlogits.matmul_t(&l2.w) * &(1.0 - &h.square());
-    let layer = |input: &Tensor, dz: &Tensor| Linear { w: input.t_matmul(dz), b: dz.sum_axis(0) };
-    let grads = Mlp { layers: vec![layer(x, &dz1), layer(&h, &dlogits)], activation: mlp.activation };
+    let layer = |input: &Tensor, dz: &Tensor| Linear {
+        w: input.t_matmul(dz),
+        b: dz.sum_axis(0),
+    };
+    let grads = Mlp {
+        layers: vec![layer(x, &dz1), layer(&h, &dlogits)],
+        activation: mlp.activation,
+    };
     (value, grads)
 }
 
@@ -52,22 +58,33 @@ fn iris_training() -> Dataset {
     let iris: Dataset = data::iris("data/iris.csv").expect("data/iris.csv");
     let (train, _) = data::train_test_split(&iris, 0.2, 0, true);
     let scaler = Standardizer::fit(&train.features);
-    Dataset { features: scaler.transform(&train.features), labels: train.labels }
+    Dataset {
+        features: scaler.transform(&train.features),
+        labels: train.labels,
+    }
 }
 
 fn benches(c: &mut Criterion) {
     let data = iris_training();
     let mut g = c.benchmark_group("iris 100 epochs");
-    g.bench_function("grad by #[autodiff]", |b| b.iter(|| train(black_box(&data), value_and_grad_loss)));
-    g.bench_function("grad by hand", |b| b.iter(|| train(black_box(&data), by_hand)));
+    g.bench_function("grad by #[autodiff]", |b| {
+        b.iter(|| train(black_box(&data), value_and_grad_loss))
+    });
+    g.bench_function("grad by hand", |b| {
+        b.iter(|| train(black_box(&data), by_hand))
+    });
     g.finish();
     let model = Mlp::new(&[4, 10, 3], Activation::Tanh, 0);
     let mut g = c.benchmark_group("iris one step");
-    g.bench_function("loss (primal)", |b| b.iter(|| loss(black_box(&model), &data.features, &data.labels)));
+    g.bench_function("loss (primal)", |b| {
+        b.iter(|| loss(black_box(&model), &data.features, &data.labels))
+    });
     g.bench_function("value_and_grad by #[autodiff]", |b| {
         b.iter(|| value_and_grad_loss(black_box(&model), &data.features, &data.labels))
     });
-    g.bench_function("value_and_grad by hand", |b| b.iter(|| by_hand(black_box(&model), &data.features, &data.labels)));
+    g.bench_function("value_and_grad by hand", |b| {
+        b.iter(|| by_hand(black_box(&model), &data.features, &data.labels))
+    });
     g.finish();
 }
 

@@ -31,9 +31,26 @@
 //! | `value_and_grad_f(x, y, n)` | `(f64, (f64, f64))` | reverse |
 //! | `vjp_f(x, y, n, ct)` | `ct` times the gradient | reverse |
 //! | `jvp_f(x, y, n, tx, ty)` | `(value, directional derivative)` | forward |
+//! | `explain_f(x, y, n, tx, ty)` | an [`explain::Trace`]: each value, tangent and adjoint | both |
 //!
 //! Differentiable parameters are the `f64` and `f32` ones (all of them, or those named in
 //! `#[autodiff(wrt(x, y))]`); every other parameter is a constant.
+//!
+//! ## Seeing inside
+//! `explain_f` (with the `explain` feature, on by default) runs both programs and keeps every
+//! intermediate value with its tangent and adjoint, the local partials, and the derivative code:
+//! ```
+//! # use diffx::autodiff;
+//! # #[autodiff]
+//! # fn f(x1: f64, x2: f64) -> f64 {
+//! #     x1.ln() + x1 * x2 - x2.sin()
+//! # }
+//! let trace = explain_f(2.0, 5.0, 1.0, 0.0);
+//! assert_eq!(trace.row("t1").unwrap().expr, "x1.ln()");
+//! assert_eq!(trace.adjoint("x2"), Some(grad_f(2.0, 5.0).1));
+//! assert!(trace.reverse_code().contains("let t1 = x1.ln();"));
+//! println!("{trace}\n{}", trace.to_dot());
+//! ```
 //!
 //! ## Conventions at non-differentiable points
 //! As in PyTorch and JAX: `relu'(0) = 0`, `abs'(0) = 0`; on a tie, `max` and `min` send half of the

@@ -79,7 +79,8 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     p
 }
 
-fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
+/// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.
+pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
     let a = atoms(f, args);
     match op {
         Op::Id if f.kind(dst) == Kind::Scalar => place(f, &args[0]),

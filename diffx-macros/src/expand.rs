@@ -42,7 +42,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .map(|(v, p)| v.map(|v| (v, p.owned.to_token_stream())))
         .collect();
     let rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
-    Ok(emit::functions(&item, &sig, &fwd, &rev))
+    let out = emit::functions(&item, &sig, &fwd, &rev);
+    #[cfg(feature = "explain")]
+    let out = {
+        let programs = crate::explain::Programs {
+            primal: &primal,
+            params: &params,
+            fwd: &fwd,
+            rev: &rev,
+        };
+        let explain = crate::explain::function(&item, &sig, &programs, &out)?;
+        quote!(#out #explain)
+    };
+    Ok(out)
 }
 
 fn first_token_span(item: &TokenStream) -> proc_macro2::Span {

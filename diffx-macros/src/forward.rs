@@ -21,6 +21,9 @@ pub struct Forward {
     pub param_dots: Vec<Option<Var>>,
     /// The tangent of the result (`None`: it does not depend on the inputs).
     pub ret_dot: Option<Atom>,
+    /// The tangent of each value that has one (read by `explain_f`).
+    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
+    pub dots: HashMap<Var, Var>,
 }
 
 /// `params`: the value of each parameter (`None` for constants).
@@ -47,6 +50,7 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
         b,
         param_dots,
         ret_dot,
+        dots: dot,
     })
 }
 

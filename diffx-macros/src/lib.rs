@@ -10,6 +10,8 @@ mod builder;
 mod derive;
 mod emit;
 mod expand;
+#[cfg(feature = "explain")]
+mod explain;
 mod forward;
 pub(crate) mod ir;
 mod lower;
@@ -24,7 +26,8 @@ mod tests;
 use proc_macro::TokenStream;
 
 /// Writes the derivative functions of a numeric function: `grad_f`, `value_and_grad_f`, `vjp_f`
-/// (reverse mode) and `jvp_f` (forward mode). See the `diffx` crate for the full contract.
+/// (reverse mode) and `jvp_f` (forward mode); with the `explain` feature also `explain_f`, its
+/// evaluation trace at a point. See the `diffx` crate for the full contract.
 #[proc_macro_attribute]
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::autodiff(attr.into(), item.into()).into()

@@ -25,6 +25,10 @@ pub struct Reverse {
     pub ct: Var,
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
+    /// The adjoint of each value the result depends on, complete after the sweep (read by
+    /// `explain_f`).
+    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
+    pub adjoints: HashMap<Var, Var>,
 }
 
 struct Sweep {
@@ -68,6 +72,7 @@ pub fn transform(
         b: sweep.b,
         ct,
         grads,
+        adjoints: sweep.adj,
     })
 }
 

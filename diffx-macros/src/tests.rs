@@ -221,4 +221,3 @@ fn accumulated_adjoints_are_mutable() {
     assert!(vjp.contains("let mut x_bar"), "{vjp}");
     assert!(vjp.contains("x_bar += "), "{vjp}");
 }
-

@@ -11,12 +11,15 @@
 //!   gradient of a model is a value of the model's own type.
 //! - [`nn`] (layers, MLP), [`optim`] (SGD, momentum, Adam, RMSprop), [`data`] (CSV and IDX loading,
 //!   splits, standardization, minibatches).
+//! - [`explain`]: the evaluation trace of an `#[autodiff]` function at a point (values, tangents,
+//!   adjoints, local partials, the derivative code), as a table and as a Graphviz graph.
 //!
 //! Users depend on the `diffx` crate, which re-exports everything here.
 
 pub mod check;
 pub mod data;
 mod dual;
+pub mod explain;
 mod fastmath;
 pub mod nn;
 pub mod optim;
