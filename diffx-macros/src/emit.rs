@@ -10,6 +10,7 @@ use syn::ItemFn;
 use crate::builder::Builder;
 use crate::forward::Forward;
 use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::liveness;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
@@ -81,9 +82,25 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
 
 /// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.
 pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
-    let a = atoms(f, args);
+    op_expr_moving(f, dst, op, args, &|_| false)
+}
+
+/// [`op_expr`], handing over the operands for which `moved` holds: `t1 + &b`, not `&t1 + &b`.
+fn op_expr_moving(
+    f: &Func,
+    dst: Var,
+    op: &Op,
+    args: &[Atom],
+    moved: &dyn Fn(&Atom) -> bool,
+) -> TokenStream {
+    let mut a = atoms(f, args);
+    if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_) | Syntax::Prefix(_)))
+        && moved(&args[0])
+    {
+        a[0] = place(f, &args[0]);
+    }
     match op {
-        Op::Id if f.kind(dst) == Kind::Scalar => place(f, &args[0]),
+        Op::Id if f.kind(dst) == Kind::Scalar || moved(&args[0]) => place(f, &args[0]),
         Op::Id => {
             let p = place(f, &args[0]);
             quote!(#p.clone())
@@ -118,11 +135,15 @@ pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
     }
 }
 
-fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> bool) -> TokenStream {
     let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
     match s {
         Stmt::Let { dst, op, args, .. } => {
-            let (mt, name, e) = (m(dst), f.name(*dst), op_expr(f, *dst, op, args));
+            let (mt, name, e) = (
+                m(dst),
+                f.name(*dst),
+                op_expr_moving(f, *dst, op, args, moved),
+            );
             quote!(let #mt #name = #e;)
         }
         Stmt::Accum {
@@ -147,7 +168,8 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 None => quote!(let #mt #d = #v;),
                 Some(like) => {
                     let l = by_ref(f, like);
-                    quote!(let #mt #d = ::diffx::__private::fit(&#v, #l);)
+                    let v = if moved(value) { v } else { quote!(&#v) };
+                    quote!(let #mt #d = ::diffx::__private::fit(#v, #l);)
                 }
             }
         }
@@ -168,7 +190,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.clone(),
         Stmt::Verbatim { binds, tokens } => {
             let names = binds.iter().map(|(n, _)| n);
-            let values = binds.iter().map(|(_, a)| place(f, a));
+            let values = binds.iter().map(|(_, a)| operand(f, a));
             quote!({ #(let #names = #values;)* #tokens })
         }
         Stmt::Item(tokens) => tokens.clone(),
@@ -220,7 +242,26 @@ pub fn body(f: &Func) -> TokenStream {
             }
         })
         .collect();
-    f.body.iter().map(|s| stmt(f, s, &mutable)).collect()
+    let params: HashSet<Var> = f
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_ref)
+        .map(|(i, _)| Var(i))
+        .collect();
+    let moves = liveness::movable(f, &params);
+    f.body
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            stmt(
+                f,
+                s,
+                &mutable,
+                &|a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v))),
+            )
+        })
+        .collect()
 }
 
 fn allow() -> TokenStream {

@@ -14,6 +14,7 @@ mod expand;
 mod explain;
 mod forward;
 pub(crate) mod ir;
+mod liveness;
 mod lower;
 mod parse;
 mod reverse;

@@ -37,12 +37,39 @@ pub trait Fit<L> {
     fn fit(&self, like: &L) -> L;
     /// `acc += self`, summed to the shape of `like`.
     fn accumulate_into(&self, acc: &mut L, like: &L);
+    /// [`Fit::fit`] of a contribution that is not needed afterwards: no copy where shapes agree.
+    fn fit_owned(self, like: &L) -> L
+    where
+        Self: Sized,
+    {
+        self.fit(like)
+    }
 }
 
-/// `c` summed to the shape of `like`: the first contribution to an adjoint.
+/// `c` summed to the shape of `like`: the first contribution to an adjoint. `c` is a reference, or
+/// the contribution itself when it is not read again.
 #[inline(always)]
-pub fn fit<C: Fit<L>, L>(c: &C, like: &L) -> L {
-    c.fit(like)
+pub fn fit<C: FitArg<L>, L>(c: C, like: &L) -> L {
+    c.fit_arg(like)
+}
+
+/// A contribution passed to [`fit`] by value or by reference.
+pub trait FitArg<L> {
+    fn fit_arg(self, like: &L) -> L;
+}
+
+impl<L, C: Fit<L>> FitArg<L> for &C {
+    #[inline(always)]
+    fn fit_arg(self, like: &L) -> L {
+        self.fit(like)
+    }
+}
+
+impl<F: Float> FitArg<Tensor<F>> for Tensor<F> {
+    #[inline(always)]
+    fn fit_arg(self, like: &Tensor<F>) -> Tensor<F> {
+        self.fit_owned(like)
+    }
 }
 
 /// `acc += c`, summed to the shape of `like`.
@@ -131,6 +158,14 @@ impl<F: Float> Fit<Tensor<F>> for Tensor<F> {
     fn fit(&self, like: &Tensor<F>) -> Tensor<F> {
         if self.shape() == like.shape() {
             self.clone()
+        } else {
+            self.sum_to(like.shape())
+        }
+    }
+    #[inline]
+    fn fit_owned(self, like: &Tensor<F>) -> Tensor<F> {
+        if self.shape() == like.shape() {
+            self
         } else {
             self.sum_to(like.shape())
         }

@@ -1,0 +1,88 @@
+//! Last uses: which values a statement reads for the last time, so emission can hand a tensor over
+//! (`t1 + &b` reuses `t1`'s buffer, an adjoint takes its contribution without a copy) instead of
+//! borrowing it and allocating anew.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::TokenStream;
+
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::tokens;
+
+/// `(statement index, value)` pairs where the statement is the value's last reader and the value is
+/// an owned tensor read once there: it may be moved.
+pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
+    let by_name: HashMap<String, Var> = f
+        .vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.to_string(), Var(i)))
+        .collect();
+    let mut last: HashMap<Var, (usize, usize)> = HashMap::new();
+    for (i, s) in f.body.iter().enumerate() {
+        for v in reads(s, &by_name) {
+            let entry = last.entry(v).or_insert((i, 0));
+            if entry.0 != i {
+                *entry = (i, 0);
+            }
+            entry.1 += 1;
+        }
+    }
+    if let Some(r) = f.ret.as_ref().and_then(Atom::var) {
+        last.insert(r, (f.body.len(), 1));
+    }
+    last.into_iter()
+        .filter(|(v, (_, count))| {
+            *count == 1 && f.kind(*v) == Kind::Tensor && !f.vars[v.0].is_ref && !params.contains(v)
+        })
+        .map(|(v, (i, _))| (i, v))
+        .collect()
+}
+
+/// The values statement `s` reads (once per mention).
+fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
+    let atoms = |a: &[Atom]| a.iter().filter_map(Atom::var).collect::<Vec<_>>();
+    let named = |t: &TokenStream| {
+        let mut out = Vec::new();
+        tokens::substitute(t.clone(), &mut |id| {
+            out.extend(by_name.get(&id.to_string()));
+            None
+        });
+        out
+    };
+    match s {
+        Stmt::Let {
+            op: Op::Expr(e), ..
+        } => named(e),
+        Stmt::Let { args, .. } => atoms(args),
+        Stmt::Accum { dst, value, like } => {
+            let mut r = vec![*value];
+            r.extend(dst.var());
+            r.extend(like.as_ref().and_then(Atom::var));
+            r
+        }
+        Stmt::Adjoint { value, like, .. } => {
+            let mut r = atoms(std::slice::from_ref(value));
+            r.extend(like.as_ref().and_then(Atom::var));
+            r
+        }
+        Stmt::Zeros { like, .. } => like.var().into_iter().collect(),
+        Stmt::Const { expr, .. } => named(expr),
+        Stmt::Verbatim { binds, tokens } => {
+            let mut r: Vec<Var> = binds.iter().filter_map(|(_, a)| a.var()).collect();
+            r.extend(named(tokens));
+            r
+        }
+        Stmt::Item(_) => Vec::new(),
+        Stmt::CallJvp { args, tangents, .. } => {
+            let mut r = atoms(args);
+            r.extend(tangents.iter().flatten().filter_map(Atom::var));
+            r
+        }
+        Stmt::CallVjp { args, ct, .. } => {
+            let mut r = atoms(args);
+            r.push(*ct);
+            r
+        }
+    }
+}
