@@ -5,25 +5,9 @@
 //! ```
 
 use diffx::autodiff;
-
-/// Fang et al., "A Step-by-step Introduction to the Implementation of Automatic Differentiation":
-/// y = ln x1 + x1·x2 − sin x2.
-#[autodiff]
-fn tutorial(x1: f64, x2: f64) -> f64 {
-    let v1 = x1.ln();
-    let v2 = x1 * x2;
-    let v3 = x2.sin();
-    let v4 = v1 + v2;
-    v4 - v3
-}
-
-/// The blog seed's first graph: e = (a·b)·(b + 1).
-#[autodiff]
-fn e(a: f64, b: f64) -> f64 {
-    let c = a * b;
-    let d = b + 1.0;
-    c * d
-}
+#[path = "shared/seed_functions.rs"]
+mod seed_functions;
+use seed_functions::*;
 
 /// The blog seed's second graph: V = xy + z(x + y).
 #[autodiff]

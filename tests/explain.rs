@@ -7,27 +7,10 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use diffx::autodiff;
+#[path = "../examples/shared/seed_functions.rs"]
+mod seed_functions;
 use diffx::explain::{Role, Trace};
-
-/// Fang et al.: y = ln x1 + x1·x2 − sin x2, written as its evaluation trace v1 … v5.
-#[autodiff]
-#[allow(clippy::let_and_return)]
-fn tutorial(x1: f64, x2: f64) -> f64 {
-    let v1 = x1.ln();
-    let v2 = x1 * x2;
-    let v3 = x2.sin();
-    let v4 = v1 + v2;
-    let v5 = v4 - v3;
-    v5
-}
-
-/// The blog seed: e = (a·b)·(b + 1).
-#[autodiff]
-fn e(a: f64, b: f64) -> f64 {
-    let c = a * b;
-    let d = b + 1.0;
-    c * d
-}
+use seed_functions::*;
 
 #[autodiff]
 fn inner(x: f32) -> f32 {

@@ -1,21 +1,12 @@
 //! The worked examples of the seed papers, with their published values, in both modes.
 
 use diffx::autodiff;
+#[path = "../examples/shared/seed_functions.rs"]
+mod seed_functions;
+use seed_functions::*;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1.0)
-}
-
-/// Fang et al.: y = ln x1 + x1·x2 − sin x2, written as its evaluation trace v1 … v5.
-#[autodiff]
-#[allow(clippy::let_and_return)]
-fn tutorial(x1: f64, x2: f64) -> f64 {
-    let v1 = x1.ln();
-    let v2 = x1 * x2;
-    let v3 = x2.sin();
-    let v4 = v1 + v2;
-    let v5 = v4 - v3;
-    v5
 }
 
 #[test]
@@ -30,14 +21,6 @@ fn tutorial_function_at_2_5() {
     );
     assert_eq!(jvp_tutorial(2.0, 5.0, 1.0, 0.0), (y, d1));
     assert_eq!(jvp_tutorial(2.0, 5.0, 0.0, 1.0).1, d2);
-}
-
-/// Colah-style example of the blog seed: e = (a·b)·(b + 1).
-#[autodiff]
-fn e(a: f64, b: f64) -> f64 {
-    let c = a * b;
-    let d = b + 1.0;
-    c * d
 }
 
 #[test]
