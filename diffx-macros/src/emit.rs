@@ -9,7 +9,7 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::forward::Forward;
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
@@ -42,7 +42,7 @@ pub fn value(f: &Func, a: &Atom) -> TokenStream {
 
 /// A differentiable operand by reference (`&t`, `&model.l1.w`, or `x` if it is a `&Tensor`
 /// parameter); constants as they are.
-fn by_ref(f: &Func, a: &Atom) -> TokenStream {
+pub fn by_ref(f: &Func, a: &Atom) -> TokenStream {
     match a {
         Atom::Var(v) if f.vars[v.0].is_ref => place(f, a),
         Atom::Var(_) | Atom::Field(..) => {
@@ -50,6 +50,16 @@ fn by_ref(f: &Func, a: &Atom) -> TokenStream {
             quote!(&#p)
         }
         Atom::Const(_) => place(f, a),
+    }
+}
+
+/// An operand as an owned value: a copy of a scalar, a clone of anything else.
+fn owned(f: &Func, a: &Atom) -> TokenStream {
+    let p = place(f, a);
+    match a {
+        Atom::Const(_) => p,
+        _ if f.atom_kind(a) == Kind::Scalar => p,
+        _ => quote!(::core::clone::Clone::clone(&#p)),
     }
 }
 
@@ -138,6 +148,36 @@ fn op_expr_moving(
 fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> bool) -> TokenStream {
     let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
     match s {
+        Stmt::If {
+            cond,
+            then_,
+            else_,
+            outs,
+        } => {
+            let arm = |b: &Branch| {
+                let body: TokenStream = b
+                    .body
+                    .iter()
+                    .map(|s| stmt(f, s, mutable, &|_| false))
+                    .collect();
+                let yields = b.yields.iter().map(|y| owned(f, y));
+                if outs.is_empty() {
+                    quote!({ #body })
+                } else {
+                    quote!({ #body (#(#yields,)*) })
+                }
+            };
+            let (t, e) = (arm(then_), arm(else_));
+            if outs.is_empty() {
+                quote!(if #cond #t else #e)
+            } else {
+                let names = outs.iter().map(|o| {
+                    let (mt, n) = (m(o), f.name(*o));
+                    quote!(#mt #n)
+                });
+                quote!(let (#(#names,)*) = if #cond #t else #e;)
+            }
+        }
         Stmt::Let { dst, op, args, .. } => {
             let (mt, name, e) = (
                 m(dst),
@@ -231,17 +271,14 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
 
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
-    let mutable: HashSet<Var> = f
-        .body
-        .iter()
-        .filter_map(|s| {
+    let mut mutable: HashSet<Var> = HashSet::new();
+    for s in &f.body {
+        s.walk(&mut |s| {
             if let Stmt::Accum { dst, .. } = s {
-                dst.var()
-            } else {
-                None
+                mutable.extend(dst.var());
             }
-        })
-        .collect();
+        });
+    }
     let params: HashSet<Var> = f
         .vars
         .iter()

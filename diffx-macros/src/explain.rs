@@ -49,7 +49,15 @@ pub fn function(
             .params
             .iter()
             .all(|p| !p.differentiable || p.kind == Kind::Scalar);
-    if !scalar {
+    // Branches are traced with the control-flow work (one row per value that ran); until then a
+    // function with `if` gets no `explain_`.
+    let branches = p
+        .primal
+        .func
+        .body
+        .iter()
+        .any(|s| matches!(s, crate::ir::Stmt::If { .. }));
+    if !scalar || branches {
         return Ok(TokenStream::new());
     }
     let trace = Ident::new("__trace", Span::mixed_site());

@@ -6,11 +6,11 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 
 use crate::builder::Builder;
 use crate::emit::{place, value};
-use crate::ir::{Atom, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
@@ -59,7 +59,88 @@ fn tangent(dot: &HashMap<Var, Var>, a: &Atom) -> Option<Atom> {
     a.var().and_then(|v| dot.get(&v)).map(|d| a.rebase(*d))
 }
 
+/// An arm of an `if` with tangents: its statements, and the tangent of each yield.
+fn arm(
+    b: &mut Builder,
+    dot: &HashMap<Var, Var>,
+    branch: &Branch,
+) -> syn::Result<(Vec<Stmt>, Vec<Option<Atom>>)> {
+    let mut local = dot.clone();
+    let outer = std::mem::take(&mut b.func.body);
+    let result = branch.body.iter().try_for_each(|s| stmt(b, &mut local, s));
+    let body = std::mem::replace(&mut b.func.body, outer);
+    result?;
+    Ok((
+        body,
+        branch.yields.iter().map(|y| tangent(&local, y)).collect(),
+    ))
+}
+
+/// `if`: each arm carries its tangents; an output gets a tangent output if either arm has one.
+fn if_stmt(
+    b: &mut Builder,
+    dot: &mut HashMap<Var, Var>,
+    cond: &TokenStream,
+    then_: &Branch,
+    else_: &Branch,
+    outs: &[Var],
+) -> syn::Result<()> {
+    let (then_body, then_dots) = arm(b, dot, then_)?;
+    let (else_body, else_dots) = arm(b, dot, else_)?;
+    let (mut then_yields, mut else_yields, mut all_outs) =
+        (then_.yields.clone(), else_.yields.clone(), outs.to_vec());
+    for (i, o) in outs.iter().enumerate() {
+        if then_dots[i].is_none() && else_dots[i].is_none() {
+            continue;
+        }
+        let d = b.fresh(&format!("{}_dot", b.func.name(*o)), b.func.kind(*o));
+        then_yields.push(
+            then_dots[i]
+                .clone()
+                .unwrap_or_else(|| zero(b, &then_.yields[i])),
+        );
+        else_yields.push(
+            else_dots[i]
+                .clone()
+                .unwrap_or_else(|| zero(b, &else_.yields[i])),
+        );
+        all_outs.push(d);
+        dot.insert(*o, d);
+    }
+    b.push(Stmt::If {
+        cond: cond.clone(),
+        then_: Branch {
+            body: then_body,
+            yields: then_yields,
+        },
+        else_: Branch {
+            body: else_body,
+            yields: else_yields,
+        },
+        outs: all_outs,
+    });
+    Ok(())
+}
+
+/// A zero shaped like `a`.
+pub fn zero(b: &Builder, a: &Atom) -> Atom {
+    if b.func.atom_kind(a) == Kind::Scalar {
+        return Atom::Const(quote::quote!(0.0));
+    }
+    let r = crate::emit::by_ref(&b.func, a);
+    Atom::Const(quote::quote!(::diffx::__private::zero_like(#r)))
+}
+
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
+    if let Stmt::If {
+        cond,
+        then_,
+        else_,
+        outs,
+    } = s
+    {
+        return if_stmt(b, dot, cond, then_, else_, outs);
+    }
     let Stmt::Let {
         dst,
         op,

@@ -147,6 +147,14 @@ pub enum Stmt {
         args: Vec<Atom>,
         tangents: Vec<Option<Atom>>,
     },
+    /// `outs = if cond { then } else { else_ }`, each branch yielding one operand per output: the
+    /// value of an `if` expression and the new values of the names the branches rebind.
+    If {
+        cond: TokenStream,
+        then_: Branch,
+        else_: Branch,
+        outs: Vec<Var>,
+    },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
     CallVjp {
         path: syn::Path,
@@ -154,6 +162,25 @@ pub enum Stmt {
         ct: Var,
         grads: Vec<Option<Var>>,
     },
+}
+
+/// The statements of one arm of an `if`, and what it yields.
+#[derive(Clone, Default)]
+pub struct Branch {
+    pub body: Vec<Stmt>,
+    pub yields: Vec<Atom>,
+}
+
+impl Stmt {
+    /// Calls `f` on this statement and on every statement nested in it.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
+        f(self);
+        if let Stmt::If { then_, else_, .. } = self {
+            for s in then_.body.iter().chain(&else_.body) {
+                s.walk(f);
+            }
+        }
+    }
 }
 
 /// A value's name and kind.
@@ -215,6 +242,19 @@ impl Func {
 
     fn fmt_stmt(&self, s: &Stmt, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match s {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                outs,
+            } => {
+                let outs: Vec<Option<Var>> = outs.iter().copied().map(Some).collect();
+                writeln!(f, "({}) = if {cond} {{", self.opt_names(&outs))?;
+                self.fmt_branch(then_, f)?;
+                writeln!(f, "}} else {{")?;
+                self.fmt_branch(else_, f)?;
+                writeln!(f, "}}")
+            }
             Stmt::Let { dst, op, args, .. } => {
                 writeln!(
                     f,
@@ -268,6 +308,16 @@ impl Func {
                 self.name(*ct)
             ),
         }
+    }
+}
+
+impl Func {
+    fn fmt_branch(&self, b: &Branch, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for s in &b.body {
+            write!(f, "  ")?;
+            self.fmt_stmt(s, f)?;
+        }
+        writeln!(f, "  yield ({})", self.atoms(&b.yields))
     }
 }
 

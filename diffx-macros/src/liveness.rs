@@ -51,6 +51,16 @@ fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         out
     };
     match s {
+        Stmt::If {
+            cond, then_, else_, ..
+        } => {
+            let mut r = named(cond);
+            for b in [then_, else_] {
+                r.extend(b.body.iter().flat_map(|s| reads(s, by_name)));
+                r.extend(atoms(&b.yields));
+            }
+            r
+        }
         Stmt::Let {
             op: Op::Expr(e), ..
         } => named(e),

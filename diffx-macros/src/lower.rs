@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Kind, Op, Stmt};
+use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
 use crate::rules::{self, Rule};
 use crate::tokens;
 
@@ -130,6 +130,7 @@ impl<'b> Lowerer<'b> {
                 self.verbatim(quote!(#m;));
                 Ok(())
             }
+            Expr::If(i) if self.mentions_active(e) => self.if_expr(i, false).map(|_| ()),
             _ if !self.mentions_active(e) => {
                 self.verbatim(quote!(#e;));
                 Ok(())
@@ -153,7 +154,144 @@ impl<'b> Lowerer<'b> {
         self.place(left)?;
         let name = left.to_token_stream().to_string();
         self.let_binding(&name, None, value, mark, false);
+        // An assignment changes the variable where it was declared, not a shadow in this block.
+        let new = self
+            .scopes
+            .last_mut()
+            .and_then(|s| s.pop())
+            .expect("just bound");
+        self.rebind(&name, new.1);
         Ok(())
+    }
+
+    /// Sets the binding of `name` in the scope that declares it.
+    fn rebind(&mut self, name: &str, atom: Atom) {
+        let slot = self
+            .scopes
+            .iter_mut()
+            .rev()
+            .flat_map(|s| s.iter_mut().rev())
+            .find(|(n, _)| n == name);
+        match slot {
+            Some(slot) => slot.1 = atom,
+            None => self.bind(name, atom),
+        }
+    }
+
+    /// Every visible name with its current value.
+    fn visible(&self) -> Vec<(String, Atom)> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for (n, a) in self.scopes.iter().rev().flat_map(|s| s.iter().rev()) {
+            if seen.insert(n.clone()) {
+                out.push((n.clone(), a.clone()));
+            }
+        }
+        out
+    }
+
+    /// Lowers one arm of an `if` into a list of its own; returns it, its value and the names then.
+    fn branch(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> syn::Result<Option<Atom>>,
+    ) -> syn::Result<(Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>)> {
+        let outer = std::mem::take(&mut self.b.func.body);
+        let value = f(self);
+        let body = std::mem::replace(&mut self.b.func.body, outer);
+        Ok((body, value?, self.visible()))
+    }
+
+    /// `if c { … } else { … }`: the condition is kept in a local (the backward sweep takes the same
+    /// arm), each arm is lowered into a list of its own, and every name an arm rebinds, with the
+    /// value of the `if` when `want_value`, becomes an output of the statement.
+    fn if_expr(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
+        let expr = self.constant(&e.cond);
+        let cond = self.b.fresh_name("cond");
+        self.b.push(Stmt::Const {
+            name: cond.clone(),
+            mutable: false,
+            ty: None,
+            expr,
+        });
+        let before = self.visible();
+        let (then_body, then_value, then_env) = self.branch(|l| l.block(&e.then_branch.stmts))?;
+        self.restore(&before);
+        let (else_body, else_value, else_env) = match e.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
+            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts))?,
+            Some(other) => return err(other.span(), "write the `else` arm as a block"),
+            None => (Vec::new(), None, before.clone()),
+        };
+        self.restore(&before);
+        let key = |a: &Atom| crate::emit::place(&self.b.func, a).to_string();
+        let find = |env: &[(String, Atom)], n: &str| {
+            env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
+        };
+        let mut names = Vec::new();
+        let (mut then_yields, mut else_yields) = (Vec::new(), Vec::new());
+        for (n, old) in &before {
+            let (t, f) = (
+                find(&then_env, n).unwrap_or(old.clone()),
+                find(&else_env, n).unwrap_or(old.clone()),
+            );
+            if key(&t) != key(old) || key(&f) != key(old) {
+                names.push(n.clone());
+                then_yields.push(t);
+                else_yields.push(f);
+            }
+        }
+        if want_value {
+            let missing = || {
+                syn::Error::new(
+                    e.span(),
+                    "this `if` is used as a value: give both arms a value",
+                )
+            };
+            then_yields.push(then_value.ok_or_else(missing)?);
+            else_yields.push(else_value.ok_or_else(missing)?);
+        }
+        let outs: Vec<Var> = then_yields
+            .iter()
+            .zip(&else_yields)
+            .enumerate()
+            .map(|(i, (t, f))| {
+                let kind = self.b.func.atom_kind(t).join(self.b.func.atom_kind(f));
+                let base = names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| "if_value".to_string());
+                let v = self.b.fresh(&base, kind);
+                self.b.rename_user(v, &base);
+                v
+            })
+            .collect();
+        let then_ = Branch {
+            body: then_body,
+            yields: then_yields,
+        };
+        let else_ = Branch {
+            body: else_body,
+            yields: else_yields,
+        };
+        self.b.push(Stmt::If {
+            cond: cond.into_token_stream(),
+            then_,
+            else_,
+            outs: outs.clone(),
+        });
+        for (n, o) in names.iter().zip(&outs) {
+            self.rebind(n, Atom::Var(*o));
+        }
+        Ok(match (want_value, outs.last()) {
+            (true, Some(v)) => Atom::Var(*v),
+            _ => Atom::Const(quote!(())),
+        })
+    }
+
+    fn restore(&mut self, before: &[(String, Atom)]) {
+        for (n, a) in before {
+            self.rebind(n, a.clone());
+        }
     }
 
     /// Binds the user's `name` to `value`: a new value of the list is named after it, a constant
@@ -264,6 +402,7 @@ impl<'b> Lowerer<'b> {
             Expr::MethodCall(m) => self.method(m, e),
             Expr::Call(c) => self.call(c, e),
             Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
+            Expr::If(i) => self.if_expr(i, true),
             Expr::Field(f) => self.field(f),
             Expr::Index(i) => self.index(i),
             _ => err(e.span(), unsupported(e)),
@@ -500,7 +639,7 @@ fn reject(e: &Expr) -> syn::Result<()> {
 
 fn unsupported(e: &Expr) -> String {
     let what = match e {
-        Expr::If(_) | Expr::Match(_) => "branches (`if`, `match`) on differentiable values are",
+        Expr::Match(_) => "`match` on differentiable values is",
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => "loops are",
         Expr::Index(_) => "indexing is",
         Expr::Field(_) => "field access is",
@@ -510,7 +649,7 @@ fn unsupported(e: &Expr) -> String {
         _ => "this expression is",
     };
     format!(
-        "{what} not supported in `#[autodiff]` functions yet: compute the value with `let`, arithmetic and float methods"
+        "{what} not supported in `#[autodiff]` functions yet: compute the value with `let`, `if`/`else`, arithmetic and float methods"
     )
 }
 

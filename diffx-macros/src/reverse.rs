@@ -14,7 +14,7 @@ use proc_macro2::{Span, TokenStream};
 use crate::builder::Builder;
 use crate::emit::place;
 use crate::forward::operand_bindings;
-use crate::ir::{Atom, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
@@ -76,6 +76,39 @@ pub fn transform(
     })
 }
 
+/// The values the arms read that are defined outside them.
+fn outer_reads(arms: &[&Branch]) -> Vec<Var> {
+    let (mut defs, mut reads) = (std::collections::HashSet::new(), Vec::new());
+    for arm in arms {
+        for s in &arm.body {
+            s.walk(&mut |s| match s {
+                Stmt::Let { dst, args, .. } => {
+                    defs.insert(*dst);
+                    reads.extend(args.iter().filter_map(Atom::var));
+                }
+                Stmt::If {
+                    then_, else_, outs, ..
+                } => {
+                    defs.extend(outs.iter().copied());
+                    reads.extend(
+                        then_
+                            .yields
+                            .iter()
+                            .chain(&else_.yields)
+                            .filter_map(Atom::var),
+                    );
+                }
+                _ => {}
+            });
+        }
+        reads.extend(arm.yields.iter().filter_map(Atom::var));
+    }
+    let mut out: Vec<Var> = reads.into_iter().filter(|v| !defs.contains(v)).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 impl Sweep {
     /// `v̄ = 0`, shaped like `v`.
     fn zeros(&mut self, v: Var, ty: TokenStream) {
@@ -89,7 +122,77 @@ impl Sweep {
         self.adj.insert(v, bar);
     }
 
+    /// `if`: the adjoint of each arm, run in the arm that ran (its condition is a kept local), after
+    /// recomputing the arm's values; the adjoints of values from outside start out here.
+    fn if_stmt(
+        &mut self,
+        cond: &TokenStream,
+        then_: &Branch,
+        else_: &Branch,
+        outs: &[Var],
+    ) -> syn::Result<()> {
+        let seeds: Vec<(usize, Var)> = outs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| self.adj.get(o).map(|g| (i, *g)))
+            .collect();
+        if seeds.is_empty() {
+            return Ok(());
+        }
+        for v in outer_reads(&[then_, else_]) {
+            if !self.adj.contains_key(&v) {
+                let bar = self
+                    .b
+                    .fresh(&format!("{}_bar", self.b.func.name(v)), self.b.func.kind(v));
+                let value = crate::forward::zero(&self.b, &Atom::Var(v));
+                self.b.push(Stmt::Adjoint {
+                    dst: bar,
+                    value,
+                    like: None,
+                });
+                self.adj.insert(v, bar);
+            }
+        }
+        let then_ = self.arm(then_, &seeds)?;
+        let else_ = self.arm(else_, &seeds)?;
+        self.b.push(Stmt::If {
+            cond: cond.clone(),
+            then_,
+            else_,
+            outs: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn arm(&mut self, branch: &Branch, seeds: &[(usize, Var)]) -> syn::Result<Branch> {
+        let saved = self.adj.clone();
+        let outer = std::mem::take(&mut self.b.func.body);
+        self.b.func.body.extend(branch.body.iter().cloned());
+        let mark = self.b.mark();
+        let span = Span::call_site();
+        for (i, g) in seeds {
+            self.accumulate(&branch.yields[*i], Atom::Var(*g), span, mark);
+        }
+        let result = branch.body.iter().rev().try_for_each(|s| self.stmt(s));
+        let body = std::mem::replace(&mut self.b.func.body, outer);
+        self.adj = saved;
+        result?;
+        Ok(Branch {
+            body,
+            yields: Vec::new(),
+        })
+    }
+
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
+        if let Stmt::If {
+            cond,
+            then_,
+            else_,
+            outs,
+        } = s
+        {
+            return self.if_stmt(cond, then_, else_, outs);
+        }
         let Stmt::Let {
             dst,
             op,

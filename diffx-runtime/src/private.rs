@@ -200,3 +200,33 @@ impl<F: Float> Fit<Tensor<F>> for Zero {
     #[inline]
     fn accumulate_into(&self, _: &mut Tensor<F>, _: &Tensor<F>) {}
 }
+
+/// A zero of the type and shape of `x`: the tangent of an `if` arm that does not depend on the
+/// inputs, or the adjoint of a value an arm reads.
+#[inline]
+pub fn zero_like<T: ZeroLike>(x: &T) -> T {
+    x.zero_like()
+}
+
+/// Things with a zero of their own shape.
+pub trait ZeroLike {
+    fn zero_like(&self) -> Self;
+}
+
+impl ZeroLike for f32 {
+    fn zero_like(&self) -> Self {
+        0.0
+    }
+}
+
+impl ZeroLike for f64 {
+    fn zero_like(&self) -> Self {
+        0.0
+    }
+}
+
+impl<P: Params> ZeroLike for P {
+    fn zero_like(&self) -> Self {
+        self.zeros_like()
+    }
+}
