@@ -56,7 +56,7 @@ pub fn function(
         .func
         .body
         .iter()
-        .any(|s| matches!(s, crate::ir::Stmt::If { .. }));
+        .any(|s| matches!(s, crate::ir::Stmt::If { .. } | crate::ir::Stmt::Loop { .. }));
     if !scalar || branches {
         return Ok(TokenStream::new());
     }

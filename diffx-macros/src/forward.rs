@@ -131,6 +131,57 @@ pub fn zero(b: &Builder, a: &Atom) -> Atom {
     Atom::Const(quote::quote!(::diffx::__private::zero_like(#r)))
 }
 
+/// A loop: every cell that carries derivatives gets a tangent cell, updated with it.
+fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
+    let Stmt::Loop {
+        head,
+        cells,
+        active,
+        body,
+        tape,
+    } = s
+    else {
+        return Ok(());
+    };
+    let span = Span::call_site();
+    let (mut all_cells, mut all_active, mut yields) =
+        (cells.clone(), active.clone(), body.yields.clone());
+    let mut tangent_cells = Vec::new();
+    for (i, c) in cells.iter().enumerate().filter(|(i, _)| active[*i]) {
+        // A copy: the initial tangent may be a parameter's, which the loop must not overwrite.
+        let init = dot
+            .get(c)
+            .map_or_else(|| zero(b, &Atom::Var(*c)), |d| Atom::Var(*d));
+        let d = b.fresh(&format!("{}_dot", b.func.name(*c)), b.func.kind(*c));
+        b.push(Stmt::Let {
+            dst: d,
+            op: Op::Id,
+            args: vec![init],
+            span,
+        });
+        dot.insert(*c, d);
+        tangent_cells.push((i, d));
+    }
+    let (stmts, dots) = arm(b, dot, body)?;
+    for (i, d) in tangent_cells {
+        yields.push(dots[i].clone().unwrap_or_else(|| zero(b, &body.yields[i])));
+        all_cells.push(d);
+        all_active.push(true);
+    }
+    let body = Branch {
+        body: stmts,
+        yields,
+    };
+    b.push(Stmt::Loop {
+        head: head.clone(),
+        cells: all_cells,
+        active: all_active,
+        body,
+        tape: tape.clone(),
+    });
+    Ok(())
+}
+
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
     if let Stmt::If {
         cond,
@@ -140,6 +191,9 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     } = s
     {
         return if_stmt(b, dot, cond, then_, else_, outs);
+    }
+    if let Stmt::Loop { .. } = s {
+        return loop_stmt(b, dot, s);
     }
     let Stmt::Let {
         dst,

@@ -155,6 +155,24 @@ pub enum Stmt {
         else_: Branch,
         outs: Vec<Var>,
     },
+    /// A loop. `cells` are the variables the body reassigns (mutable locals, written back from the
+    /// body's yields at the end of each iteration; `active[i]` if cell i carries derivatives). With
+    /// a `tape`, each iteration first pushes its entry state (cells, loop variables) on it.
+    Loop {
+        head: LoopHead,
+        cells: Vec<Var>,
+        active: Vec<bool>,
+        body: Branch,
+        tape: Option<Ident>,
+    },
+    /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`.
+    LoopBack {
+        tape: Ident,
+        names: Vec<TokenStream>,
+        body: Vec<Stmt>,
+    },
+    /// `dst = value` (an adjoint cell restarted at zero).
+    Set { dst: Var, value: Atom },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
     CallVjp {
         path: syn::Path,
@@ -162,6 +180,19 @@ pub enum Stmt {
         ct: Var,
         grads: Vec<Option<Var>>,
     },
+}
+
+/// How a loop repeats.
+#[derive(Clone)]
+pub enum LoopHead {
+    /// `for pat in iter`, binding `vars` (constants: indices, elements).
+    For {
+        pat: TokenStream,
+        iter: TokenStream,
+        vars: Vec<Ident>,
+    },
+    /// `while cond`.
+    While { cond: TokenStream },
 }
 
 /// The statements of one arm of an `if`, and what it yields.
@@ -175,10 +206,14 @@ impl Stmt {
     /// Calls `f` on this statement and on every statement nested in it.
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
         f(self);
-        if let Stmt::If { then_, else_, .. } = self {
-            for s in then_.body.iter().chain(&else_.body) {
-                s.walk(f);
-            }
+        let nested: Vec<&'a Stmt> = match self {
+            Stmt::If { then_, else_, .. } => then_.body.iter().chain(&else_.body).collect(),
+            Stmt::Loop { body, .. } => body.body.iter().collect(),
+            Stmt::LoopBack { body, .. } => body.iter().collect(),
+            _ => Vec::new(),
+        };
+        for s in nested {
+            s.walk(f);
         }
     }
 }
@@ -242,6 +277,27 @@ impl Func {
 
     fn fmt_stmt(&self, s: &Stmt, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match s {
+            Stmt::Loop {
+                head, cells, body, ..
+            } => {
+                let head = match head {
+                    LoopHead::For { pat, iter, .. } => format!("for {pat} in {iter}"),
+                    LoopHead::While { cond } => format!("while {cond}"),
+                };
+                let cells: Vec<Option<Var>> = cells.iter().copied().map(Some).collect();
+                writeln!(f, "loop [{}] {head} {{", self.opt_names(&cells))?;
+                self.fmt_branch(body, f)?;
+                writeln!(f, "}}")
+            }
+            Stmt::LoopBack { tape, body, .. } => {
+                writeln!(f, "back over {tape} {{")?;
+                for s in body {
+                    write!(f, "  ")?;
+                    self.fmt_stmt(s, f)?;
+                }
+                writeln!(f, "}}")
+            }
+            Stmt::Set { dst, value } => writeln!(f, "{} := {}", self.name(*dst), self.atom(value)),
             Stmt::If {
                 cond,
                 then_,

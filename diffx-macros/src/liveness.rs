@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::tokens;
 
 /// `(statement index, value)` pairs where the statement is the value's last reader and the value is
@@ -61,6 +61,20 @@ fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             }
             r
         }
+        Stmt::Loop {
+            head, cells, body, ..
+        } => {
+            let mut r = match head {
+                LoopHead::For { iter, .. } => named(iter),
+                LoopHead::While { cond } => named(cond),
+            };
+            r.extend(cells.iter().copied());
+            r.extend(body.body.iter().flat_map(|s| reads(s, by_name)));
+            r.extend(atoms(&body.yields));
+            r
+        }
+        Stmt::LoopBack { body, .. } => body.iter().flat_map(|s| reads(s, by_name)).collect(),
+        Stmt::Set { value, .. } => value.var().into_iter().collect(),
         Stmt::Let {
             op: Op::Expr(e), ..
         } => named(e),

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 
 use crate::builder::Builder;
 use crate::emit::place;
@@ -43,6 +44,8 @@ pub fn transform(
     ret_kind: Kind,
 ) -> syn::Result<Reverse> {
     let mut b = primal.clone();
+    let body = with_tapes(&mut b, &primal.func.body);
+    b.func.body = body.clone();
     let ct = b.fresh("ct", ret_kind);
     let mut sweep = Sweep {
         b,
@@ -56,7 +59,7 @@ pub fn transform(
     if let Some(Atom::Var(r)) = &primal.func.ret {
         sweep.adj.insert(*r, ct);
     }
-    for s in primal.func.body.iter().rev() {
+    for s in body.iter().rev() {
         sweep.stmt(s)?;
     }
     for (v, ty) in params.iter().flatten() {
@@ -74,6 +77,50 @@ pub fn transform(
         grads,
         adjoints: sweep.adj,
     })
+}
+
+/// `stmts` with a tape on every loop, at any depth: the forward sweep (and each recomputation of a
+/// body in the backward sweep) pushes each iteration's entry state on it.
+fn with_tapes(b: &mut Builder, stmts: &[Stmt]) -> Vec<Stmt> {
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Loop {
+                head,
+                cells,
+                active,
+                body,
+                ..
+            } => Stmt::Loop {
+                head: head.clone(),
+                cells: cells.clone(),
+                active: active.clone(),
+                body: Branch {
+                    body: with_tapes(b, &body.body),
+                    yields: body.yields.clone(),
+                },
+                tape: Some(b.fresh_name("tape")),
+            },
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                outs,
+            } => Stmt::If {
+                cond: cond.clone(),
+                then_: Branch {
+                    body: with_tapes(b, &then_.body),
+                    yields: then_.yields.clone(),
+                },
+                else_: Branch {
+                    body: with_tapes(b, &else_.body),
+                    yields: else_.yields.clone(),
+                },
+                outs: outs.clone(),
+            },
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// The values the arms read that are defined outside them.
@@ -98,6 +145,7 @@ fn outer_reads(arms: &[&Branch]) -> Vec<Var> {
                             .filter_map(Atom::var),
                     );
                 }
+                Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
                 _ => {}
             });
         }
@@ -139,20 +187,7 @@ impl Sweep {
         if seeds.is_empty() {
             return Ok(());
         }
-        for v in outer_reads(&[then_, else_]) {
-            if !self.adj.contains_key(&v) {
-                let bar = self
-                    .b
-                    .fresh(&format!("{}_bar", self.b.func.name(v)), self.b.func.kind(v));
-                let value = crate::forward::zero(&self.b, &Atom::Var(v));
-                self.b.push(Stmt::Adjoint {
-                    dst: bar,
-                    value,
-                    like: None,
-                });
-                self.adj.insert(v, bar);
-            }
-        }
+        self.outer_adjoints(&[then_, else_], &[]);
         let then_ = self.arm(then_, &seeds)?;
         let else_ = self.arm(else_, &seeds)?;
         self.b.push(Stmt::If {
@@ -183,6 +218,105 @@ impl Sweep {
         })
     }
 
+    /// Values read in `arms` from outside get their adjoints out here (zero if nothing reached them).
+    fn outer_adjoints(&mut self, arms: &[&Branch], also: &[Var]) {
+        for v in outer_reads(arms).into_iter().chain(also.iter().copied()) {
+            if !self.adj.contains_key(&v) {
+                let bar = self
+                    .b
+                    .fresh(&format!("{}_bar", self.b.func.name(v)), self.b.func.kind(v));
+                let value = crate::forward::zero(&self.b, &Atom::Var(v));
+                self.b.push(Stmt::Adjoint {
+                    dst: bar,
+                    value,
+                    like: None,
+                });
+                self.adj.insert(v, bar);
+            }
+        }
+    }
+
+    /// A loop: its iterations backwards, popping each one's entry state from the tape, recomputing
+    /// its body, and running the body's adjoint with each cell's adjoint restarted at zero.
+    fn loop_stmt(&mut self, s: &Stmt) -> syn::Result<()> {
+        let Stmt::Loop {
+            head,
+            cells,
+            active,
+            body,
+            tape: Some(tape),
+        } = s
+        else {
+            return Ok(());
+        };
+        let live: Vec<(usize, Var)> = cells
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(i, c)| active[*i] && self.adj.contains_key(c))
+            .collect();
+        if live.is_empty() {
+            return Ok(());
+        }
+        // The cells' adjoints are reset in every backward iteration: give each its own variable
+        // (the adjoint may be another value's, or the `ct` argument).
+        for (_, c) in &live {
+            let bar = self.b.fresh(
+                &format!("{}_bar", self.b.func.name(*c)),
+                self.b.func.kind(*c),
+            );
+            self.b.push(Stmt::Adjoint {
+                dst: bar,
+                value: Atom::Var(self.adj[c]),
+                like: None,
+            });
+            self.adj.insert(*c, bar);
+        }
+        let active_cells: Vec<Var> = cells
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(i, _)| active[*i])
+            .map(|(_, c)| c)
+            .collect();
+        self.outer_adjoints(&[body], &active_cells);
+        let saved = self.adj.clone();
+        let outer = std::mem::take(&mut self.b.func.body);
+        self.b.func.body.extend(body.body.iter().cloned());
+        let (mark, span) = (self.b.mark(), Span::call_site());
+        let mut seeds = Vec::new();
+        for (i, c) in &live {
+            let bar = self.adj[c];
+            let g = self.b.op(Op::Id, vec![Atom::Var(bar)], span);
+            let zero = crate::forward::zero(&self.b, &Atom::Var(*c));
+            self.b.push(Stmt::Set {
+                dst: bar,
+                value: zero,
+            });
+            seeds.push((*i, g));
+        }
+        for (i, g) in seeds {
+            self.accumulate(&body.yields[i], Atom::Var(g), span, mark);
+        }
+        let result = body.body.iter().rev().try_for_each(|s| self.stmt(s));
+        let inner = std::mem::replace(&mut self.b.func.body, outer);
+        self.adj = saved;
+        result?;
+        let mut names: Vec<TokenStream> = cells
+            .iter()
+            .map(|c| self.b.func.name(*c).to_token_stream())
+            .collect();
+        if let crate::ir::LoopHead::For { vars, .. } = head {
+            names.extend(vars.iter().map(|v| v.to_token_stream()));
+        }
+        self.b.push(Stmt::LoopBack {
+            tape: tape.clone(),
+            names,
+            body: inner,
+        });
+        Ok(())
+    }
+
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         if let Stmt::If {
             cond,
@@ -192,6 +326,9 @@ impl Sweep {
         } = s
         {
             return self.if_stmt(cond, then_, else_, outs);
+        }
+        if let Stmt::Loop { .. } = s {
+            return self.loop_stmt(s);
         }
         let Stmt::Let {
             dst,

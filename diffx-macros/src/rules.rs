@@ -63,6 +63,14 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// The operator of an infix row (`+` for `add`).
+    pub fn syntax_op(&self) -> &'static str {
+        match self.syntax {
+            Syntax::Infix(op) | Syntax::Prefix(op) => op,
+            _ => "",
+        }
+    }
+
     pub fn arity(&self) -> usize {
         match &self.deriv {
             Deriv::Partials(p) => p.len(),

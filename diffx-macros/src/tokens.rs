@@ -104,6 +104,45 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The names assigned in `tokens`: `x = …`, `x += …` (not `==`, `<=`, fields or `let` names, which
+/// follow `let`/`mut`).
+pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    assigned_into(tokens, &mut out);
+    out
+}
+
+fn assigned_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct = |i: usize| match trees.get(i) {
+        Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
+        _ => None,
+    };
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => assigned_into(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let prev = i.checked_sub(1).and_then(|j| match &trees[j] {
+                    TokenTree::Punct(p) => Some(p.as_char().to_string()),
+                    TokenTree::Ident(p) => Some(p.to_string()),
+                    _ => None,
+                });
+                if matches!(prev.as_deref(), Some("." | "let" | "mut" | "&")) {
+                    continue;
+                }
+                let plain = matches!(punct(i + 1), Some(('=', Spacing::Alone)));
+                let compound =
+                    matches!(punct(i + 1), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
+                        && matches!(punct(i + 2), Some(('=', Spacing::Alone)));
+                if plain || compound {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Wraps `tokens` in parentheses unless they are a single token.
 pub fn paren(tokens: TokenStream) -> TokenStream {
     let mut it = tokens.clone().into_iter();

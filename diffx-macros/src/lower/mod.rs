@@ -14,9 +14,11 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Kind, Op, Stmt};
 use crate::rules::{self, Rule};
 use crate::tokens;
+
+mod control;
 
 /// Lowers statements into a [`Builder`], with the user's names in scope.
 pub struct Lowerer<'b> {
@@ -123,7 +125,13 @@ impl<'b> Lowerer<'b> {
                 let mark = self.b.mark();
                 let old = self.place(&b.left)?;
                 let rhs = self.expr(&b.right)?;
-                let value = self.apply_or_fold(rule, vec![old, rhs], e)?;
+                let value = match (&old, &rhs) {
+                    (Atom::Const(l), Atom::Const(r)) => {
+                        let op: TokenStream = rule.syntax_op().parse().expect("an operator");
+                        Atom::Const(quote!(#l #op #r))
+                    }
+                    _ => self.apply_or_fold(rule, vec![old, rhs], e)?,
+                };
                 self.assign(&b.left, value, mark)
             }
             Expr::Macro(m) => {
@@ -131,6 +139,9 @@ impl<'b> Lowerer<'b> {
                 Ok(())
             }
             Expr::If(i) if self.mentions_active(e) => self.if_expr(i, false).map(|_| ()),
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) => {
+                self.loop_stmt(e)
+            }
             _ if !self.mentions_active(e) => {
                 self.verbatim(quote!(#e;));
                 Ok(())
@@ -175,122 +186,6 @@ impl<'b> Lowerer<'b> {
         match slot {
             Some(slot) => slot.1 = atom,
             None => self.bind(name, atom),
-        }
-    }
-
-    /// Every visible name with its current value.
-    fn visible(&self) -> Vec<(String, Atom)> {
-        let mut seen = BTreeSet::new();
-        let mut out = Vec::new();
-        for (n, a) in self.scopes.iter().rev().flat_map(|s| s.iter().rev()) {
-            if seen.insert(n.clone()) {
-                out.push((n.clone(), a.clone()));
-            }
-        }
-        out
-    }
-
-    /// Lowers one arm of an `if` into a list of its own; returns it, its value and the names then.
-    fn branch(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> syn::Result<Option<Atom>>,
-    ) -> syn::Result<(Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>)> {
-        let outer = std::mem::take(&mut self.b.func.body);
-        let value = f(self);
-        let body = std::mem::replace(&mut self.b.func.body, outer);
-        Ok((body, value?, self.visible()))
-    }
-
-    /// `if c { … } else { … }`: the condition is kept in a local (the backward sweep takes the same
-    /// arm), each arm is lowered into a list of its own, and every name an arm rebinds, with the
-    /// value of the `if` when `want_value`, becomes an output of the statement.
-    fn if_expr(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
-        let expr = self.constant(&e.cond);
-        let cond = self.b.fresh_name("cond");
-        self.b.push(Stmt::Const {
-            name: cond.clone(),
-            mutable: false,
-            ty: None,
-            expr,
-        });
-        let before = self.visible();
-        let (then_body, then_value, then_env) = self.branch(|l| l.block(&e.then_branch.stmts))?;
-        self.restore(&before);
-        let (else_body, else_value, else_env) = match e.else_branch.as_ref().map(|(_, e)| &**e) {
-            Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
-            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts))?,
-            Some(other) => return err(other.span(), "write the `else` arm as a block"),
-            None => (Vec::new(), None, before.clone()),
-        };
-        self.restore(&before);
-        let key = |a: &Atom| crate::emit::place(&self.b.func, a).to_string();
-        let find = |env: &[(String, Atom)], n: &str| {
-            env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
-        };
-        let mut names = Vec::new();
-        let (mut then_yields, mut else_yields) = (Vec::new(), Vec::new());
-        for (n, old) in &before {
-            let (t, f) = (
-                find(&then_env, n).unwrap_or(old.clone()),
-                find(&else_env, n).unwrap_or(old.clone()),
-            );
-            if key(&t) != key(old) || key(&f) != key(old) {
-                names.push(n.clone());
-                then_yields.push(t);
-                else_yields.push(f);
-            }
-        }
-        if want_value {
-            let missing = || {
-                syn::Error::new(
-                    e.span(),
-                    "this `if` is used as a value: give both arms a value",
-                )
-            };
-            then_yields.push(then_value.ok_or_else(missing)?);
-            else_yields.push(else_value.ok_or_else(missing)?);
-        }
-        let outs: Vec<Var> = then_yields
-            .iter()
-            .zip(&else_yields)
-            .enumerate()
-            .map(|(i, (t, f))| {
-                let kind = self.b.func.atom_kind(t).join(self.b.func.atom_kind(f));
-                let base = names
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| "if_value".to_string());
-                let v = self.b.fresh(&base, kind);
-                self.b.rename_user(v, &base);
-                v
-            })
-            .collect();
-        let then_ = Branch {
-            body: then_body,
-            yields: then_yields,
-        };
-        let else_ = Branch {
-            body: else_body,
-            yields: else_yields,
-        };
-        self.b.push(Stmt::If {
-            cond: cond.into_token_stream(),
-            then_,
-            else_,
-            outs: outs.clone(),
-        });
-        for (n, o) in names.iter().zip(&outs) {
-            self.rebind(n, Atom::Var(*o));
-        }
-        Ok(match (want_value, outs.last()) {
-            (true, Some(v)) => Atom::Var(*v),
-            _ => Atom::Const(quote!(())),
-        })
-    }
-
-    fn restore(&mut self, before: &[(String, Atom)]) {
-        for (n, a) in before {
-            self.rebind(n, a.clone());
         }
     }
 

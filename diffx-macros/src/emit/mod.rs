@@ -9,8 +9,10 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::forward::Forward;
-use crate::ir::{Atom, Branch, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
+
+mod control;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
@@ -54,7 +56,7 @@ pub fn by_ref(f: &Func, a: &Atom) -> TokenStream {
 }
 
 /// An operand as an owned value: a copy of a scalar, a clone of anything else.
-fn owned(f: &Func, a: &Atom) -> TokenStream {
+pub(crate) fn owned(f: &Func, a: &Atom) -> TokenStream {
     let p = place(f, a);
     match a {
         Atom::Const(_) => p,
@@ -148,35 +150,8 @@ fn op_expr_moving(
 fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> bool) -> TokenStream {
     let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
     match s {
-        Stmt::If {
-            cond,
-            then_,
-            else_,
-            outs,
-        } => {
-            let arm = |b: &Branch| {
-                let body: TokenStream = b
-                    .body
-                    .iter()
-                    .map(|s| stmt(f, s, mutable, &|_| false))
-                    .collect();
-                let yields = b.yields.iter().map(|y| owned(f, y));
-                if outs.is_empty() {
-                    quote!({ #body })
-                } else {
-                    quote!({ #body (#(#yields,)*) })
-                }
-            };
-            let (t, e) = (arm(then_), arm(else_));
-            if outs.is_empty() {
-                quote!(if #cond #t else #e)
-            } else {
-                let names = outs.iter().map(|o| {
-                    let (mt, n) = (m(o), f.name(*o));
-                    quote!(#mt #n)
-                });
-                quote!(let (#(#names,)*) = if #cond #t else #e;)
-            }
+        Stmt::If { .. } | Stmt::Loop { .. } | Stmt::LoopBack { .. } | Stmt::Set { .. } => {
+            control::stmt(f, s, mutable)
         }
         Stmt::Let { dst, op, args, .. } => {
             let (mt, name, e) = (
@@ -273,10 +248,13 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
 pub fn body(f: &Func) -> TokenStream {
     let mut mutable: HashSet<Var> = HashSet::new();
     for s in &f.body {
-        s.walk(&mut |s| {
-            if let Stmt::Accum { dst, .. } = s {
-                mutable.extend(dst.var());
+        s.walk(&mut |s| match s {
+            Stmt::Accum { dst, .. } => mutable.extend(dst.var()),
+            Stmt::Set { dst, .. } => {
+                mutable.insert(*dst);
             }
+            Stmt::Loop { cells, .. } => mutable.extend(cells.iter().copied()),
+            _ => {}
         });
     }
     let params: HashSet<Var> = f

@@ -1,0 +1,91 @@
+//! Emission of control flow: `if`, loops (with their tapes in reverse mode) and the backward loops.
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{owned, stmt as plain};
+use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
+
+/// Statements nested in an arm or a body: no tensor is handed over there (a loop repeats them).
+fn nested(f: &Func, body: &[Stmt], mutable: &HashSet<Var>) -> TokenStream {
+    body.iter()
+        .map(|s| plain(f, s, mutable, &|_| false))
+        .collect()
+}
+
+/// `if`, a loop, a backward loop or a reset; other statements give no tokens here.
+pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+    match s {
+        Stmt::If {
+            cond,
+            then_,
+            else_,
+            outs,
+        } => if_stmt(f, cond, then_, else_, outs, mutable),
+        Stmt::Loop {
+            head,
+            cells,
+            body,
+            tape,
+            ..
+        } => {
+            let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
+            let yields = body.yields.iter().map(|y| owned(f, y));
+            let inner = nested(f, &body.body, mutable);
+            let (head, vars) = match head {
+                LoopHead::For { pat, iter, vars } => (quote!(for #pat in #iter), vars.clone()),
+                LoopHead::While { cond } => (quote!(while #cond), Vec::new()),
+            };
+            let (decl, push) = match tape {
+                Some(t) => {
+                    let saved = cells.iter().map(|c| owned(f, &Atom::Var(*c)));
+                    (
+                        quote!(let mut #t = ::std::vec::Vec::new();),
+                        quote!(#t.push((#(#saved,)* #(#vars,)*));),
+                    )
+                }
+                None => (TokenStream::new(), TokenStream::new()),
+            };
+            quote!(#decl #head { #push #inner (#(#names,)*) = (#(#yields,)*); })
+        }
+        Stmt::LoopBack { tape, names, body } => {
+            let body = nested(f, body, mutable);
+            quote!(while let ::core::option::Option::Some((#(#names,)*)) = #tape.pop() { #body })
+        }
+        Stmt::Set { dst, value } => {
+            let (d, v) = (f.name(*dst), owned(f, value));
+            quote!(#d = #v;)
+        }
+        _ => TokenStream::new(),
+    }
+}
+
+fn if_stmt(
+    f: &Func,
+    cond: &TokenStream,
+    then_: &Branch,
+    else_: &Branch,
+    outs: &[Var],
+    mutable: &HashSet<Var>,
+) -> TokenStream {
+    let arm = |b: &Branch| {
+        let body = nested(f, &b.body, mutable);
+        let yields = b.yields.iter().map(|y| owned(f, y));
+        if outs.is_empty() {
+            quote!({ #body })
+        } else {
+            quote!({ #body (#(#yields,)*) })
+        }
+    };
+    let (t, e) = (arm(then_), arm(else_));
+    if outs.is_empty() {
+        return quote!(if #cond #t else #e);
+    }
+    let names = outs.iter().map(|o| {
+        let (mt, n) = (mutable.contains(o).then(|| quote!(mut)), f.name(*o));
+        quote!(#mt #n)
+    });
+    quote!(let (#(#names,)*) = if #cond #t else #e;)
+}

@@ -1,0 +1,308 @@
+//! Lowering of control flow: `if`/`else` and loops.
+//!
+//! An arm of an `if` or the body of a loop is lowered into a list of its own. Every name an arm
+//! rebinds becomes an output of the `if`; every name a loop body reassigns becomes a *cell*, a
+//! mutable local that the body's values are written back to at the end of each iteration.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::Ident;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::Expr;
+
+use super::{err, Lowerer};
+use crate::ir::{Atom, Branch, LoopHead, Op, Stmt, Var};
+
+impl Lowerer<'_> {
+    /// Every visible name with its current value.
+    fn visible(&self) -> Vec<(String, Atom)> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for (n, a) in self.scopes.iter().rev().flat_map(|s| s.iter().rev()) {
+            if seen.insert(n.clone()) {
+                out.push((n.clone(), a.clone()));
+            }
+        }
+        out
+    }
+
+    /// Lowers one arm of an `if` into a list of its own; returns it, its value and the names then.
+    fn branch(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> syn::Result<Option<Atom>>,
+    ) -> syn::Result<(Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>)> {
+        let outer = std::mem::take(&mut self.b.func.body);
+        let value = f(self);
+        let body = std::mem::replace(&mut self.b.func.body, outer);
+        Ok((body, value?, self.visible()))
+    }
+
+    /// `if c { … } else { … }`: the condition is kept in a local (the backward sweep takes the same
+    /// arm), each arm is lowered into a list of its own, and every name an arm rebinds, with the
+    /// value of the `if` when `want_value`, becomes an output of the statement.
+    pub(super) fn if_expr(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
+        let expr = self.constant(&e.cond);
+        let cond = self.b.fresh_name("cond");
+        self.b.push(Stmt::Const {
+            name: cond.clone(),
+            mutable: false,
+            ty: None,
+            expr,
+        });
+        let before = self.visible();
+        let (then_body, then_value, then_env) = self.branch(|l| l.block(&e.then_branch.stmts))?;
+        self.restore(&before);
+        let (else_body, else_value, else_env) = match e.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
+            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts))?,
+            Some(other) => return err(other.span(), "write the `else` arm as a block"),
+            None => (Vec::new(), None, before.clone()),
+        };
+        self.restore(&before);
+        let key = |a: &Atom| crate::emit::place(&self.b.func, a).to_string();
+        let find = |env: &[(String, Atom)], n: &str| {
+            env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
+        };
+        let mut names = Vec::new();
+        let (mut then_yields, mut else_yields) = (Vec::new(), Vec::new());
+        for (n, old) in &before {
+            let (t, f) = (
+                find(&then_env, n).unwrap_or(old.clone()),
+                find(&else_env, n).unwrap_or(old.clone()),
+            );
+            if key(&t) != key(old) || key(&f) != key(old) {
+                names.push(n.clone());
+                then_yields.push(t);
+                else_yields.push(f);
+            }
+        }
+        // An `if` ending a block with unit arms is a statement, whatever its position.
+        let want_value = want_value && (then_value.is_some() || else_value.is_some());
+        if want_value {
+            let missing = || {
+                syn::Error::new(
+                    e.span(),
+                    "this `if` is used as a value: give both arms a value",
+                )
+            };
+            then_yields.push(then_value.ok_or_else(missing)?);
+            else_yields.push(else_value.ok_or_else(missing)?);
+        }
+        let outs: Vec<Var> = then_yields
+            .iter()
+            .zip(&else_yields)
+            .enumerate()
+            .map(|(i, (t, f))| {
+                let kind = self.b.func.atom_kind(t).join(self.b.func.atom_kind(f));
+                let base = names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| "if_value".to_string());
+                let v = self.b.fresh(&base, kind);
+                self.b.rename_user(v, &base);
+                v
+            })
+            .collect();
+        let constant: Vec<bool> = then_yields
+            .iter()
+            .zip(&else_yields)
+            .map(|(t, f)| t.var().is_none() && f.var().is_none())
+            .collect();
+        let then_ = Branch {
+            body: then_body,
+            yields: then_yields,
+        };
+        let else_ = Branch {
+            body: else_body,
+            yields: else_yields,
+        };
+        self.b.push(Stmt::If {
+            cond: cond.into_token_stream(),
+            then_,
+            else_,
+            outs: outs.clone(),
+        });
+        // A name that no arm makes differentiable (a counter) stays a plain local.
+        let atom = |l: &Self, i: usize, o: Var| {
+            if constant[i] {
+                Atom::Const(l.b.func.name(o).to_token_stream())
+            } else {
+                Atom::Var(o)
+            }
+        };
+        for (i, (n, o)) in names.iter().zip(&outs).enumerate() {
+            let a = atom(self, i, *o);
+            self.rebind(n, a);
+        }
+        Ok(match (want_value, outs.last()) {
+            (true, Some(v)) => atom(self, outs.len() - 1, *v),
+            _ => Atom::Const(quote!(())),
+        })
+    }
+
+    fn restore(&mut self, before: &[(String, Atom)]) {
+        for (n, a) in before {
+            self.rebind(n, a.clone());
+        }
+    }
+
+    /// `for`/`while`: the names the body reassigns become cells. A cell whose value comes to depend
+    /// on the inputs inside the body carries derivatives; finding that out may take another pass.
+    pub(super) fn loop_stmt(&mut self, e: &Expr) -> syn::Result<()> {
+        let (label, body) = match e {
+            Expr::ForLoop(f) => (&f.label, &f.body),
+            Expr::While(w) => (&w.label, &w.body),
+            _ => {
+                return err(
+                    e.span(),
+                    "`loop` needs `break`, which is not supported yet: write a `while` loop",
+                )
+            }
+        };
+        if let Some(l) = label {
+            return err(
+                l.span(),
+                "labelled loops are not supported yet: remove the label",
+            );
+        }
+        let assigned = crate::tokens::assigned(body.to_token_stream());
+        let carried: Vec<(String, Atom)> = self
+            .visible()
+            .into_iter()
+            .filter(|(n, _)| assigned.contains(n))
+            .collect();
+        let mut active: BTreeSet<String> = carried
+            .iter()
+            .filter(|(_, a)| a.var().is_some())
+            .map(|(n, _)| n.clone())
+            .collect();
+        loop {
+            let (len, before) = (self.b.func.body.len(), self.visible());
+            let newly = self.lower_loop(e, body, &carried, &active)?;
+            if newly.is_empty() {
+                return Ok(());
+            }
+            self.b.func.body.truncate(len);
+            self.restore(&before);
+            active.extend(newly);
+        }
+    }
+
+    /// One pass over a loop with the cells in `active` carrying derivatives; returns the cells found
+    /// to need derivatives too (the loop is kept only if there are none).
+    fn lower_loop(
+        &mut self,
+        e: &Expr,
+        body: &syn::Block,
+        carried: &[(String, Atom)],
+        active: &BTreeSet<String>,
+    ) -> syn::Result<Vec<String>> {
+        let mut cells = Vec::new();
+        for (n, init) in carried {
+            let cell = self.b.op(Op::Id, vec![init.clone()], e.span());
+            self.b.rename_user(cell, n);
+            cells.push((cell, active.contains(n)));
+            self.rebind(n, self.cell_atom(cell, active.contains(n)));
+        }
+        let (head, vars) = self.loop_head(e)?;
+        let (stmts, _, env) = self.branch(|l| {
+            l.scopes.push(
+                vars.iter()
+                    .map(|v| (v.to_string(), Atom::Const(v.to_token_stream())))
+                    .collect(),
+            );
+            let r = l.block(&body.stmts);
+            l.scopes.pop();
+            r
+        })?;
+        let yields: Vec<Atom> = carried
+            .iter()
+            .map(|(n, _)| {
+                env.iter()
+                    .find(|(m, _)| m == n)
+                    .map(|(_, a)| a.clone())
+                    .expect("still visible")
+            })
+            .collect();
+        let newly: Vec<String> = carried
+            .iter()
+            .zip(&yields)
+            .filter(|((n, _), y)| !active.contains(n) && y.var().is_some())
+            .map(|((n, _), _)| n.clone())
+            .collect();
+        if newly.is_empty() {
+            for ((n, _), (cell, is_active)) in carried.iter().zip(&cells) {
+                self.rebind(n, self.cell_atom(*cell, *is_active));
+            }
+            let (cells, active) = cells.into_iter().unzip();
+            let body = Branch {
+                body: stmts,
+                yields,
+            };
+            self.b.push(Stmt::Loop {
+                head,
+                cells,
+                active,
+                body,
+                tape: None,
+            });
+        }
+        Ok(newly)
+    }
+
+    /// A cell as the user's name sees it: a value that carries derivatives, or a plain local.
+    fn cell_atom(&self, cell: Var, active: bool) -> Atom {
+        if active {
+            Atom::Var(cell)
+        } else {
+            Atom::Const(self.b.func.name(cell).to_token_stream())
+        }
+    }
+
+    /// The loop's head and the names it binds in the body.
+    fn loop_head(&mut self, e: &Expr) -> syn::Result<(LoopHead, Vec<Ident>)> {
+        match e {
+            Expr::ForLoop(f) => {
+                if self.mentions_active(&f.expr) {
+                    return err(f.expr.span(), "a loop over differentiable values is not supported: loop over indices (`for i in 0..n`) and read the values inside");
+                }
+                let vars = pattern_names(&f.pat)?;
+                let head = LoopHead::For {
+                    pat: f.pat.to_token_stream(),
+                    iter: self.constant(&f.expr),
+                    vars: vars.clone(),
+                };
+                Ok((head, vars))
+            }
+            Expr::While(w) => {
+                if let Expr::Let(l) = &*w.cond {
+                    return err(
+                        l.span(),
+                        "`while let` is not supported: write `while condition`",
+                    );
+                }
+                Ok((
+                    LoopHead::While {
+                        cond: self.constant(&w.cond),
+                    },
+                    Vec::new(),
+                ))
+            }
+            _ => err(e.span(), "expected a `for` or `while` loop"),
+        }
+    }
+}
+
+/// The names a loop pattern binds: `i`, `&x`, `_`.
+fn pattern_names(pat: &syn::Pat) -> syn::Result<Vec<Ident>> {
+    match pat {
+        syn::Pat::Ident(p) if p.subpat.is_none() => Ok(vec![p.ident.clone()]),
+        syn::Pat::Reference(r) => pattern_names(&r.pat),
+        syn::Pat::Wild(_) => Ok(Vec::new()),
+        other => err(
+            other.span(),
+            "loop over a simple name here: `for i in …` or `for &x in …`",
+        ),
+    }
+}
