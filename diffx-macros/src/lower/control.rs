@@ -28,12 +28,14 @@ impl Lowerer<'_> {
     }
 
     /// Lowers one arm of an `if` into a list of its own; returns it, its value and the names then.
-    fn branch(
+        fn branch(
         &mut self,
         f: impl FnOnce(&mut Self) -> syn::Result<Option<Atom>>,
     ) -> syn::Result<(Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>)> {
         let outer = std::mem::take(&mut self.b.func.body);
+        self.nesting += 1;
         let value = f(self);
+        self.nesting -= 1;
         let body = std::mem::replace(&mut self.b.func.body, outer);
         Ok((body, value?, self.visible()))
     }

@@ -25,6 +25,8 @@ pub struct Lowerer<'b> {
     pub b: &'b mut Builder,
     scopes: Vec<Vec<(String, Atom)>>,
     pub errors: Vec<syn::Error>,
+    /// How many arms or loop bodies enclose the statement being lowered.
+    nesting: usize,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -37,6 +39,7 @@ impl<'b> Lowerer<'b> {
             b,
             scopes: vec![Vec::new()],
             errors: Vec::new(),
+            nesting: 0,
         }
     }
 
@@ -99,6 +102,10 @@ impl<'b> Lowerer<'b> {
                 self.verbatim(m.to_token_stream());
                 Ok(None)
             }
+            SynStmt::Expr(Expr::Return(r), _) if self.nesting > 0 => err(
+                r.span(),
+                "`return` inside a branch or loop is not supported yet: assign the result to a variable and return it at the end",
+            ),
             SynStmt::Expr(Expr::Return(r), _) if last => match &r.expr {
                 Some(e) => self.expr(e).map(Some),
                 None => err(r.span(), "`#[autodiff]` functions must return a value: write `return <float expression>;`"),
@@ -134,10 +141,14 @@ impl<'b> Lowerer<'b> {
                 };
                 self.assign(&b.left, value, mark)
             }
-            Expr::Macro(m) => {
+                        Expr::Macro(m) => {
                 self.verbatim(quote!(#m;));
                 Ok(())
             }
+            Expr::Break(_) | Expr::Continue(_) => err(
+                e.span(),
+                "`break` and `continue` are not supported yet: put the condition in the loop's `while`",
+            ),
             Expr::If(i) if self.mentions_active(e) => self.if_expr(i, false).map(|_| ()),
             Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) => {
                 self.loop_stmt(e)
