@@ -28,7 +28,7 @@ impl Lowerer<'_> {
     }
 
     /// Lowers one arm of an `if` into a list of its own; returns it, its value and the names then.
-        fn branch(
+    fn branch(
         &mut self,
         f: impl FnOnce(&mut Self) -> syn::Result<Option<Atom>>,
     ) -> syn::Result<(Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>)> {
@@ -166,6 +166,16 @@ impl Lowerer<'_> {
             return err(
                 l.span(),
                 "labelled loops are not supported yet: remove the label",
+            );
+        }
+        // Even in code that is kept as written: a `break` would also leave the backward loop.
+        if let Some(kw) = crate::tokens::find_ident(body.to_token_stream(), &["break", "continue"])
+        {
+            return err(
+                kw.span(),
+                format!(
+                    "`{kw}` is not supported in loops yet: put the condition in the loop's `while`"
+                ),
             );
         }
         let assigned = crate::tokens::assigned(body.to_token_stream());
