@@ -143,6 +143,15 @@ fn assigned_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The first identifier in `tokens`, at any depth, that is one of `names`.
+pub fn find_ident(tokens: TokenStream, names: &[&str]) -> Option<Ident> {
+    tokens.into_iter().find_map(|tt| match tt {
+        TokenTree::Ident(id) if names.iter().any(|n| id == n) => Some(id),
+        TokenTree::Group(g) => find_ident(g.stream(), names),
+        _ => None,
+    })
+}
+
 /// Wraps `tokens` in parentheses unless they are a single token.
 pub fn paren(tokens: TokenStream) -> TokenStream {
     let mut it = tokens.clone().into_iter();
