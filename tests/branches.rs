@@ -103,7 +103,7 @@ fn nested(x: f64, mode: u8) -> f64 {
     let mut a = x;
     let mut b = 1.0;
     if mode == 0 {
-        a = a * 3.0;
+        a *= 3.0;
     } else {
         if x > 0.0 {
             b = x.exp();

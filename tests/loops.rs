@@ -12,7 +12,7 @@ use diffx::autodiff;
 fn power(x: f64, n: u32) -> f64 {
     let mut p = x;
     for _ in 1..n {
-        p = p * x;
+        p *= x;
     }
     p
 }
@@ -114,7 +114,7 @@ fn halving(x: f64, y: f64) -> f64 {
     let mut count = 0;
     for i in 0..6 {
         if s > 1.0 {
-            s = s * 0.5;
+            s *= 0.5;
             count += 1;
         } else {
             s = s * x + i as f64 * 0.1;

@@ -39,7 +39,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let typed: Vec<_> = params
         .iter()
         .zip(&sig.params)
-        .map(|(v, p)| v.map(|v| (v, p.owned.to_token_stream())))
+        .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
     let rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
     let out = emit::functions(&item, &sig, &fwd, &rev);

@@ -21,6 +21,8 @@ pub struct Var(pub usize);
 pub enum Kind {
     Scalar,
     Tensor,
+    /// A slice, `Vec` or array of floats (its elements `x[i]` are scalars).
+    Slice,
     /// A parameter struct, one of its fields, or a value the macro cannot see the type of.
     Other,
 }
@@ -248,6 +250,7 @@ impl Func {
     pub fn atom_kind(&self, a: &Atom) -> Kind {
         match a {
             Atom::Var(v) => self.kind(*v),
+            Atom::Field(v, _) if self.kind(*v) == Kind::Slice => Kind::Scalar,
             Atom::Field(..) => Kind::Other,
             Atom::Const(_) => Kind::Scalar,
         }

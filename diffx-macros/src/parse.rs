@@ -38,8 +38,10 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
 pub struct Param {
     pub name: Ident,
     pub ty: Type,
-    /// The type without a leading `&`: the type of the parameter's gradient.
+    /// The type without a leading `&`.
     pub owned: Type,
+    /// The type of the parameter's gradient and tangent: `owned`, or `Vec<F>` for a slice `[F]`.
+    pub grad: Type,
     pub kind: Kind,
     pub differentiable: bool,
 }
@@ -83,6 +85,9 @@ fn kind_of(ty: &Type) -> Option<Kind> {
     if float_type(ty).is_some() {
         return Some(Kind::Scalar);
     }
+    if sequence_float(ty).is_some() {
+        return Some(Kind::Slice);
+    }
     let seg = last_segment(ty)?;
     let name = seg.ident.to_string();
     if name == "Tensor" {
@@ -91,6 +96,35 @@ fn kind_of(ty: &Type) -> Option<Kind> {
         Some(Kind::Other)
     } else {
         None
+    }
+}
+
+/// The element type of `[F]`, `[F; N]` or `Vec<F>` (behind any `&`) when it is a float.
+fn sequence_float(ty: &Type) -> Option<Ident> {
+    match owned(ty) {
+        Type::Slice(s) => float_type(&s.elem),
+        Type::Array(a) => float_type(&a.elem),
+        _ => {
+            let seg = last_segment(ty).filter(|s| s.ident == "Vec")?;
+            match &seg.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|arg| match arg {
+                    syn::GenericArgument::Type(t) => float_type(t),
+                    _ => None,
+                }),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// The gradient type of a parameter of type `ty`: `Vec<F>` for a slice, else the owned type.
+fn grad_type(ty: &Type) -> Type {
+    match owned(ty) {
+        Type::Slice(s) => {
+            let elem = &s.elem;
+            syn::parse_quote!(::std::vec::Vec<#elem>)
+        }
+        other => other.clone(),
     }
 }
 
@@ -233,6 +267,7 @@ fn params(
             name: pi.ident.clone(),
             ty: (*pt.ty).clone(),
             owned: owned(&pt.ty).clone(),
+            grad: grad_type(&pt.ty),
             kind: kind.unwrap_or(Kind::Other),
             differentiable: kind.is_some() && named,
         });
@@ -245,7 +280,7 @@ fn params(
             )),
             Some(p) if kind_of(&p.ty).is_none() => {
                 let ty = p.ty.to_token_stream().to_string().replace(' ', "");
-                errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64`, `f32`, `Tensor` and parameter-struct parameters")));
+                errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64`, `f32`, their slices, `Vec`s and arrays, `Tensor` and parameter-struct parameters")));
             }
             Some(_) => {}
         }

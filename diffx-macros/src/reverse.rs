@@ -52,7 +52,7 @@ pub fn transform(
         adj: HashMap::new(),
     };
     for (v, ty) in params.iter().flatten() {
-        if primal.func.kind(*v) == Kind::Other {
+        if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
             sweep.zeros(*v, ty.clone());
         }
     }

@@ -25,11 +25,80 @@ use crate::Float;
 pub struct Zero;
 
 /// A tangent passed to a differentiable parameter: the tangent itself (or a reference to it) or
-/// [`Zero`]. `like` is the parameter's value, which gives a zero tangent its shape.
-pub trait IntoTangent<T> {
+/// [`Zero`]. `like` is the parameter's value (an `L`, e.g. the `[f64]` behind a `Vec<f64>` tangent),
+/// which gives a zero tangent its shape.
+pub trait IntoTangent<T, L: ?Sized = T> {
     /// The tangent as a `T`.
-    fn into_tangent(self, like: &T) -> T;
+    fn into_tangent(self, like: &L) -> T;
 }
+
+/// The zero gradient of a slice, vector or array parameter, shaped like it.
+pub trait ZerosFor<X: ?Sized> {
+    fn zeros_for(x: &X) -> Self;
+}
+
+/// `Self::zeros_for(x)`, for generated code.
+#[inline]
+pub fn zeros_for<G: ZerosFor<X>, X: ?Sized>(x: &X) -> G {
+    G::zeros_for(x)
+}
+
+macro_rules! sequence_support {
+    ($($t:ty),*) => {$(
+        impl ZerosFor<[$t]> for Vec<$t> {
+            fn zeros_for(x: &[$t]) -> Self {
+                vec![0.0; x.len()]
+            }
+        }
+        impl ZerosFor<Vec<$t>> for Vec<$t> {
+            fn zeros_for(x: &Vec<$t>) -> Self {
+                vec![0.0; x.len()]
+            }
+        }
+        impl<const N: usize> ZerosFor<[$t; N]> for [$t; N] {
+            fn zeros_for(_: &[$t; N]) -> Self {
+                [0.0; N]
+            }
+        }
+        impl IntoTangent<Vec<$t>, [$t]> for &[$t] {
+            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
+                assert_eq!(self.len(), like.len(), "jvp: the tangent has {} elements, the parameter {}", self.len(), like.len());
+                self.to_vec()
+            }
+        }
+        impl IntoTangent<Vec<$t>, [$t]> for Zero {
+            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
+                vec![0.0; like.len()]
+            }
+        }
+        impl IntoTangent<Vec<$t>> for Vec<$t> {
+            fn into_tangent(self, _: &Vec<$t>) -> Vec<$t> {
+                self
+            }
+        }
+        impl IntoTangent<Vec<$t>> for &Vec<$t> {
+            fn into_tangent(self, _: &Vec<$t>) -> Vec<$t> {
+                self.clone()
+            }
+        }
+        impl IntoTangent<Vec<$t>> for Zero {
+            fn into_tangent(self, like: &Vec<$t>) -> Vec<$t> {
+                vec![0.0; like.len()]
+            }
+        }
+        impl<const N: usize> IntoTangent<[$t; N]> for [$t; N] {
+            fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
+                self
+            }
+        }
+        impl<const N: usize> IntoTangent<[$t; N]> for Zero {
+            fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
+                [0.0; N]
+            }
+        }
+    )*};
+}
+sequence_support!(f32, f64);
 
 /// A contribution to an adjoint of type `L`, summed to `L`'s shape where it was broadcast.
 pub trait Fit<L> {

@@ -188,6 +188,10 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
                 }
             }
         }
+        Stmt::Zeros { dst, like, ty } if f.atom_kind(like) == Kind::Slice => {
+            let (mt, d, l) = (m(dst), f.name(*dst), by_ref(f, like));
+            quote!(let #mt #d = ::diffx::__private::zeros_for::<#ty, _>(#l);)
+        }
         Stmt::Zeros { dst, like, ty } => {
             let (mt, d, l) = (m(dst), f.name(*dst), place(f, like));
             quote!(let #mt #d = ::diffx::__private::zeros_like::<#ty, _>(&#l);)
@@ -345,7 +349,7 @@ impl<'a> Generated<'a> {
             .params
             .iter()
             .filter(|p| p.differentiable)
-            .map(|p| &p.owned)
+            .map(|p| &p.grad)
             .collect();
         if tys.len() == 1 {
             tys[0].to_token_stream()
@@ -392,9 +396,16 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&fwd.param_dots)
             .map(|(p, d)| match d {
-                Some(d) => {
-                    let (d, t) = (f.name(*d), &p.owned);
+                Some(d)
+                    if p.grad.to_token_stream().to_string()
+                        == p.owned.to_token_stream().to_string() =>
+                {
+                    let (d, t) = (f.name(*d), &p.grad);
                     quote!(#d: impl ::diffx::__private::IntoTangent<#t>)
+                }
+                Some(d) => {
+                    let (d, t, l) = (f.name(*d), &p.grad, &p.owned);
+                    quote!(#d: impl ::diffx::__private::IntoTangent<#t, #l>)
                 }
                 None => quote!(_: impl ::core::marker::Sized),
             });
@@ -404,7 +415,7 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&fwd.param_dots)
             .filter_map(|(p, d)| {
-                let (d, t) = (f.name((*d)?), &p.owned);
+                let (d, t) = (f.name((*d)?), &p.grad);
                 let like = by_ref(f, &Atom::Var(param_var(f, &p.name)?));
                 Some(quote!(let #d: #t = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
             });
@@ -439,7 +450,7 @@ impl<'a> Generated<'a> {
         let ct = f.name(rev.ct);
         let tys = self.sig.params.iter().map(|p| {
             if p.differentiable {
-                p.owned.to_token_stream()
+                p.grad.to_token_stream()
             } else {
                 quote!(::diffx::__private::Zero)
             }

@@ -12,7 +12,10 @@ use syn::spanned::Spanned;
 use syn::Expr;
 
 use super::{err, Lowerer};
-use crate::ir::{Atom, Branch, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+
+/// A lowered arm: its statements, its value, and every visible name's value at its end.
+type Arm = (Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>);
 
 impl Lowerer<'_> {
     /// Every visible name with its current value.
@@ -31,7 +34,7 @@ impl Lowerer<'_> {
     fn branch(
         &mut self,
         f: impl FnOnce(&mut Self) -> syn::Result<Option<Atom>>,
-    ) -> syn::Result<(Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>)> {
+    ) -> syn::Result<Arm> {
         let outer = std::mem::take(&mut self.b.func.body);
         self.nesting += 1;
         let value = f(self);
@@ -217,13 +220,9 @@ impl Lowerer<'_> {
             cells.push((cell, active.contains(n)));
             self.rebind(n, self.cell_atom(cell, active.contains(n)));
         }
-        let (head, vars) = self.loop_head(e)?;
+        let (head, bindings) = self.loop_head(e)?;
         let (stmts, _, env) = self.branch(|l| {
-            l.scopes.push(
-                vars.iter()
-                    .map(|v| (v.to_string(), Atom::Const(v.to_token_stream())))
-                    .collect(),
-            );
+            l.scopes.push(bindings);
             let r = l.block(&body.stmts);
             l.scopes.pop();
             r
@@ -272,20 +271,22 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The loop's head and the names it binds in the body.
-    fn loop_head(&mut self, e: &Expr) -> syn::Result<(LoopHead, Vec<Ident>)> {
+    /// The loop's head and what its pattern binds in the body.
+    fn loop_head(&mut self, e: &Expr) -> syn::Result<(LoopHead, Vec<(String, Atom)>)> {
         match e {
+            Expr::ForLoop(f) if self.mentions_active(&f.expr) => self.element_loop(f),
             Expr::ForLoop(f) => {
-                if self.mentions_active(&f.expr) {
-                    return err(f.expr.span(), "a loop over differentiable values is not supported: loop over indices (`for i in 0..n`) and read the values inside");
-                }
                 let vars = pattern_names(&f.pat)?;
+                let bindings = vars
+                    .iter()
+                    .map(|v| (v.to_string(), Atom::Const(v.to_token_stream())))
+                    .collect();
                 let head = LoopHead::For {
                     pat: f.pat.to_token_stream(),
                     iter: self.constant(&f.expr),
-                    vars: vars.clone(),
+                    vars,
                 };
-                Ok((head, vars))
+                Ok((head, bindings))
             }
             Expr::While(w) => {
                 if let Expr::Let(l) = &*w.cond {
@@ -303,6 +304,52 @@ impl Lowerer<'_> {
             }
             _ => err(e.span(), "expected a `for` or `while` loop"),
         }
+    }
+
+    /// `for &xi in x` (or `x.iter()`, `&x`) over a differentiable slice: a loop over its indices,
+    /// `xi` standing for `x[i]`.
+    fn element_loop(
+        &mut self,
+        f: &syn::ExprForLoop,
+    ) -> syn::Result<(LoopHead, Vec<(String, Atom)>)> {
+        let refuse = || {
+            err(
+                f.expr.span(),
+                "a loop over differentiable values is not supported here: loop over a slice parameter (`for &xi in x`) or over indices (`for i in 0..n`)",
+            )
+        };
+        let mut iter = &*f.expr;
+        loop {
+            iter = match iter {
+                Expr::Reference(r) => &r.expr,
+                Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &m.receiver,
+                Expr::Paren(p) => &p.expr,
+                _ => break,
+            };
+        }
+        let Some(Atom::Var(base)) = self
+            .expr(iter)
+            .ok()
+            .filter(|a| matches!(a, Atom::Var(v) if self.b.func.kind(*v) == Kind::Slice))
+        else {
+            return refuse();
+        };
+        let names = pattern_names(&f.pat)?;
+        let [name] = names.as_slice() else {
+            return refuse();
+        };
+        let i = self.b.fresh_name("i");
+        let x = crate::emit::place(&self.b.func, &Atom::Var(base));
+        let head = LoopHead::For {
+            pat: i.to_token_stream(),
+            iter: quote!(0..#x.len()),
+            vars: vec![i.clone()],
+        };
+        let bindings = vec![
+            (i.to_string(), Atom::Const(i.to_token_stream())),
+            (name.to_string(), Atom::Field(base, quote!([#i]))),
+        ];
+        Ok((head, bindings))
     }
 }
 

@@ -60,7 +60,10 @@ impl<'b> Lowerer<'b> {
     }
 
     fn is_active(&self, id: &Ident) -> bool {
-        matches!(self.lookup(&id.to_string()), Some(Atom::Var(_)))
+        matches!(
+            self.lookup(&id.to_string()),
+            Some(Atom::Var(_) | Atom::Field(..))
+        )
     }
 
     /// Whether `e` depends on a differentiable value.
@@ -114,6 +117,9 @@ impl<'b> Lowerer<'b> {
                 r.span(),
                 "early `return` is not supported yet: compute the result into a variable and return it at the end",
             ),
+            SynStmt::Expr(e @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)), None) => {
+                self.effect(e).map(|()| None)
+            }
             SynStmt::Expr(e, None) if last => self.expr(e).map(Some),
             SynStmt::Expr(e, _) => self.effect(e).map(|()| None),
         }
@@ -335,7 +341,9 @@ impl<'b> Lowerer<'b> {
 
     fn extend_place(&mut self, base: &Expr, step: TokenStream, span: Span) -> syn::Result<Atom> {
         match self.expr(base)? {
-            Atom::Var(v) if self.b.func.kind(v) == Kind::Other => Ok(Atom::Field(v, step)),
+            Atom::Var(v) if matches!(self.b.func.kind(v), Kind::Other | Kind::Slice) => {
+                Ok(Atom::Field(v, step))
+            }
             Atom::Field(v, path) => Ok(Atom::Field(v, quote!(#path #step))),
             _ => err(
                 span,
@@ -388,7 +396,12 @@ impl<'b> Lowerer<'b> {
     fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {
         let target = c.ty.to_token_stream().to_string();
         if self.b.float == target {
-            return self.expr(&c.expr);
+            // A differentiable value of the function's own type casts to itself; anything else
+            // (`x.len() as f64`) is a constant that keeps its cast.
+            return match self.expr(&c.expr)? {
+                Atom::Const(_) => Ok(Atom::Const(self.constant(e))),
+                a => Ok(a),
+            };
         }
         if !matches!(target.as_str(), "f32" | "f64") {
             return Ok(Atom::Const(self.constant(e)));
