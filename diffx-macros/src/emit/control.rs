@@ -34,19 +34,38 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
             let yields = body.yields.iter().map(|y| owned(f, y));
             let inner = nested(f, &body.body, mutable);
-            let (head, vars) = match head {
-                LoopHead::For { pat, iter, vars } => (quote!(for #pat in #iter), vars.clone()),
-                LoopHead::While { cond } => (quote!(while #cond), Vec::new()),
+            let vars = match head {
+                LoopHead::For { vars, .. } => vars.clone(),
+                LoopHead::While { .. } => Vec::new(),
             };
             let (decl, push) = match tape {
                 Some(t) => {
                     let saved = cells.iter().map(|c| owned(f, &Atom::Var(*c)));
+                    // Sized once from the iterator's length, not grown push by push.
+                    let capacity = match head {
+                        LoopHead::For { .. } => {
+                            let it =
+                                proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
+                            quote!(#it.size_hint().0)
+                        }
+                        LoopHead::While { .. } => quote!(0),
+                    };
                     (
-                        quote!(let mut #t = ::std::vec::Vec::new();),
+                        quote!(let mut #t = ::std::vec::Vec::with_capacity(#capacity);),
                         quote!(#t.push((#(#saved,)* #(#vars,)*));),
                     )
                 }
                 None => (TokenStream::new(), TokenStream::new()),
+            };
+            let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
+            let head = match head {
+                LoopHead::For { pat, iter, .. } if tape.is_some() => {
+                    let decl =
+                        quote!(let #it = ::core::iter::IntoIterator::into_iter(#iter); #decl);
+                    return quote!(#decl for #pat in #it { #push #inner (#(#names,)*) = (#(#yields,)*); });
+                }
+                LoopHead::For { pat, iter, .. } => quote!(for #pat in #iter),
+                LoopHead::While { cond } => quote!(while #cond),
             };
             quote!(#decl #head { #push #inner (#(#names,)*) = (#(#yields,)*); })
         }
