@@ -146,3 +146,64 @@ fn a_branch_can_return_an_input_itself() {
     assert_eq!(grad_branch_max(1.0, 3.0), (0.0, 1.0));
     assert_eq!(jvp_branch_max(1.0, 3.0, 0.25, 0.5), (3.0, 0.5));
 }
+
+/// `match` on an integer and on a `bool`, as a value and with guards.
+#[autodiff]
+fn by_mode(x: f64, mode: u8, flip: bool) -> f64 {
+    let y = match mode {
+        0 => x * x,
+        1 | 2 => x.sin(),
+        m if m > 100 => 0.0,
+        _ => x.exp(),
+    };
+    match flip {
+        true => -y,
+        false => y,
+    }
+}
+
+#[test]
+fn match_on_integers_and_bools() {
+    let x: f64 = 0.6;
+    for (mode, flip, d) in [
+        (0, false, 2.0 * x),
+        (1, false, x.cos()),
+        (2, true, -x.cos()),
+        (200, false, 0.0),
+        (7, true, -x.exp()),
+    ] {
+        assert!(
+            (grad_by_mode(x, mode, flip) - d).abs() < 1e-15,
+            "mode {mode}"
+        );
+        assert!(
+            (jvp_by_mode(x, mode, flip, 1.0).1 - d).abs() < 1e-15,
+            "mode {mode}"
+        );
+    }
+}
+
+/// Recursion through `#[autodiff]` functions: xⁿ = x·xⁿ⁻¹.
+#[autodiff]
+fn pow_rec(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * pow_rec(x, n - 1)
+    }
+}
+
+#[test]
+fn recursion() {
+    for n in 0..6 {
+        let x: f64 = 1.3;
+        let d = if n == 0 {
+            0.0
+        } else {
+            n as f64 * x.powi(n as i32 - 1)
+        };
+        assert!((pow_rec(x, n) - x.powi(n as i32)).abs() < 1e-12);
+        assert!((grad_pow_rec(x, n) - d).abs() < 1e-12, "n = {n}");
+        assert!((jvp_pow_rec(x, n, 1.0).1 - d).abs() < 1e-12, "n = {n}");
+    }
+}

@@ -181,6 +181,12 @@ impl Lowerer<'_> {
                 ),
             );
         }
+        if let Some(item) = body.stmts.iter().find(|s| matches!(s, syn::Stmt::Item(_))) {
+            return err(
+                item.span(),
+                "items (`fn`, `const`, `struct`, …) cannot be declared inside a loop here: move the declaration before the loop",
+            );
+        }
         let assigned = crate::tokens::assigned(body.to_token_stream());
         let carried: Vec<(String, Atom)> = self
             .visible()
@@ -350,6 +356,65 @@ impl Lowerer<'_> {
             (name.to_string(), Atom::Field(base, quote!([#i]))),
         ];
         Ok((head, bindings))
+    }
+
+    /// `match` on an integer or `bool`: an `if` chain on `matches!` of the scrutinee (kept in a
+    /// local), the last arm its `else` (rustc has checked the original match is exhaustive).
+    pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, want_value: bool) -> syn::Result<Atom> {
+        if self.mentions_active(&m.expr) {
+            return err(m.expr.span(), "`match` on a differentiable value is not supported: compare it in an `if`/`else` chain");
+        }
+        let Some((last, rest)) = m.arms.split_last() else {
+            return err(m.span(), "this `match` has no arms");
+        };
+        for arm in &m.arms {
+            let plain_name = matches!(&arm.pat, syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() && p.mutability.is_none());
+            if !plain_name && binds(&arm.pat) {
+                return err(arm.pat.span(), "patterns that bind names are not supported here: match on literals, ranges and `_`");
+            }
+        }
+        let scrutinee = self.b.fresh_name("scrutinee");
+        let expr = self.constant(&m.expr);
+        self.b.push(Stmt::Const {
+            name: scrutinee.clone(),
+            mutable: false,
+            ty: None,
+            expr,
+        });
+        // A plain name (`m if m > 100 =>`) is the scrutinee itself.
+        let body = |arm: &syn::Arm| {
+            let b = &arm.body;
+            match &arm.pat {
+                syn::Pat::Ident(p) => {
+                    let name = &p.ident;
+                    quote!({ let #name = #scrutinee; #b })
+                }
+                _ => quote!({ #b }),
+            }
+        };
+        let mut chain = body(last);
+        for arm in rest.iter().rev() {
+            let (pat, then) = (&arm.pat, body(arm));
+            let guard = arm.guard.as_ref().map(|(_, g)| quote!(if #g));
+            chain = quote!(if ::core::matches!(#scrutinee, #pat #guard) #then else #chain);
+        }
+        match syn::parse2::<Expr>(chain)? {
+            Expr::If(chain) => self.if_expr(&chain, want_value),
+            Expr::Block(b) => self.block_expr(&b.block),
+            other => err(other.span(), "could not read this `match`"),
+        }
+    }
+}
+
+/// Whether a pattern binds a name (`x`, `Some(x)`, `n @ 1..=3`), as opposed to literals, ranges,
+/// paths (`Mode::Fast`) and `_`.
+fn binds(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(_) => true,
+        syn::Pat::Or(o) => o.cases.iter().any(binds),
+        syn::Pat::Paren(p) => binds(&p.pat),
+        syn::Pat::Lit(_) | syn::Pat::Range(_) | syn::Pat::Wild(_) | syn::Pat::Path(_) => false,
+        _ => true,
     }
 }
 

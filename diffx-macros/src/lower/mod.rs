@@ -155,7 +155,8 @@ impl<'b> Lowerer<'b> {
                 e.span(),
                 "`break` and `continue` are not supported yet: put the condition in the loop's `while`",
             ),
-            Expr::If(i) if self.mentions_active(e) => self.if_expr(i, false).map(|_| ()),
+                        Expr::If(i) if self.mentions_active(e) => self.if_expr(i, false).map(|_| ()),
+            Expr::Match(m) if self.mentions_active(e) => self.match_expr(m, false).map(|_| ()),
             Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) => {
                 self.loop_stmt(e)
             }
@@ -315,6 +316,7 @@ impl<'b> Lowerer<'b> {
             Expr::Call(c) => self.call(c, e),
             Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
             Expr::If(i) => self.if_expr(i, true),
+            Expr::Match(m) => self.match_expr(m, true),
             Expr::Field(f) => self.field(f),
             Expr::Index(i) => self.index(i),
             _ => err(e.span(), unsupported(e)),
@@ -352,7 +354,7 @@ impl<'b> Lowerer<'b> {
         }
     }
 
-    fn block_expr(&mut self, block: &syn::Block) -> syn::Result<Atom> {
+    pub(super) fn block_expr(&mut self, block: &syn::Block) -> syn::Result<Atom> {
         match self.block(&block.stmts)? {
             Some(a) => Ok(a),
             None => err(
@@ -558,7 +560,6 @@ fn reject(e: &Expr) -> syn::Result<()> {
 
 fn unsupported(e: &Expr) -> String {
     let what = match e {
-        Expr::Match(_) => "`match` on differentiable values is",
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => "loops are",
         Expr::Index(_) => "indexing is",
         Expr::Field(_) => "field access is",
