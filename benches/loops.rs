@@ -11,66 +11,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use diffx::autodiff;
-
-#[autodiff]
-fn rosenbrock(x: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for i in 0..x.len() - 1 {
-        let a = x[i + 1] - x[i] * x[i];
-        let b = 1.0 - x[i];
-        s += 100.0 * a * a + b * b;
-    }
-    s
-}
-
-fn rosenbrock_by_hand(x: &[f64]) -> Vec<f64> {
-    let mut g = vec![0.0; x.len()];
-    for i in 0..x.len() - 1 {
-        let a = x[i + 1] - x[i] * x[i];
-        g[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
-        g[i + 1] += 200.0 * a;
-    }
-    g
-}
-
-/// A damped spring by explicit Euler; the final energy-like quantity.
-#[autodiff]
-fn spring(k: f64, x0: f64, steps: usize) -> f64 {
-    let dt = 0.01;
-    let mut x = x0;
-    let mut v = 0.0;
-    for _ in 0..steps {
-        let a = -k * x - 0.3 * v;
-        x += dt * v;
-        v += dt * a;
-    }
-    x * x + v
-}
-
-/// The same gradient by hand: the forward sweep stores the states, the backward sweep runs the
-/// adjoint recurrences.
-fn spring_by_hand(k: f64, x0: f64, steps: usize) -> (f64, f64) {
-    let dt = 0.01;
-    let mut states = Vec::with_capacity(steps);
-    let (mut x, mut v) = (x0, 0.0);
-    for _ in 0..steps {
-        states.push((x, v));
-        let a = -k * x - 0.3 * v;
-        x += dt * v;
-        v += dt * a;
-    }
-    let (mut xb, mut vb, mut kb) = (2.0 * x, 1.0, 0.0);
-    for &(x, _) in states.iter().rev() {
-        // v' = v + dt(−kx − 0.3v), x' = x + dt·v
-        let ab = dt * vb;
-        kb += -x * ab;
-        let new_xb = xb - k * ab;
-        vb = vb - 0.3 * ab + dt * xb;
-        xb = new_xb;
-    }
-    (kb, xb)
-}
+#[path = "../tests/common/loop_functions.rs"]
+mod loop_functions;
+use loop_functions::*;
 
 fn benches(c: &mut Criterion) {
     let n = 1000;

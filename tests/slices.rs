@@ -4,27 +4,9 @@
 
 use diffx::autodiff;
 
-/// Extended (chained) Rosenbrock: Σ 100(x[i+1] − x[i]²)² + (1 − x[i])².
-#[autodiff]
-fn rosenbrock(x: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for i in 0..x.len() - 1 {
-        let a = x[i + 1] - x[i] * x[i];
-        let b = 1.0 - x[i];
-        s += 100.0 * a * a + b * b;
-    }
-    s
-}
-
-fn rosenbrock_gradient(x: &[f64]) -> Vec<f64> {
-    let mut g = vec![0.0; x.len()];
-    for i in 0..x.len() - 1 {
-        let a = x[i + 1] - x[i] * x[i];
-        g[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
-        g[i + 1] += 200.0 * a;
-    }
-    g
-}
+#[path = "common/loop_functions.rs"]
+mod loop_functions;
+use loop_functions::*;
 
 fn point(n: usize) -> Vec<f64> {
     (0..n).map(|i| ((i as f64) * 0.7).sin() * 1.2).collect()
@@ -35,7 +17,7 @@ fn extended_rosenbrock_n_2_to_1000() {
     for n in [2, 3, 10, 100, 1000] {
         let x = point(n);
         let g = grad_rosenbrock(&x);
-        let want = rosenbrock_gradient(&x);
+        let want = rosenbrock_by_hand(&x);
         assert_eq!(g.len(), n);
         for (i, (a, b)) in g.iter().zip(&want).enumerate() {
             assert!(

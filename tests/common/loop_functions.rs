@@ -1,0 +1,66 @@
+//! Functions with loops shared by the tests and `benches/loops.rs` (included with `#[path]`), with
+//! their gradients written out by hand.
+
+#![allow(dead_code)]
+
+use diffx::autodiff;
+
+/// Chained (extended) Rosenbrock: Σ 100(x[i+1] − x[i]²)² + (1 − x[i])².
+#[autodiff]
+pub fn rosenbrock(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = 1.0 - x[i];
+        s += 100.0 * a * a + b * b;
+    }
+    s
+}
+
+/// The gradient of [`rosenbrock`] by hand.
+pub fn rosenbrock_by_hand(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        g[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i]);
+        g[i + 1] += 200.0 * a;
+    }
+    g
+}
+
+/// A damped mass on a spring by explicit Euler: position and velocity overwritten every step.
+#[autodiff]
+pub fn spring(k: f64, x0: f64, steps: usize) -> f64 {
+    let dt = 0.01;
+    let mut x = x0;
+    let mut v = 0.0;
+    for _ in 0..steps {
+        let a = -k * x - 0.3 * v;
+        x += dt * v;
+        v += dt * a;
+    }
+    x * x + v
+}
+
+/// The gradient of [`spring`] by hand: the forward sweep stores the positions, the backward sweep
+/// runs the adjoint recurrences of `x' = x + dt·v`, `v' = v + dt(−kx − 0.3v)`.
+pub fn spring_by_hand(k: f64, x0: f64, steps: usize) -> (f64, f64) {
+    let dt = 0.01;
+    let mut positions = Vec::with_capacity(steps);
+    let (mut x, mut v): (f64, f64) = (x0, 0.0);
+    for _ in 0..steps {
+        positions.push(x);
+        let a = -k * x - 0.3 * v;
+        x += dt * v;
+        v += dt * a;
+    }
+    let (mut xb, mut vb, mut kb) = (2.0 * x, 1.0, 0.0);
+    for &x in positions.iter().rev() {
+        let ab = dt * vb;
+        kb += -x * ab;
+        let new_xb = xb - k * ab;
+        vb = vb - 0.3 * ab + dt * xb;
+        xb = new_xb;
+    }
+    (kb, xb)
+}
