@@ -192,3 +192,114 @@ fn spring_gradient_matches_the_adjoint_recurrence() {
     assert_close(gk, hk, 1e-12, "∂/∂k");
     assert_close(gx, hx, 1e-12, "∂/∂x0");
 }
+
+/// Heron's method as `loop` with `break`.
+#[autodiff]
+fn heron_loop(a: f64) -> f64 {
+    let mut g = a;
+    loop {
+        let next = 0.5 * (g + a / g);
+        if (next - g).abs() <= 1e-15 * next {
+            break;
+        }
+        g = next;
+    }
+    g
+}
+
+/// `continue` skips every third term; `break` stops at a threshold.
+#[autodiff]
+fn partial_sums(x: f64, n: u32) -> f64 {
+    let mut s = 0.0;
+    for k in 0..n {
+        if k % 3 == 2 {
+            continue;
+        }
+        s += (x * k as f64).sin();
+        if s > 2.5 {
+            break;
+        }
+    }
+    s
+}
+
+fn partial_sums_by_hand(x: f64, n: u32) -> f64 {
+    let (mut s, mut d) = (0.0, 0.0);
+    for k in 0..n {
+        if k % 3 == 2 {
+            continue;
+        }
+        s += (x * k as f64).sin();
+        d += k as f64 * (x * k as f64).cos();
+        if s > 2.5 {
+            break;
+        }
+    }
+    d
+}
+
+/// Early `return` from inside a loop and from a branch.
+#[autodiff]
+fn first_large(x: f64, limit: f64) -> f64 {
+    if x < 0.0 {
+        return -x * limit;
+    }
+    let mut p = x;
+    for _ in 0..20 {
+        p *= 1.5;
+        if p > limit {
+            return p.sqrt() * limit;
+        }
+    }
+    p
+}
+
+#[test]
+fn loop_with_break() {
+    for a in [0.5, 2.0, 10.0] {
+        check_unary(
+            a,
+            0.5 / a.sqrt(),
+            heron_loop,
+            grad_heron_loop,
+            jvp_heron_loop,
+            vjp_heron_loop,
+        );
+    }
+}
+
+#[test]
+fn continue_and_break_in_for() {
+    for (x, n) in [(0.3, 10), (0.9, 25), (-0.4, 7)] {
+        let d = partial_sums_by_hand(x, n);
+        assert_close(grad_partial_sums(x, n), d, 1e-13, "reverse");
+        assert_close(jvp_partial_sums(x, n, 1.0).1, d, 1e-13, "forward");
+    }
+}
+
+#[test]
+fn early_returns() {
+    // x < 0: −x·limit.
+    assert_eq!(grad_first_large(-2.0, 3.0), (-3.0, 2.0));
+    assert_eq!(jvp_first_large(-2.0, 3.0, 1.0, 0.0).1, -3.0);
+    // Returns from the loop after k steps: p = 1.5ᵏx, value √p·limit.
+    for (x, limit) in [(1.0, 5.0), (0.2, 40.0)] {
+        let fd = diffx::check::central_difference(|v| first_large(v[0], v[1]), &[x, limit]);
+        let (gx, gl) = grad_first_large(x, limit);
+        assert_close(gx, fd[0], 1e-6, "∂x");
+        assert_close(gl, fd[1], 1e-6, "∂limit");
+        assert_close(
+            jvp_first_large(x, limit, 1.0, 0.0).1,
+            gx,
+            1e-12,
+            "forward ∂x",
+        );
+    }
+    // Never returns early: 1.5²⁰·x, derivative 1.5²⁰.
+    assert_close(
+        grad_first_large(1e-9, 1e9).0,
+        1.5f64.powi(20),
+        1e-12,
+        "no early return",
+    );
+}

@@ -11,7 +11,7 @@ use crate::builder::Builder;
 use crate::ir::{Atom, Kind, Var};
 use crate::lower::Lowerer;
 use crate::parse::{self, Signature};
-use crate::{emit, forward, reverse, tokens};
+use crate::{desugar, emit, forward, reverse, tokens};
 
 /// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
 /// function is still emitted unchanged, so its callers see no follow-on errors.
@@ -34,7 +34,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     })?;
     let args = parse::args(attr)?;
     let sig = parse::signature(&item, &args)?;
-    let (primal, params) = lower(&item, &sig)?;
+    let mut normalized = item.clone();
+    *normalized.block = desugar::body(&item.block, &sig.float)?;
+    let (primal, params) = lower(&normalized, &sig)?;
     let fwd = forward::transform(&primal, &params)?;
     let typed: Vec<_> = params
         .iter()

@@ -188,10 +188,12 @@ pub enum Stmt {
 #[derive(Clone)]
 pub enum LoopHead {
     /// `for pat in iter`, binding `vars` (constants: indices, elements).
+    /// `exit`: a condition checked before each iteration (from a `break`).
     For {
         pat: TokenStream,
         iter: TokenStream,
         vars: Vec<Ident>,
+        exit: Option<TokenStream>,
     },
     /// `while cond`.
     While { cond: TokenStream },

@@ -8,6 +8,7 @@
 
 mod builder;
 mod derive;
+mod desugar;
 mod emit;
 mod expand;
 #[cfg(feature = "explain")]

@@ -65,7 +65,11 @@ fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             head, cells, body, ..
         } => {
             let mut r = match head {
-                LoopHead::For { iter, .. } => named(iter),
+                LoopHead::For { iter, exit, .. } => {
+                    let mut r = named(iter);
+                    r.extend(exit.iter().flat_map(named));
+                    r
+                }
                 LoopHead::While { cond } => named(cond),
             };
             r.extend(cells.iter().copied());

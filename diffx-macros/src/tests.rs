@@ -221,3 +221,41 @@ fn accumulated_adjoints_are_mutable() {
     assert!(vjp.contains("let mut x_bar"), "{vjp}");
     assert!(vjp.contains("x_bar += "), "{vjp}");
 }
+
+#[test]
+fn debug_print() {
+    let out = expand::expand(
+        quote!(),
+        quote!(
+            fn partial_sums(x: f64, n: u32) -> f64 {
+                let mut s = 0.0;
+                for k in 0..n {
+                    if k % 3 == 2 {
+                        continue;
+                    }
+                    s += (x * k as f64).sin();
+                    if s > 2.5 {
+                        break;
+                    }
+                }
+                s
+            }
+        ),
+    )
+    .unwrap();
+    let f: syn::File = syn::parse2(out).unwrap();
+    for item in &f.items {
+        if let syn::Item::Fn(func) = item {
+            if func.sig.ident == "__diffx_jvp_partial_sums" {
+                eprintln!(
+                    "{}",
+                    prettyplease::unparse(&syn::File {
+                        shebang: None,
+                        attrs: vec![],
+                        items: vec![item.clone()]
+                    })
+                );
+            }
+        }
+    }
+}

@@ -59,10 +59,22 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             };
             let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
             let head = match head {
-                LoopHead::For { pat, iter, .. } if tape.is_some() => {
+                LoopHead::For {
+                    pat, iter, exit, ..
+                } if tape.is_some() => {
+                    // The exit check comes before the push: the tape holds the iterations that ran.
+                    let exit = exit.as_ref().map(|x| quote!(if #x { break; }));
                     let decl =
                         quote!(let #it = ::core::iter::IntoIterator::into_iter(#iter); #decl);
-                    return quote!(#decl for #pat in #it { #push #inner (#(#names,)*) = (#(#yields,)*); });
+                    return quote!(#decl for #pat in #it { #exit #push #inner (#(#names,)*) = (#(#yields,)*); });
+                }
+                LoopHead::For {
+                    pat,
+                    iter,
+                    exit: Some(x),
+                    ..
+                } => {
+                    return quote!(for #pat in #iter { if #x { break; } #inner (#(#names,)*) = (#(#yields,)*); });
                 }
                 LoopHead::For { pat, iter, .. } => quote!(for #pat in #iter),
                 LoopHead::While { cond } => quote!(while #cond),

@@ -82,6 +82,10 @@ impl Lowerer<'_> {
                 else_yields.push(f);
             }
         }
+        // `()` (an arm ending in a unit `if`) is no value.
+        let unit =
+            |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.to_string() == "()"));
+        let (then_value, else_value) = (unit(then_value), unit(else_value));
         // An `if` ending a block with unit arms is a statement, whatever its position.
         let want_value = want_value && (then_value.is_some() || else_value.is_some());
         if want_value {
@@ -226,10 +230,21 @@ impl Lowerer<'_> {
             cells.push((cell, active.contains(n)));
             self.rebind(n, self.cell_atom(cell, active.contains(n)));
         }
-        let (head, bindings) = self.loop_head(e)?;
+        let (mut head, bindings) = self.loop_head(e)?;
+        // `__diffx_exit_if!(brk)` from desugaring: checked before each iteration of a `for`.
+        let (exit, stmts_of_body) = match body.stmts.first() {
+            Some(syn::Stmt::Macro(m)) if m.mac.path.is_ident("__diffx_exit_if") => {
+                let cond: Expr = m.mac.parse_body()?;
+                (Some(self.constant(&cond)), &body.stmts[1..])
+            }
+            _ => (None, &body.stmts[..]),
+        };
+        if let LoopHead::For { exit: e, .. } = &mut head {
+            *e = exit;
+        }
         let (stmts, _, env) = self.branch(|l| {
             l.scopes.push(bindings);
-            let r = l.block(&body.stmts);
+            let r = l.block(stmts_of_body);
             l.scopes.pop();
             r
         })?;
@@ -291,6 +306,7 @@ impl Lowerer<'_> {
                     pat: f.pat.to_token_stream(),
                     iter: self.constant(&f.expr),
                     vars,
+                    exit: None,
                 };
                 Ok((head, bindings))
             }
@@ -350,6 +366,7 @@ impl Lowerer<'_> {
             pat: i.to_token_stream(),
             iter: quote!(0..#x.len()),
             vars: vec![i.clone()],
+            exit: None,
         };
         let bindings = vec![
             (i.to_string(), Atom::Const(i.to_token_stream())),

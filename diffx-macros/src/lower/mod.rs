@@ -71,6 +71,14 @@ impl<'b> Lowerer<'b> {
         tokens::mentions(e.to_token_stream(), &mut |id| self.is_active(id))
     }
 
+    /// Whether `e` assigns to a name declared outside it: kept as written, the assignment would
+    /// change a shadow, not the value the list tracks.
+    fn reassigns(&self, e: &impl ToTokens) -> bool {
+        tokens::assigned(e.to_token_stream())
+            .iter()
+            .any(|n| self.lookup(n).is_some())
+    }
+
     /// `e` as a constant: the user's names replaced by the values they stand for now.
     fn constant(&self, e: &impl ToTokens) -> TokenStream {
         tokens::substitute(e.to_token_stream(), &mut |id| {
@@ -151,13 +159,17 @@ impl<'b> Lowerer<'b> {
                 self.verbatim(quote!(#m;));
                 Ok(())
             }
+                        Expr::Block(b) if b.label.is_none() => {
+                self.block(&b.block.stmts)?;
+                Ok(())
+            }
             Expr::Break(_) | Expr::Continue(_) => err(
                 e.span(),
                 "`break` and `continue` are not supported yet: put the condition in the loop's `while`",
             ),
-                        Expr::If(i) if self.mentions_active(e) => self.if_expr(i, false).map(|_| ()),
+                                    Expr::If(i) if self.mentions_active(e) || self.reassigns(e) => self.if_expr(i, false).map(|_| ()),
             Expr::Match(m) if self.mentions_active(e) => self.match_expr(m, false).map(|_| ()),
-            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) => {
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) || self.reassigns(e) => {
                 self.loop_stmt(e)
             }
             _ if !self.mentions_active(e) => {

@@ -1,0 +1,261 @@
+//! Normalizing control flow before lowering: `break`, `continue`, `loop` and early `return` become
+//! flags and guarded remainders, so the rest of the compiler only sees `if`, `while` and `for`.
+//!
+//! - `break` sets the loop's `brk` flag and `continue` its `cont` flag; every statement after one
+//!   that may set a flag runs under `if !(brk || cont) { … }`. `while c` becomes
+//!   `while c && !brk`, `loop` becomes `while !brk`, and a `for` checks `brk` before each
+//!   iteration (`__diffx_exit_if!(brk)`, read by lowering).
+//! - An early `return e` stores `e` and sets `returned`; every later statement, in every enclosing
+//!   block and loop, is guarded by it, and the function ends with the stored value.
+//!
+//! The flags are plain `bool` locals: in reverse mode they are taped with the loop state like any
+//! other variable a loop body overwrites, so the backward sweep takes the same path.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{Block, Expr, Stmt};
+
+use crate::tokens;
+
+/// The flags in scope.
+#[derive(Clone, Default)]
+struct Ctx {
+    /// `returned` and the stored value, when the function returns early.
+    ret: Option<(Ident, Ident)>,
+    /// The innermost loop's `brk` and `cont`.
+    looping: Option<(Ident, Ident)>,
+}
+
+impl Ctx {
+    /// The condition under which the rest of a block must not run.
+    fn stop(&self) -> TokenStream {
+        let mut parts = Vec::new();
+        if let Some((brk, cont)) = &self.looping {
+            parts.push(quote!(#brk));
+            parts.push(quote!(#cont));
+        }
+        if let Some((returned, _)) = &self.ret {
+            parts.push(quote!(#returned));
+        }
+        quote!(#(#parts)||*)
+    }
+
+    /// The condition under which the innermost loop must stop iterating.
+    fn exit(&self) -> TokenStream {
+        let mut parts = Vec::new();
+        if let Some((brk, _)) = &self.looping {
+            parts.push(quote!(#brk));
+        }
+        if let Some((returned, _)) = &self.ret {
+            parts.push(quote!(#returned));
+        }
+        quote!(#(#parts)||*)
+    }
+}
+
+fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// The function body with its control flow normalized; `float` is the return type.
+pub fn body(block: &Block, float: &Ident) -> syn::Result<Block> {
+    let last_is_tail = matches!(block.stmts.last(), Some(Stmt::Expr(_, None)));
+    let early = block.stmts.iter().enumerate().any(|(i, s)| {
+        let is_last = i + 1 == block.stmts.len();
+        let stmt_tokens = s.to_token_stream();
+        match s {
+            Stmt::Expr(Expr::Return(_), _) if is_last => false,
+            _ => tokens::find_ident(stmt_tokens, &["return"]).is_some(),
+        }
+    });
+    if !early {
+        let mut counter = 0;
+        let stmts = stmts(&block.stmts, &Ctx::default(), &mut counter)?;
+        return Ok(Block {
+            brace_token: block.brace_token,
+            stmts,
+        });
+    }
+    let (returned, value) = (ident("__diffx_returned"), ident("__diffx_value"));
+    let ctx = Ctx {
+        ret: Some((returned.clone(), value.clone())),
+        looping: None,
+    };
+    let mut body = block.stmts.clone();
+    if last_is_tail {
+        if let Some(Stmt::Expr(tail, None)) = body.pop() {
+            body.push(syn::parse_quote!(#value = #tail;));
+        }
+    }
+    let mut counter = 0;
+    let mut out: Vec<Stmt> = vec![
+        syn::parse_quote!(let mut #returned = false;),
+        syn::parse_quote!(let mut #value: #float = 0.0;),
+    ];
+    out.extend(stmts(&body, &ctx, &mut counter)?);
+    out.push(Stmt::Expr(syn::parse_quote!(#value), None));
+    Ok(Block {
+        brace_token: block.brace_token,
+        stmts: out,
+    })
+}
+
+/// Statements, each after one that may stop the block guarded by the context's flags.
+fn stmts(list: &[Stmt], ctx: &Ctx, counter: &mut usize) -> syn::Result<Vec<Stmt>> {
+    let mut out = Vec::new();
+    for (i, s) in list.iter().enumerate() {
+        let (s, stops) = stmt(s, ctx, counter)?;
+        out.push(s);
+        if stops && i + 1 < list.len() {
+            let rest = stmts(&list[i + 1..], ctx, counter)?;
+            let stop = ctx.stop();
+            out.push(syn::parse_quote!(if !(#stop) { #(#rest)* }));
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn stmt(s: &Stmt, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Stmt, bool)> {
+    match s {
+        Stmt::Expr(e, semi) => {
+            let (e, stops) = expr(e, ctx, counter)?;
+            Ok((Stmt::Expr(e, *semi), stops))
+        }
+        other => Ok((other.clone(), false)),
+    }
+}
+
+fn block(b: &Block, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Block, bool)> {
+    let stops = b.stmts.iter().any(|s| may_stop(s.to_token_stream(), ctx));
+    Ok((
+        Block {
+            brace_token: b.brace_token,
+            stmts: stmts(&b.stmts, ctx, counter)?,
+        },
+        stops,
+    ))
+}
+
+/// Whether code may set one of the context's flags (nested loops keep their own `break`s).
+fn may_stop(code: TokenStream, ctx: &Ctx) -> bool {
+    let mut names = Vec::new();
+    if ctx.ret.is_some() {
+        names.push("return");
+    }
+    if ctx.looping.is_some() {
+        names.extend(["break", "continue"]);
+    }
+    !names.is_empty() && tokens::find_ident(code, &names).is_some()
+}
+
+fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
+    match e {
+        Expr::Return(r) => {
+            let Some((returned, value)) = &ctx.ret else {
+                return Ok((e.clone(), false));
+            };
+            let v = r
+                .expr
+                .as_ref()
+                .ok_or_else(|| syn::Error::new(r.span(), "`return` needs a value here"))?;
+            Ok((syn::parse_quote!({ #value = #v; #returned = true; }), true))
+        }
+        Expr::Break(b) => {
+            if let Some(l) = &b.label {
+                return Err(syn::Error::new(
+                    l.span(),
+                    "labelled `break` is not supported yet: remove the label",
+                ));
+            }
+            if let Some(v) = &b.expr {
+                return Err(syn::Error::new(v.span(), "`break` with a value is not supported: assign the value to a variable before the `break`"));
+            }
+            let Some((brk, _)) = &ctx.looping else {
+                return Ok((e.clone(), false));
+            };
+            Ok((syn::parse_quote!({ #brk = true; }), true))
+        }
+        Expr::Continue(c) => {
+            if let Some(l) = &c.label {
+                return Err(syn::Error::new(
+                    l.span(),
+                    "labelled `continue` is not supported yet: remove the label",
+                ));
+            }
+            let Some((_, cont)) = &ctx.looping else {
+                return Ok((e.clone(), false));
+            };
+            Ok((syn::parse_quote!({ #cont = true; }), true))
+        }
+        Expr::If(i) => {
+            let (then_branch, t) = block(&i.then_branch, ctx, counter)?;
+            let (else_branch, f) = match &i.else_branch {
+                Some((tok, e)) => {
+                    let (e, f) = expr(e, ctx, counter)?;
+                    (Some((*tok, Box::new(e))), f)
+                }
+                None => (None, false),
+            };
+            let mut i = i.clone();
+            i.then_branch = then_branch;
+            i.else_branch = else_branch;
+            Ok((Expr::If(i), t || f))
+        }
+        Expr::Block(b) if b.label.is_none() => {
+            let (inner, stops) = block(&b.block, ctx, counter)?;
+            let mut b = b.clone();
+            b.block = inner;
+            Ok((Expr::Block(b), stops))
+        }
+        Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => loop_expr(e, ctx, counter),
+        other => Ok((other.clone(), false)),
+    }
+}
+
+/// A loop with its own `brk`/`cont` flags when its body uses them.
+fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
+    let (label, body) = match e {
+        Expr::ForLoop(f) => (&f.label, &f.body),
+        Expr::While(w) => (&w.label, &w.body),
+        Expr::Loop(l) => (&l.label, &l.body),
+        _ => return Ok((e.clone(), false)),
+    };
+    let own = tokens::find_ident(body.to_token_stream(), &["break", "continue"]).is_some()
+        || matches!(e, Expr::Loop(_));
+    let returns =
+        ctx.ret.is_some() && tokens::find_ident(body.to_token_stream(), &["return"]).is_some();
+    if label.is_some() || (!own && !returns) {
+        return Ok((e.clone(), returns));
+    }
+    *counter += 1;
+    let (brk, cont) = (
+        ident(&format!("__diffx_break_{counter}")),
+        ident(&format!("__diffx_continue_{counter}")),
+    );
+    let inner = Ctx {
+        ret: ctx.ret.clone(),
+        looping: Some((brk.clone(), cont.clone())),
+    };
+    let guarded = stmts(&body.stmts, &inner, counter)?;
+    let exit = inner.exit();
+    let body: TokenStream = quote!(#cont = false; #(#guarded)*);
+    let looped: TokenStream = match e {
+        Expr::ForLoop(f) => {
+            let (pat, iter) = (&f.pat, &f.expr);
+            quote!(for #pat in #iter { __diffx_exit_if!(#exit); #body })
+        }
+        Expr::While(w) => {
+            let cond = &w.cond;
+            quote!(while (#cond) && !(#exit) { #body })
+        }
+        _ => quote!(while !(#exit) { #body }),
+    };
+    let wrapped: Expr = syn::parse2(quote!({
+        let mut #brk = false;
+        let mut #cont = false;
+        #looped
+    }))?;
+    Ok((wrapped, returns))
+}
