@@ -572,7 +572,9 @@ fn reject(e: &Expr) -> syn::Result<()> {
 
 fn unsupported(e: &Expr) -> String {
     let what = match e {
-        Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => "loops are",
+        Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+            return "a loop used as a value (`let v = loop { … break x; }`) is not supported: assign the value to a variable inside the loop and use the variable after it".to_string();
+        }
         Expr::Index(_) => "indexing is",
         Expr::Field(_) => "field access is",
         Expr::Macro(_) => "macros in expressions are",
