@@ -33,8 +33,11 @@
 //! | `jvp_f(x, y, n, tx, ty)` | `(value, directional derivative)` | forward |
 //! | `explain_f(x, y, n, tx, ty)` | an [`explain::Trace`]: each value, tangent and adjoint | both |
 //!
-//! Differentiable parameters are the `f64` and `f32` ones (all of them, or those named in
-//! `#[autodiff(wrt(x, y))]`); every other parameter is a constant.
+//! Differentiable parameters are the `f64` and `f32` ones, slices, `Vec`s and arrays of them,
+//! [`Tensor`]s and parameter structs deriving [`Params`](trait@crate::Params) (all of them, or those named in
+//! `#[autodiff(wrt(x, y))]`); every other parameter is a constant. Bodies may use `let`,
+//! reassignment, `if`/`else`, `match`, `for`/`while`/`loop` with `break`/`continue`, early `return`,
+//! calls of other `#[autodiff]` functions and recursion; the README lists the details.
 //!
 //! ## Seeing inside
 //! `explain_f` (with the `explain` feature, on by default) runs both programs and keeps every
