@@ -51,12 +51,14 @@ pub fn function(
             .all(|p| !p.differentiable || p.kind == Kind::Scalar);
     // Branches are traced with the control-flow work (one row per value that ran); until then a
     // function with `if` gets no `explain_`.
-    let branches = p
-        .primal
-        .func
-        .body
-        .iter()
-        .any(|s| matches!(s, crate::ir::Stmt::If { .. } | crate::ir::Stmt::Loop { .. }));
+    let branches = p.primal.func.body.iter().any(|s| {
+        matches!(
+            s,
+            crate::ir::Stmt::If { .. }
+                | crate::ir::Stmt::Loop { .. }
+                | crate::ir::Stmt::SetElem { .. }
+        )
+    });
     if !scalar || branches {
         return Ok(TokenStream::new());
     }

@@ -139,6 +139,7 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
         active,
         body,
         tape,
+        logs,
     } = s
     else {
         return Ok(());
@@ -178,6 +179,7 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
         active: all_active,
         body,
         tape: tape.clone(),
+        logs: logs.clone(),
     });
     Ok(())
 }
@@ -195,6 +197,22 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     if let Stmt::Loop { .. } = s {
         return loop_stmt(b, dot, s);
     }
+    if let Stmt::SetElem {
+        vec, index, value, ..
+    } = s
+    {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let value = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            b.push(Stmt::SetElem {
+                vec: d,
+                index: index.clone(),
+                value,
+                log: None,
+            });
+        }
+        return Ok(());
+    }
     let Stmt::Let {
         dst,
         op,
@@ -208,6 +226,18 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     b.push(s.clone());
     let tangents: Vec<Option<Atom>> = args.iter().map(|a| tangent(dot, a)).collect();
     if tangents.iter().all(Option::is_none) {
+        // A local vector written element by element gets a tangent from the start (zero here).
+        if b.func.kind(*dst) == Kind::Slice {
+            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), Kind::Slice);
+            let zero = zero(b, &Atom::Var(*dst));
+            b.push(Stmt::Let {
+                dst: d,
+                op: Op::Id,
+                args: vec![zero],
+                span: *span,
+            });
+            dot.insert(*dst, d);
+        }
         return Ok(());
     }
     let mark = b.mark();

@@ -160,12 +160,14 @@ pub enum Stmt {
     /// A loop. `cells` are the variables the body reassigns (mutable locals, written back from the
     /// body's yields at the end of each iteration; `active[i]` if cell i carries derivatives). With
     /// a `tape`, each iteration first pushes its entry state (cells, loop variables) on it.
+    /// `logs`: the undo logs of the vectors the body writes; the tape records their lengths too.
     Loop {
         head: LoopHead,
         cells: Vec<Var>,
         active: Vec<bool>,
         body: Branch,
         tape: Option<Ident>,
+        logs: Vec<(Var, Ident)>,
     },
     /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`.
     LoopBack {
@@ -175,6 +177,21 @@ pub enum Stmt {
     },
     /// `dst = value` (an adjoint cell restarted at zero).
     Set { dst: Var, value: Atom },
+    /// `vec[index] = value`, a write into a local vector that carries derivatives. With a `log`
+    /// (reverse mode), the element's old value is pushed on it first.
+    SetElem {
+        vec: Var,
+        index: TokenStream,
+        value: Atom,
+        log: Option<Ident>,
+    },
+    /// Restores `vec` from its log: the last write (`mark: None`), or every write logged since the
+    /// log had length `mark`.
+    Undo {
+        vec: Var,
+        log: Ident,
+        mark: Option<Ident>,
+    },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
     CallVjp {
         path: syn::Path,
@@ -303,6 +320,12 @@ impl Func {
                 writeln!(f, "}}")
             }
             Stmt::Set { dst, value } => writeln!(f, "{} := {}", self.name(*dst), self.atom(value)),
+            Stmt::SetElem {
+                vec, index, value, ..
+            } => {
+                writeln!(f, "{}[{index}] := {}", self.name(*vec), self.atom(value))
+            }
+            Stmt::Undo { vec, log, .. } => writeln!(f, "undo {} from {log}", self.name(*vec)),
             Stmt::If {
                 cond,
                 then_,

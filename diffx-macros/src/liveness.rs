@@ -79,6 +79,15 @@ fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         }
         Stmt::LoopBack { body, .. } => body.iter().flat_map(|s| reads(s, by_name)).collect(),
         Stmt::Set { value, .. } => value.var().into_iter().collect(),
+        Stmt::SetElem {
+            vec, index, value, ..
+        } => {
+            let mut r = vec![*vec];
+            r.extend(value.var());
+            r.extend(named(index));
+            r
+        }
+        Stmt::Undo { vec, .. } => vec![*vec],
         Stmt::Let {
             op: Op::Expr(e), ..
         } => named(e),

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
@@ -44,8 +44,21 @@ pub fn transform(
     ret_kind: Kind,
 ) -> syn::Result<Reverse> {
     let mut b = primal.clone();
-    let body = with_tapes(&mut b, &primal.func.body);
-    b.func.body = body.clone();
+    let mut tapes = Tapes {
+        b: &mut b,
+        logs: Vec::new(),
+    };
+    let body = tapes.stmts(&primal.func.body);
+    let logs = tapes.logs;
+    // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
+    b.func.body = logs
+        .iter()
+        .map(|(_, l)| Stmt::Verbatim {
+            binds: Vec::new(),
+            tokens: quote::quote!(let mut #l = ::std::vec::Vec::new();),
+        })
+        .chain(body.iter().cloned())
+        .collect();
     let ct = b.fresh("ct", ret_kind);
     let mut sweep = Sweep {
         b,
@@ -55,6 +68,18 @@ pub fn transform(
         if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
             sweep.zeros(*v, ty.clone());
         }
+    }
+    for (vec, _) in &logs {
+        let bar = sweep
+            .b
+            .fresh(&format!("{}_bar", sweep.b.func.name(*vec)), Kind::Slice);
+        let value = crate::forward::zero(&sweep.b, &Atom::Var(*vec));
+        sweep.b.push(Stmt::Adjoint {
+            dst: bar,
+            value,
+            like: None,
+        });
+        sweep.adj.insert(*vec, bar);
     }
     if let Some(Atom::Var(r)) = &primal.func.ret {
         sweep.adj.insert(*r, ct);
@@ -79,28 +104,63 @@ pub fn transform(
     })
 }
 
-/// `stmts` with a tape on every loop, at any depth: the forward sweep (and each recomputation of a
-/// body in the backward sweep) pushes each iteration's entry state on it.
-fn with_tapes(b: &mut Builder, stmts: &[Stmt]) -> Vec<Stmt> {
-    stmts
-        .iter()
-        .map(|s| match s {
+/// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
+/// the forward sweep, and each recomputation of a body in the backward sweep, pushes each
+/// iteration's entry state on it) and an undo log for every vector written element by element.
+struct Tapes<'a> {
+    b: &'a mut Builder,
+    logs: Vec<(Var, Ident)>,
+}
+
+impl Tapes<'_> {
+    fn log(&mut self, vec: Var) -> Ident {
+        if let Some((_, l)) = self.logs.iter().find(|(v, _)| *v == vec) {
+            return l.clone();
+        }
+        let l = self.b.fresh_name(&format!("{}_log", self.b.func.name(vec)));
+        self.logs.push((vec, l.clone()));
+        l
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
+        stmts.iter().map(|s| self.stmt(s)).collect()
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        match s {
             Stmt::Loop {
                 head,
                 cells,
                 active,
                 body,
                 ..
-            } => Stmt::Loop {
-                head: head.clone(),
-                cells: cells.clone(),
-                active: active.clone(),
-                body: Branch {
-                    body: with_tapes(b, &body.body),
-                    yields: body.yields.clone(),
-                },
-                tape: Some(b.fresh_name("tape")),
-            },
+            } => {
+                let inner = self.stmts(&body.body);
+                let mut logs = Vec::new();
+                for s in &inner {
+                    s.walk(&mut |s| {
+                        if let Stmt::SetElem {
+                            vec, log: Some(l), ..
+                        } = s
+                        {
+                            if !logs.iter().any(|(v, _)| v == vec) {
+                                logs.push((*vec, l.clone()));
+                            }
+                        }
+                    });
+                }
+                Stmt::Loop {
+                    head: head.clone(),
+                    cells: cells.clone(),
+                    active: active.clone(),
+                    body: Branch {
+                        body: inner,
+                        yields: body.yields.clone(),
+                    },
+                    tape: Some(self.b.fresh_name("tape")),
+                    logs,
+                }
+            }
             Stmt::If {
                 cond,
                 then_,
@@ -109,18 +169,29 @@ fn with_tapes(b: &mut Builder, stmts: &[Stmt]) -> Vec<Stmt> {
             } => Stmt::If {
                 cond: cond.clone(),
                 then_: Branch {
-                    body: with_tapes(b, &then_.body),
+                    body: self.stmts(&then_.body),
                     yields: then_.yields.clone(),
                 },
                 else_: Branch {
-                    body: with_tapes(b, &else_.body),
+                    body: self.stmts(&else_.body),
                     yields: else_.yields.clone(),
                 },
                 outs: outs.clone(),
             },
+            Stmt::SetElem {
+                vec, index, value, ..
+            } => {
+                let log = Some(self.log(*vec));
+                Stmt::SetElem {
+                    vec: *vec,
+                    index: index.clone(),
+                    value: value.clone(),
+                    log,
+                }
+            }
             other => other.clone(),
-        })
-        .collect()
+        }
+    }
 }
 
 /// The values the arms read that are defined outside them.
@@ -245,6 +316,7 @@ impl Sweep {
             active,
             body,
             tape: Some(tape),
+            logs,
         } = s
         else {
             return Ok(());
@@ -255,7 +327,8 @@ impl Sweep {
             .enumerate()
             .filter(|(i, c)| active[*i] && self.adj.contains_key(c))
             .collect();
-        if live.is_empty() {
+        // A loop reaches the result through its cells or through the vectors it writes.
+        if live.is_empty() && logs.is_empty() {
             return Ok(());
         }
         // The cells' adjoints are reset in every backward iteration: give each its own variable
@@ -282,6 +355,19 @@ impl Sweep {
         self.outer_adjoints(&[body], &active_cells);
         let saved = self.adj.clone();
         let outer = std::mem::take(&mut self.b.func.body);
+        // Rewind the vectors to this iteration's start (their logs' lengths are on the tape), then
+        // recompute the iteration, which writes (and logs) them again.
+        let marks: Vec<Ident> = logs
+            .iter()
+            .map(|(_, l)| self.b.fresh_name(&format!("{l}_mark")))
+            .collect();
+        for ((vec, log), mark) in logs.iter().zip(&marks) {
+            self.b.push(Stmt::Undo {
+                vec: *vec,
+                log: log.clone(),
+                mark: Some(mark.clone()),
+            });
+        }
         self.b.func.body.extend(body.body.iter().cloned());
         let (mark, span) = (self.b.mark(), Span::call_site());
         let mut seeds = Vec::new();
@@ -309,10 +395,43 @@ impl Sweep {
         if let crate::ir::LoopHead::For { vars, .. } = head {
             names.extend(vars.iter().map(|v| v.to_token_stream()));
         }
+        names.extend(marks.iter().map(|m| m.to_token_stream()));
         self.b.push(Stmt::LoopBack {
             tape: tape.clone(),
             names,
             body: inner,
+        });
+        Ok(())
+    }
+
+    /// `vec[i] = value`, backwards: the element's adjoint goes to `value` and restarts at zero, and
+    /// the element gets its old value back from the log.
+    fn set_elem(
+        &mut self,
+        vec: Var,
+        index: &TokenStream,
+        value: &Atom,
+        log: &Ident,
+    ) -> syn::Result<()> {
+        let span = Span::call_site();
+        let bar = self.adj[&vec];
+        let mark = self.b.mark();
+        let g = self.b.op(
+            Op::Id,
+            vec![Atom::Field(bar, quote::quote!([#index]))],
+            span,
+        );
+        self.b.push(Stmt::SetElem {
+            vec: bar,
+            index: index.clone(),
+            value: Atom::Const(quote::quote!(0.0)),
+            log: None,
+        });
+        self.accumulate(value, Atom::Var(g), span, mark);
+        self.b.push(Stmt::Undo {
+            vec,
+            log: log.clone(),
+            mark: None,
         });
         Ok(())
     }
@@ -329,6 +448,15 @@ impl Sweep {
         }
         if let Stmt::Loop { .. } = s {
             return self.loop_stmt(s);
+        }
+        if let Stmt::SetElem {
+            vec,
+            index,
+            value,
+            log: Some(log),
+        } = s
+        {
+            return self.set_elem(*vec, index, value, log);
         }
         let Stmt::Let {
             dst,

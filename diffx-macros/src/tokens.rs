@@ -143,6 +143,37 @@ fn assigned_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`.
+pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    element_written_into(tokens, &mut out);
+    out
+}
+
+fn element_written_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct = |i: usize| match trees.get(i) {
+        Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
+        _ => None,
+    };
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => element_written_into(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let indexed = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
+                let plain = matches!(punct(i + 2), Some(('=', Spacing::Alone)));
+                let compound =
+                    matches!(punct(i + 2), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
+                        && matches!(punct(i + 3), Some(('=', Spacing::Alone)));
+                if indexed && (plain || compound) {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The first identifier in `tokens`, at any depth, that is one of `names`.
 pub fn find_ident(tokens: TokenStream, names: &[&str]) -> Option<Ident> {
     tokens.into_iter().find_map(|tt| match tt {

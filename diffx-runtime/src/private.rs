@@ -299,3 +299,27 @@ impl<P: Params> ZeroLike for P {
         self.zeros_like()
     }
 }
+
+impl ZeroLike for Vec<f32> {
+    fn zero_like(&self) -> Self {
+        vec![0.0; self.len()]
+    }
+}
+
+impl ZeroLike for Vec<f64> {
+    fn zero_like(&self) -> Self {
+        vec![0.0; self.len()]
+    }
+}
+
+impl<const N: usize> ZeroLike for [f32; N] {
+    fn zero_like(&self) -> Self {
+        [0.0; N]
+    }
+}
+
+impl<const N: usize> ZeroLike for [f64; N] {
+    fn zero_like(&self) -> Self {
+        [0.0; N]
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{owned, stmt as plain};
+use super::{owned, place, stmt as plain};
 use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
 
 /// Statements nested in an arm or a body: no tensor is handed over there (a loop repeats them).
@@ -24,15 +24,42 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             else_,
             outs,
         } => if_stmt(f, cond, then_, else_, outs, mutable),
+        Stmt::SetElem {
+            vec,
+            index,
+            value,
+            log,
+        } => {
+            let (v, x) = (f.name(*vec), place(f, value));
+            match log {
+                Some(log) => {
+                    let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
+                    quote!({ let #k = #index; #log.push((#k, #v[#k])); #v[#k] = #x; })
+                }
+                None => quote!(#v[#index] = #x;),
+            }
+        }
+        Stmt::Undo { vec, log, mark } => {
+            let v = f.name(*vec);
+            let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
+            let old = proc_macro2::Ident::new("__old", proc_macro2::Span::mixed_site());
+            let restore = quote!(if let ::core::option::Option::Some((#k, #old)) = #log.pop() { #v[#k] = #old; });
+            match mark {
+                Some(m) => quote!(while #log.len() > #m { #restore }),
+                None => restore,
+            }
+        }
         Stmt::Loop {
             head,
             cells,
             body,
             tape,
+            logs,
             ..
         } => {
             let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
             let yields = body.yields.iter().map(|y| owned(f, y));
+            let write_back = (!names.is_empty()).then(|| quote!((#(#names,)*) = (#(#yields,)*);));
             let inner = nested(f, &body.body, mutable);
             let vars = match head {
                 LoopHead::For { vars, .. } => vars.clone(),
@@ -41,6 +68,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             let (decl, push) = match tape {
                 Some(t) => {
                     let saved = cells.iter().map(|c| owned(f, &Atom::Var(*c)));
+                    let lengths = logs.iter().map(|(_, l)| quote!(#l.len()));
                     // Sized once from the iterator's length, not grown push by push.
                     let capacity = match head {
                         LoopHead::For { .. } => {
@@ -52,7 +80,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     };
                     (
                         quote!(let mut #t = ::std::vec::Vec::with_capacity(#capacity);),
-                        quote!(#t.push((#(#saved,)* #(#vars,)*));),
+                        quote!(#t.push((#(#saved,)* #(#vars,)* #(#lengths,)*));),
                     )
                 }
                 None => (TokenStream::new(), TokenStream::new()),
@@ -66,7 +94,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     let exit = exit.as_ref().map(|x| quote!(if #x { break; }));
                     let decl =
                         quote!(let #it = ::core::iter::IntoIterator::into_iter(#iter); #decl);
-                    return quote!(#decl for #pat in #it { #exit #push #inner (#(#names,)*) = (#(#yields,)*); });
+                    return quote!(#decl for #pat in #it { #exit #push #inner #write_back });
                 }
                 LoopHead::For {
                     pat,
@@ -74,12 +102,12 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     exit: Some(x),
                     ..
                 } => {
-                    return quote!(for #pat in #iter { if #x { break; } #inner (#(#names,)*) = (#(#yields,)*); });
+                    return quote!(for #pat in #iter { if #x { break; } #inner #write_back });
                 }
                 LoopHead::For { pat, iter, .. } => quote!(for #pat in #iter),
                 LoopHead::While { cond } => quote!(while #cond),
             };
-            quote!(#decl #head { #push #inner (#(#names,)*) = (#(#yields,)*); })
+            quote!(#decl #head { #push #inner #write_back })
         }
         Stmt::LoopBack { tape, names, body } => {
             let body = nested(f, body, mutable);

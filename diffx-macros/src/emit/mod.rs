@@ -150,9 +150,12 @@ fn op_expr_moving(
 fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> bool) -> TokenStream {
     let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
     match s {
-        Stmt::If { .. } | Stmt::Loop { .. } | Stmt::LoopBack { .. } | Stmt::Set { .. } => {
-            control::stmt(f, s, mutable)
-        }
+        Stmt::If { .. }
+        | Stmt::Loop { .. }
+        | Stmt::LoopBack { .. }
+        | Stmt::Set { .. }
+        | Stmt::SetElem { .. }
+        | Stmt::Undo { .. } => control::stmt(f, s, mutable),
         Stmt::Let { dst, op, args, .. } => {
             let (mt, name, e) = (
                 m(dst),
@@ -258,6 +261,9 @@ pub fn body(f: &Func) -> TokenStream {
                 mutable.insert(*dst);
             }
             Stmt::Loop { cells, .. } => mutable.extend(cells.iter().copied()),
+            Stmt::SetElem { vec, .. } | Stmt::Undo { vec, .. } => {
+                mutable.insert(*vec);
+            }
             _ => {}
         });
     }

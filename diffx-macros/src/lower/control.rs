@@ -56,15 +56,10 @@ impl Lowerer<'_> {
             expr,
         });
         let before = self.visible();
-        let (then_body, then_value, then_env) = self.branch(|l| l.block(&e.then_branch.stmts))?;
-        self.restore(&before);
-        let (else_body, else_value, else_env) = match e.else_branch.as_ref().map(|(_, e)| &**e) {
-            Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
-            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts))?,
-            Some(other) => return err(other.span(), "write the `else` arm as a block"),
-            None => (Vec::new(), None, before.clone()),
-        };
-        self.restore(&before);
+        self.arm_depth += 1;
+        let arms = self.if_arms(e, want_value, &before);
+        self.arm_depth -= 1;
+        let ((then_body, then_value, then_env), (else_body, else_value, else_env)) = arms?;
         let key = |a: &Atom| crate::emit::place(&self.b.func, a).to_string();
         let find = |env: &[(String, Atom)], n: &str| {
             env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
@@ -156,6 +151,25 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Both arms of an `if`, each lowered from the names as they were before it.
+    fn if_arms(
+        &mut self,
+        e: &syn::ExprIf,
+        want_value: bool,
+        before: &[(String, Atom)],
+    ) -> syn::Result<(Arm, Arm)> {
+        let then_arm = self.branch(|l| l.block(&e.then_branch.stmts))?;
+        self.restore(before);
+        let else_arm = match e.else_branch.as_ref().map(|(_, e)| &**e) {
+            Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
+            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts))?,
+            Some(other) => return err(other.span(), "write the `else` arm as a block"),
+            None => (Vec::new(), None, before.to_vec()),
+        };
+        self.restore(before);
+        Ok((then_arm, else_arm))
+    }
+
     /// `for`/`while`: the names the body reassigns become cells. A cell whose value comes to depend
     /// on the inputs inside the body carries derivatives; finding that out may take another pass.
     pub(super) fn loop_stmt(&mut self, e: &Expr) -> syn::Result<()> {
@@ -202,15 +216,51 @@ impl Lowerer<'_> {
             .filter(|(_, a)| a.var().is_some())
             .map(|(n, _)| n.clone())
             .collect();
+        let written = crate::tokens::element_written(body.to_token_stream());
         loop {
             let (len, before) = (self.b.func.body.len(), self.visible());
-            let newly = self.lower_loop(e, body, &carried, &active)?;
+            let pending = std::mem::take(&mut self.pending);
+            let result = self.lower_loop(e, body, &carried, &active, &written);
+            // Vectors this body (or a loop inside it) found written with differentiable values.
+            let found: Vec<String> = self
+                .pending
+                .drain(..)
+                .filter(|n| written.contains(n))
+                .collect();
+            self.pending = pending;
+            let mut newly = result?;
+            newly.extend(found.into_iter().filter(|n| !active.contains(n)));
             if newly.is_empty() {
                 return Ok(());
             }
             self.b.func.body.truncate(len);
             self.restore(&before);
             active.extend(newly);
+        }
+    }
+
+    /// Makes the constant vectors in `written ∩ active` differentiable before a loop (or asks the
+    /// enclosing loop to, when this one is nested).
+    fn activate_vectors(
+        &mut self,
+        written: &BTreeSet<String>,
+        active: &BTreeSet<String>,
+        span: proc_macro2::Span,
+    ) {
+        for n in written.iter().filter(|n| active.contains(*n)) {
+            let Some(Atom::Const(c)) = self.lookup(n).cloned() else {
+                continue;
+            };
+            if self.loop_depth > 0 {
+                self.pending.push(n.clone());
+                continue;
+            }
+            let v = self
+                .b
+                .op_of_kind(Op::Id, vec![Atom::Const(c)], span, crate::ir::Kind::Slice);
+            self.b.rename_user(v, n);
+            self.vectors.insert(v);
+            self.rebind(n, Atom::Var(v));
         }
     }
 
@@ -222,7 +272,9 @@ impl Lowerer<'_> {
         body: &syn::Block,
         carried: &[(String, Atom)],
         active: &BTreeSet<String>,
+        written: &BTreeSet<String>,
     ) -> syn::Result<Vec<String>> {
+        self.activate_vectors(written, active, e.span());
         let mut cells = Vec::new();
         for (n, init) in carried {
             let cell = self.b.op(Op::Id, vec![init.clone()], e.span());
@@ -242,12 +294,15 @@ impl Lowerer<'_> {
         if let LoopHead::For { exit: e, .. } = &mut head {
             *e = exit;
         }
-        let (stmts, _, env) = self.branch(|l| {
+        self.loop_depth += 1;
+        let lowered = self.branch(|l| {
             l.scopes.push(bindings);
             let r = l.block(stmts_of_body);
             l.scopes.pop();
             r
-        })?;
+        });
+        self.loop_depth -= 1;
+        let (stmts, _, env) = lowered?;
         let yields: Vec<Atom> = carried
             .iter()
             .map(|(n, _)| {
@@ -278,6 +333,7 @@ impl Lowerer<'_> {
                 active,
                 body,
                 tape: None,
+                logs: Vec::new(),
             });
         }
         Ok(newly)
@@ -349,10 +405,11 @@ impl Lowerer<'_> {
                 _ => break,
             };
         }
+        // (A local vector that is written changes under the loop: loop over its indices instead.)
         let Some(Atom::Var(base)) = self
             .expr(iter)
             .ok()
-            .filter(|a| matches!(a, Atom::Var(v) if self.b.func.kind(*v) == Kind::Slice))
+            .filter(|a| matches!(a, Atom::Var(v) if self.b.func.kind(*v) == Kind::Slice && !self.vectors.contains(v)))
         else {
             return refuse();
         };
@@ -445,5 +502,92 @@ fn pattern_names(pat: &syn::Pat) -> syn::Result<Vec<Ident>> {
             other.span(),
             "loop over a simple name here: `for i in …` or `for &x in …`",
         ),
+    }
+}
+
+impl Lowerer<'_> {
+    /// `v[i] = x` (or `v[i] += x`) into a local vector: a write the list records, once the vector
+    /// carries derivatives; a write of a constant into a constant vector stays as written.
+    pub(super) fn element_write(
+        &mut self,
+        target: &syn::ExprIndex,
+        rhs: &Expr,
+        op: Option<&'static crate::rules::Rule>,
+        e: &Expr,
+    ) -> syn::Result<()> {
+        let name = match &*target.expr {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return err(
+                target.expr.span(),
+                "write elements of a local vector by its name: `v[i] = …`",
+            );
+        };
+        if self.mentions_active(&target.index) {
+            return err(
+                target.index.span(),
+                "an index must not depend on differentiable values: index with an integer",
+            );
+        }
+        let index = self.constant(&target.index);
+        let base = self.lookup(&name).cloned();
+        let mut value = self.expr(rhs)?;
+        if let Some(rule) = op {
+            let old = match &base {
+                Some(Atom::Var(v)) if self.vectors.contains(v) => Atom::Var(self.b.op(
+                    Op::Id,
+                    vec![Atom::Field(*v, quote!([#index]))],
+                    e.span(),
+                )),
+                _ => Atom::Const(self.constant(target)),
+            };
+            value = match (&old, &value) {
+                (Atom::Const(l), Atom::Const(r)) => {
+                    let o: proc_macro2::TokenStream =
+                        rule.syntax_op().parse().expect("an operator");
+                    Atom::Const(quote!(#l #o #r))
+                }
+                _ => Atom::Var(self.b.op(Op::Rule(rule), vec![old, value], e.span())),
+            };
+        }
+        let vec = match base {
+            Some(Atom::Var(v)) if self.vectors.contains(&v) => v,
+            Some(Atom::Const(_)) if value.var().is_none() => {
+                self.verbatim(quote!(#e;));
+                return Ok(());
+            }
+            Some(Atom::Const(c)) if self.loop_depth == 0 && self.arm_depth == 0 => {
+                let v = self.b.op_of_kind(Op::Id, vec![Atom::Const(c)], e.span(), crate::ir::Kind::Slice);
+                self.b.rename_user(v, &name);
+                self.vectors.insert(v);
+                self.rebind(&name, Atom::Var(v));
+                v
+            }
+            Some(Atom::Const(_)) if self.arm_depth == 0 => {
+                self.pending.push(name);
+                return Ok(());
+            }
+            Some(Atom::Const(_)) | Some(Atom::Var(_)) | Some(Atom::Field(..)) if self.arm_depth > 0 => {
+                return err(target.span(), "writing vector elements inside an `if` arm is not supported yet: compute the value with `if` and write it after");
+            }
+            _ => {
+                return err(
+                    target.span(),
+                    "only local vectors can be written element by element: a differentiable parameter cannot be written through",
+                )
+            }
+        };
+        if self.arm_depth > 0 {
+            return err(target.span(), "writing vector elements inside an `if` arm is not supported yet: compute the value with `if` and write it after");
+        }
+        self.b.push(Stmt::SetElem {
+            vec,
+            index,
+            value,
+            log: None,
+        });
+        Ok(())
     }
 }

@@ -27,6 +27,14 @@ pub struct Lowerer<'b> {
     pub errors: Vec<syn::Error>,
     /// How many arms or loop bodies enclose the statement being lowered.
     nesting: usize,
+    /// How many loop bodies / `if` arms enclose it.
+    loop_depth: usize,
+    arm_depth: usize,
+    /// Local vectors written element by element, carrying derivatives.
+    vectors: std::collections::HashSet<crate::ir::Var>,
+    /// Vectors a loop body writes differentiable values into while they are still constants: the
+    /// loop is lowered again with them made differentiable before it.
+    pending: Vec<String>,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -40,6 +48,10 @@ impl<'b> Lowerer<'b> {
             scopes: vec![Vec::new()],
             errors: Vec::new(),
             nesting: 0,
+            loop_depth: 0,
+            arm_depth: 0,
+            vectors: std::collections::HashSet::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -136,6 +148,14 @@ impl<'b> Lowerer<'b> {
     /// A statement kept for its effect: assignment, `println!`, a call.
     fn effect(&mut self, e: &Expr) -> syn::Result<()> {
         match e {
+                        Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
+                let Expr::Index(target) = &*a.left else { return Ok(()) };
+                self.element_write(target, &a.right, None, e)
+            }
+            Expr::Binary(b) if compound(&b.op).is_some() && matches!(&*b.left, Expr::Index(_)) => {
+                let Expr::Index(target) = &*b.left else { return Ok(()) };
+                self.element_write(target, &b.right, compound(&b.op).map(|(r, _)| r), e)
+            }
             Expr::Assign(a) => {
                 let mark = self.b.mark();
                 let value = self.expr(&a.right)?;
@@ -355,6 +375,10 @@ impl<'b> Lowerer<'b> {
 
     fn extend_place(&mut self, base: &Expr, step: TokenStream, span: Span) -> syn::Result<Atom> {
         match self.expr(base)? {
+            // A local vector changes: its element is read into a value of its own now.
+            Atom::Var(v) if self.vectors.contains(&v) => {
+                Ok(Atom::Var(self.b.op(Op::Id, vec![Atom::Field(v, step)], span)))
+            }
             Atom::Var(v) if matches!(self.b.func.kind(v), Kind::Other | Kind::Slice) => {
                 Ok(Atom::Field(v, step))
             }

@@ -1,0 +1,95 @@
+//! Local vectors and arrays written element by element (`traj[i] = …`), in loops and in
+//! straight-line code, including elements overwritten after they were read. Reverse mode logs each
+//! overwritten element and restores it on the way back; both modes against finite differences.
+
+use diffx::autodiff;
+use diffx::check::central_difference;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1.0)
+}
+
+/// A trajectory stored in a vector, then summed.
+#[autodiff]
+#[allow(clippy::needless_range_loop)]
+fn trajectory(a: f64, x0: f64, n: usize) -> f64 {
+    let mut traj = vec![0.0; n];
+    traj[0] = x0;
+    for i in 1..n {
+        traj[i] = traj[i - 1] * a + 0.1 * (i as f64);
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += traj[i] * traj[i];
+    }
+    s
+}
+
+/// Horner's rule in one element, overwritten (after being read) in every iteration.
+#[autodiff]
+fn horner(x: f64, n: u32) -> f64 {
+    let mut acc = vec![0.0; 2];
+    for k in 0..n {
+        acc[0] = acc[0] * x + (k as f64 + 1.0);
+        acc[1] += acc[0].sin();
+    }
+    acc[0] + acc[1]
+}
+
+/// Straight-line writes, an element overwritten after it was read.
+#[autodiff]
+fn shuffle(x: f64, y: f64) -> f64 {
+    let mut v = [0.0; 3];
+    v[0] = x * y;
+    v[1] = v[0] + x;
+    v[0] *= v[1];
+    v[2] += v[0] - y;
+    v[0] * v[2] + v[1]
+}
+
+fn check(f: impl Fn(&[f64]) -> f64, grad: &[f64], jvp_units: &[f64], at: &[f64]) {
+    let fd = central_difference(&f, at);
+    for i in 0..at.len() {
+        assert!(
+            close(grad[i], fd[i], 1e-6),
+            "∂{i} at {at:?}: reverse {} vs finite differences {}",
+            grad[i],
+            fd[i]
+        );
+        assert!(
+            close(jvp_units[i], grad[i], 1e-12),
+            "∂{i} at {at:?}: forward {} vs reverse {}",
+            jvp_units[i],
+            grad[i]
+        );
+    }
+}
+
+#[test]
+fn trajectories_in_vectors() {
+    for (a, x0, n) in [(0.9, 1.0, 10), (1.05, -0.5, 40), (0.5, 2.0, 2)] {
+        let (ga, gx) = grad_trajectory(a, x0, n);
+        let units = [
+            jvp_trajectory(a, x0, n, 1.0, 0.0).1,
+            jvp_trajectory(a, x0, n, 0.0, 1.0).1,
+        ];
+        check(|v| trajectory(v[0], v[1], n), &[ga, gx], &units, &[a, x0]);
+    }
+}
+
+#[test]
+fn elements_overwritten_in_every_iteration() {
+    for (x, n) in [(0.5, 6), (-1.2, 9), (0.9, 1)] {
+        let g = grad_horner(x, n);
+        check(|v| horner(v[0], n), &[g], &[jvp_horner(x, n, 1.0).1], &[x]);
+    }
+}
+
+#[test]
+fn straight_line_writes_and_arrays() {
+    for (x, y) in [(0.7, 1.3), (-2.0, 0.4)] {
+        let (gx, gy) = grad_shuffle(x, y);
+        let units = [jvp_shuffle(x, y, 1.0, 0.0).1, jvp_shuffle(x, y, 0.0, 1.0).1];
+        check(|v| shuffle(v[0], v[1]), &[gx, gy], &units, &[x, y]);
+    }
+}
