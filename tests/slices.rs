@@ -121,3 +121,22 @@ fn vec_parameters_and_element_loops() {
     let (_, d) = jvp_weighted_sum(w.clone(), 0.8, vec![0.0, 0.0, 0.0], 1.0);
     assert!((d - want).abs() < 1e-15);
 }
+
+/// The `f32` forms: a slice and an array of `f32`.
+#[autodiff]
+fn dot32(a: &[f32], b: [f32; 3]) -> f32 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+#[test]
+fn f32_slices_and_arrays() {
+    let (a, b) = ([1.0_f32, 2.0, 3.0], [0.5_f32, -1.0, 2.0]);
+    let (ga, gb): (Vec<f32>, [f32; 3]) = grad_dot32(&a, b);
+    assert_eq!(ga, b.to_vec());
+    assert_eq!(gb, a);
+    assert_eq!(jvp_dot32(&a, b, &[1.0, 0.0, 0.0], [0.0; 3]).1, 0.5);
+}
