@@ -22,6 +22,9 @@ pub struct Builder {
     /// The kind of what calls of other `#[autodiff]` functions return: scalars in a function of
     /// scalars, unknown otherwise.
     pub call_kind: Kind,
+    /// Forward mode over an adjoint program (`hvp_`): every value gets a tangent, zero where
+    /// nothing flows yet, since adjoints are accumulated into later.
+    pub dense: bool,
 }
 
 impl Builder {
@@ -33,6 +36,7 @@ impl Builder {
             temps: 0,
             float,
             call_kind: Kind::Other,
+            dense: false,
         }
     }
 

@@ -44,7 +44,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
     let rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
-    let out = emit::functions(&item, &sig, &fwd, &rev);
+    let mut out = emit::functions(&item, &sig, &fwd, &rev);
+    if second_order_supported(&primal, &sig) {
+        let mut over = rev.b.clone();
+        over.dense = true;
+        let seeded: Vec<Option<Var>> = params.iter().copied().chain([Some(rev.ct)]).collect();
+        let hvp = forward::transform(&over, &seeded)?;
+        let extra = emit::second::functions(&item, &sig, &hvp, &rev);
+        out = quote!(#out #extra);
+    }
     #[cfg(feature = "explain")]
     let out = {
         let programs = crate::explain::Programs {
@@ -64,6 +72,28 @@ fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
         .into_iter()
         .next()
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+/// Whether `hvp_`/`hessian_` are written: scalar parameters and result, and a body of straight-line
+/// code and branches (loops, vector writes, calls and tensors are the next steps).
+fn second_order_supported(primal: &Builder, sig: &Signature) -> bool {
+    let scalar = sig.ret_kind == Kind::Scalar
+        && sig
+            .params
+            .iter()
+            .all(|p| !p.differentiable || p.kind == Kind::Scalar);
+    let mut simple = true;
+    for s in &primal.func.body {
+        s.walk(&mut |s| match s {
+            crate::ir::Stmt::Loop { .. } | crate::ir::Stmt::SetElem { .. } => simple = false,
+            crate::ir::Stmt::Let {
+                op: crate::ir::Op::Call(_) | crate::ir::Op::Expr(_),
+                ..
+            } => simple = false,
+            _ => {}
+        });
+    }
+    scalar && simple
 }
 
 /// The body as a Wengert list, and the value of each differentiable parameter.

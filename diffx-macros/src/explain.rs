@@ -374,6 +374,8 @@ mod tests {
                 "vjp_f",
                 "grad_f",
                 "value_and_grad_f",
+                "hvp_f",
+                "hessian_f",
                 "explain_f"
             ]
         );

@@ -184,6 +184,46 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
     Ok(())
 }
 
+/// The statements of an adjoint program, when forward mode runs over reverse mode (`hvp_`):
+/// `ā = c` carries `c`'s tangent, `ā += c` accumulates it.
+fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+    match s {
+        Stmt::Adjoint {
+            dst,
+            value,
+            like: None,
+        } => {
+            b.push(s.clone());
+            let t = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
+            b.push(Stmt::Let {
+                dst: d,
+                op: Op::Id,
+                args: vec![t],
+                span: Span::call_site(),
+            });
+            dot.insert(*dst, d);
+            Some(())
+        }
+        Stmt::Accum {
+            dst: Atom::Var(a),
+            value,
+            like: None,
+        } => {
+            b.push(s.clone());
+            if let (Some(da), Some(dv)) = (dot.get(a).copied(), dot.get(value).copied()) {
+                b.push(Stmt::Accum {
+                    dst: Atom::Var(da),
+                    value: dv,
+                    like: None,
+                });
+            }
+            Some(())
+        }
+        _ => None,
+    }
+}
+
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
     if let Stmt::If {
         cond,
@@ -213,6 +253,9 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         }
         return Ok(());
     }
+    if let Some(()) = adjoint_stmt(b, dot, s) {
+        return Ok(());
+    }
     let Stmt::Let {
         dst,
         op,
@@ -226,8 +269,9 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     b.push(s.clone());
     let tangents: Vec<Option<Atom>> = args.iter().map(|a| tangent(dot, a)).collect();
     if tangents.iter().all(Option::is_none) {
-        // A local vector written element by element gets a tangent from the start (zero here).
-        if b.func.kind(*dst) == Kind::Slice {
+        // A local vector written element by element gets a tangent from the start (zero here),
+        // and so does every value of an adjoint program.
+        if b.func.kind(*dst) == Kind::Slice || b.dense {
             let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), Kind::Slice);
             let zero = zero(b, &Atom::Var(*dst));
             b.push(Stmt::Let {

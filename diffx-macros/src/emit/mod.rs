@@ -13,6 +13,7 @@ use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
 
 mod control;
+pub mod second;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
@@ -289,7 +290,7 @@ pub fn body(f: &Func) -> TokenStream {
         .collect()
 }
 
-fn allow() -> TokenStream {
+pub(crate) fn allow() -> TokenStream {
     quote!(#[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)])
 }
 

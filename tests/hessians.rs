@@ -1,0 +1,108 @@
+//! Second order, for functions of scalars with straight-line code and branches: `hvp_` (forward
+//! mode over the reverse program) and `hessian_`, against analytic Hessians, central differences
+//! of `grad_`, and each other.
+
+use diffx::autodiff;
+use diffx::check::central_difference;
+
+#[autodiff]
+fn rosenbrock(x: f64, y: f64) -> f64 {
+    let a = 1.0 - x;
+    let b = y - x * x;
+    a * a + 100.0 * b * b
+}
+
+/// ∇²f = [[2 − 400(y − x²) + 800x², −400x], [−400x, 200]].
+fn rosenbrock_hessian(x: f64, y: f64) -> [[f64; 2]; 2] {
+    [
+        [2.0 - 400.0 * (y - x * x) + 800.0 * x * x, -400.0 * x],
+        [-400.0 * x, 200.0],
+    ]
+}
+
+#[test]
+fn rosenbrock_hessian_at_the_minimum_and_elsewhere() {
+    assert_eq!(
+        hessian_rosenbrock(1.0, 1.0),
+        vec![vec![802.0, -400.0], vec![-400.0, 200.0]]
+    );
+    for (x, y) in [(-1.2, 1.0), (0.3, -0.7), (2.0, 3.5)] {
+        let h = hessian_rosenbrock(x, y);
+        let want = rosenbrock_hessian(x, y);
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!(
+                    (h[i][j] - want[i][j]).abs() < 1e-9 * want[i][j].abs().max(1.0),
+                    "{h:?} vs {want:?}"
+                );
+            }
+        }
+    }
+}
+
+/// A function with transcendental pieces, a constant parameter and a branch.
+#[autodiff]
+fn mixed(x: f64, y: f64, k: u32) -> f64 {
+    let s = (x * y).sin() + x.exp() * y.powi(2);
+    if s > 0.0 {
+        s * s.tanh() + (k as f64) * x.ln_1p()
+    } else {
+        s.powi(3) - y.sqrt()
+    }
+}
+
+#[test]
+fn hessians_match_finite_differences_of_the_gradient() {
+    for (x, y) in [(0.4, 1.3), (0.2, 0.3), (1.1, 0.6)] {
+        let h = hessian_mixed(x, y, 3);
+        // Row i of the Hessian: the derivative of the gradient along eᵢ.
+        for (i, row) in h.iter().enumerate() {
+            let column = |j: usize| {
+                central_difference(
+                    |v| {
+                        let g = grad_mixed(v[0], v[1], 3);
+                        [g.0, g.1][j]
+                    },
+                    &[x, y],
+                )[i]
+            };
+            for (j, hij) in row.iter().enumerate() {
+                assert!(
+                    (hij - column(j)).abs() < 1e-6 * hij.abs().max(1.0),
+                    "H[{i}][{j}] at ({x}, {y}): {hij} vs {}",
+                    column(j)
+                );
+            }
+        }
+        assert!(
+            (h[0][1] - h[1][0]).abs() < 1e-12 * h[0][1].abs().max(1.0),
+            "symmetric"
+        );
+    }
+}
+
+#[test]
+fn hvp_is_the_hessian_times_the_direction() {
+    for (x, y, v) in [(0.4, 1.3, [1.0, -2.0]), (1.1, 0.6, [0.3, 0.7])] {
+        let h = hessian_mixed(x, y, 2);
+        let (a, b) = hvp_mixed(x, y, 2, v[0], v[1]);
+        let want = [
+            h[0][0] * v[0] + h[0][1] * v[1],
+            h[1][0] * v[0] + h[1][1] * v[1],
+        ];
+        assert!((a - want[0]).abs() < 1e-12 * want[0].abs().max(1.0));
+        assert!((b - want[1]).abs() < 1e-12 * want[1].abs().max(1.0));
+    }
+}
+
+/// One parameter: a bare second derivative.
+#[autodiff]
+fn cubic(x: f64) -> f64 {
+    x * x * x - 2.0 * x
+}
+
+#[test]
+fn one_parameter_second_derivative() {
+    assert_eq!(hessian_cubic(2.0), vec![vec![12.0]]);
+    assert_eq!(hvp_cubic(2.0, 0.5), 6.0);
+}
