@@ -106,3 +106,27 @@ fn one_parameter_second_derivative() {
     assert_eq!(hessian_cubic(2.0), vec![vec![12.0]]);
     assert_eq!(hvp_cubic(2.0, 0.5), 6.0);
 }
+
+#[test]
+fn newton_reaches_the_rosenbrock_minimum_in_under_30_steps() {
+    let mut p = [-1.2, 1.0];
+    let mut steps = 0;
+    while steps < 30 {
+        let (gx, gy) = grad_rosenbrock(p[0], p[1]);
+        if gx.hypot(gy) < 1e-12 {
+            break;
+        }
+        let h = hessian_rosenbrock(p[0], p[1]);
+        let det = h[0][0] * h[1][1] - h[0][1] * h[1][0];
+        p = [
+            p[0] + (-gx * h[1][1] + gy * h[0][1]) / det,
+            p[1] + (gx * h[1][0] - gy * h[0][0]) / det,
+        ];
+        steps += 1;
+    }
+    assert!(steps < 30, "{steps} steps");
+    assert!(
+        (p[0] - 1.0).abs() < 1e-10 && (p[1] - 1.0).abs() < 1e-10,
+        "{p:?}"
+    );
+}
