@@ -66,6 +66,14 @@ fn group(
     g.finish();
 }
 
+/// The Hessian of 2-D Rosenbrock by hand, in the same shape `hessian_` returns.
+fn rosenbrock_hessian_by_hand(x: f64, y: f64) -> Vec<Vec<f64>> {
+    vec![
+        vec![2.0 - 400.0 * (y - x * x) + 800.0 * x * x, -400.0 * x],
+        vec![-400.0 * x, 200.0],
+    ]
+}
+
 fn benches(c: &mut Criterion) {
     group(c, "seed", seed, grad_seed, jvp_seed, seed_by_hand);
     group(
@@ -76,6 +84,18 @@ fn benches(c: &mut Criterion) {
         jvp_rosenbrock,
         rosenbrock_by_hand,
     );
+    let mut g = c.benchmark_group("rosenbrock hessian");
+    let (x, y) = (black_box(1.3), black_box(2.1));
+    g.bench_function("hessian_ (forward over reverse)", |b| {
+        b.iter(|| hessian_rosenbrock(black_box(x), black_box(y)))
+    });
+    g.bench_function("hvp_", |b| {
+        b.iter(|| hvp_rosenbrock(black_box(x), black_box(y), 1.0, 0.5))
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| rosenbrock_hessian_by_hand(black_box(x), black_box(y)))
+    });
+    g.finish();
 }
 
 criterion_group!(scalar, benches);
