@@ -130,3 +130,51 @@ fn newton_reaches_the_rosenbrock_minimum_in_under_30_steps() {
         "{p:?}"
     );
 }
+
+/// Extended Rosenbrock over a slice: loops and slices under `hvp_`.
+#[autodiff]
+fn chained(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = 1.0 - x[i];
+        s += 100.0 * a * a + b * b;
+    }
+    s
+}
+
+/// Its Hessian times v, by hand: tridiagonal.
+fn chained_hvp_by_hand(x: &[f64], v: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut hv = vec![0.0; n];
+    for i in 0..n - 1 {
+        // f_i = 100(x_{i+1} − xᵢ²)² + (1 − xᵢ)²: ∂²/∂xᵢ² = 1200xᵢ² − 400x_{i+1} + 2, ∂²/∂xᵢ∂x_{i+1} = −400xᵢ,
+        // ∂²/∂x_{i+1}² = 200.
+        let (hii, hij, hjj) = (
+            1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0,
+            -400.0 * x[i],
+            200.0,
+        );
+        hv[i] += hii * v[i] + hij * v[i + 1];
+        hv[i + 1] += hij * v[i] + hjj * v[i + 1];
+    }
+    hv
+}
+
+#[test]
+fn hvp_through_loops_and_slices() {
+    for n in [2, 5, 50] {
+        let x: Vec<f64> = (0..n).map(|i| ((i as f64) * 0.7).sin()).collect();
+        let v: Vec<f64> = (0..n).map(|i| ((i as f64) * 1.3).cos()).collect();
+        let hv = hvp_chained(&x, &v);
+        let want = chained_hvp_by_hand(&x, &v);
+        for i in 0..n {
+            assert!(
+                (hv[i] - want[i]).abs() < 1e-9 * want[i].abs().max(1.0),
+                "n = {n}, {i}: {} vs {}",
+                hv[i],
+                want[i]
+            );
+        }
+    }
+}

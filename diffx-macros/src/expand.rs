@@ -81,11 +81,11 @@ fn second_order_supported(primal: &Builder, sig: &Signature) -> bool {
         && sig
             .params
             .iter()
-            .all(|p| !p.differentiable || p.kind == Kind::Scalar);
+            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
     let mut simple = true;
     for s in &primal.func.body {
         s.walk(&mut |s| match s {
-            crate::ir::Stmt::Loop { .. } | crate::ir::Stmt::SetElem { .. } => simple = false,
+            crate::ir::Stmt::SetElem { .. } => simple = false,
             crate::ir::Stmt::Let {
                 op: crate::ir::Op::Call(_) | crate::ir::Op::Expr(_),
                 ..

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 
 use crate::builder::Builder;
 use crate::emit::{place, value};
@@ -206,18 +207,67 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             Some(())
         }
         Stmt::Accum {
-            dst: Atom::Var(a),
+            dst,
             value,
             like: None,
         } => {
             b.push(s.clone());
-            if let (Some(da), Some(dv)) = (dot.get(a).copied(), dot.get(value).copied()) {
+            if let (Some(dd), Some(dv)) = (tangent(dot, dst), dot.get(value).copied()) {
                 b.push(Stmt::Accum {
-                    dst: Atom::Var(da),
+                    dst: dd,
                     value: dv,
                     like: None,
                 });
             }
+            Some(())
+        }
+        Stmt::Set { dst, value } => {
+            b.push(s.clone());
+            if let Some(d) = dot.get(dst).copied() {
+                let t = tangent(dot, value).unwrap_or_else(|| zero(b, value));
+                b.push(Stmt::Set { dst: d, value: t });
+            }
+            Some(())
+        }
+        Stmt::Zeros { dst, like, ty } => {
+            b.push(s.clone());
+            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
+            b.push(Stmt::Zeros {
+                dst: d,
+                like: like.clone(),
+                ty: ty.clone(),
+            });
+            dot.insert(*dst, d);
+            Some(())
+        }
+        Stmt::LoopBack {
+            tape,
+            names,
+            body,
+            cells,
+        } => {
+            // The forward loop pushed a tangent cell after the cells for each cell that carries
+            // derivatives: pop it under its name too.
+            let tangents: Vec<TokenStream> = cells
+                .iter()
+                .filter(|(_, a)| *a)
+                .filter_map(|(c, _)| dot.get(c))
+                .map(|d| b.func.name(*d).to_token_stream())
+                .collect();
+            let mut all: Vec<TokenStream> = names[..cells.len()].to_vec();
+            all.extend(tangents);
+            all.extend(names[cells.len()..].iter().cloned());
+            let mut local = dot.clone();
+            let outer = std::mem::take(&mut b.func.body);
+            let result = body.iter().try_for_each(|s| stmt(b, &mut local, s));
+            let inner = std::mem::replace(&mut b.func.body, outer);
+            result.ok()?;
+            b.push(Stmt::LoopBack {
+                tape: tape.clone(),
+                names: all,
+                body: inner,
+                cells: cells.clone(),
+            });
             Some(())
         }
         _ => None,

@@ -170,10 +170,12 @@ pub enum Stmt {
         logs: Vec<(Var, Ident)>,
     },
     /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`.
+    /// `cells`: the loop's cells (and whether each carries derivatives), the first names.
     LoopBack {
         tape: Ident,
         names: Vec<TokenStream>,
         body: Vec<Stmt>,
+        cells: Vec<(Var, bool)>,
     },
     /// `dst = value` (an adjoint cell restarted at zero).
     Set { dst: Var, value: Atom },

@@ -396,10 +396,12 @@ impl Sweep {
             names.extend(vars.iter().map(|v| v.to_token_stream()));
         }
         names.extend(marks.iter().map(|m| m.to_token_stream()));
+        let cells = cells.iter().copied().zip(active.iter().copied()).collect();
         self.b.push(Stmt::LoopBack {
             tape: tape.clone(),
             names,
             body: inner,
+            cells,
         });
         Ok(())
     }

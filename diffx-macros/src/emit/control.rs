@@ -109,7 +109,9 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             };
             quote!(#decl #head { #push #inner #write_back })
         }
-        Stmt::LoopBack { tape, names, body } => {
+        Stmt::LoopBack {
+            tape, names, body, ..
+        } => {
             let body = nested(f, body, mutable);
             quote!(while let ::core::option::Option::Some((#(#names,)*)) = #tape.pop() { #body })
         }

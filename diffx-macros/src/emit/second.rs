@@ -58,11 +58,11 @@ pub fn functions(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -
     } else {
         quote!((#(#results),*))
     };
-    let gty = if diff.len() == 1 {
-        quote!(#float)
+    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
+    let gty = if grads.len() == 1 {
+        quote!(#(#grads)*)
     } else {
-        let t = diff.iter().map(|_| float);
-        quote!((#(#t),*))
+        quote!((#(#grads),*))
     };
     let (code, allow) = (body(f), allow());
     let hvp_doc = doc(format!(
@@ -79,10 +79,12 @@ pub fn functions(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -
             #result
         }
     };
-    (hvp_fn
-        .into_iter()
-        .chain(hessian(sig, &hvp_name, &hessian_name, &diff, vis, name)))
-    .collect()
+    // `hessian_` over scalar parameters only: slices need a unit direction per element.
+    let scalars = diff
+        .iter()
+        .all(|i| sig.params[*i].kind == crate::ir::Kind::Scalar);
+    let hessian = scalars.then(|| hessian(sig, &hvp_name, &hessian_name, &diff, vis, name));
+    quote!(#hvp_fn #hessian)
 }
 
 /// `hessian_f`: row k is the Hessian-vector product along the k-th unit vector.
