@@ -30,6 +30,10 @@ fn benches(c: &mut Criterion) {
     g.bench_function("one jvp (forward)", |b| {
         b.iter(|| jvp_rosenbrock(black_box(&x), &e0))
     });
+    let v: Vec<f64> = (0..n).map(|i| ((i as f64) * 1.3).cos()).collect();
+    g.bench_function("hvp (forward over reverse)", |b| {
+        b.iter(|| hvp_rosenbrock(black_box(&x), &v))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("spring 500 steps");

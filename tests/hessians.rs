@@ -178,3 +178,19 @@ fn hvp_through_loops_and_slices() {
         }
     }
 }
+
+/// The Newton–CG of `examples/newton.rs` (Hessian-vector products from `hvp_` inside conjugate
+/// gradients) on the extended Rosenbrock with n = 100.
+#[allow(dead_code)]
+#[path = "../examples/newton.rs"]
+mod newton;
+
+#[test]
+fn newton_cg_with_hvp_reaches_the_minimum_in_under_30_steps() {
+    let mut x: Vec<f64> = (0..100)
+        .map(|i| if i % 2 == 0 { -1.2 } else { 1.0 })
+        .collect();
+    let steps = newton::newton_cg(&mut x, false);
+    assert!(steps < 30, "{steps} steps");
+    assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-10), "{:?}", &x[..4]);
+}
