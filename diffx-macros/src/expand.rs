@@ -45,6 +45,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .collect();
     let rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
     let mut out = emit::functions(&item, &sig, &fwd, &rev);
+    if sig.ret_kind == Kind::Slice {
+        let jacobian = emit::second::jacobian(&item, &sig);
+        out = quote!(#out #jacobian);
+    }
     if second_order_supported(&primal, &sig) {
         let mut over = rev.b.clone();
         over.dense = true;

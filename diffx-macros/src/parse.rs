@@ -117,6 +117,14 @@ fn sequence_float(ty: &Type) -> Option<Ident> {
     }
 }
 
+/// The element type of a vector-valued result: `[F; M]` or `Vec<F>` (not a slice reference).
+fn returned_sequence(ty: &Type) -> Option<Ident> {
+    match ty {
+        Type::Reference(_) | Type::Slice(_) => None,
+        _ => sequence_float(ty),
+    }
+}
+
 /// The gradient type of a parameter of type `ty`: `Vec<F>` for a slice, else the owned type.
 fn grad_type(ty: &Type) -> Type {
     match owned(ty) {
@@ -184,12 +192,15 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         ReturnType::Default => None,
     };
     let float = match &sig.output {
-        ReturnType::Type(_, ty) => float_type(ty).or_else(|| tensor_float(ty)).ok_or_else(|| {
-            error(
-                ty.span(),
-                "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), or a `Tensor`",
-            )
-        }),
+        ReturnType::Type(_, ty) => float_type(ty)
+            .or_else(|| tensor_float(ty))
+            .or_else(|| returned_sequence(ty))
+            .ok_or_else(|| {
+                error(
+                    ty.span(),
+                    "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), `[f64; M]`, `Vec<f64>` or a `Tensor`",
+                )
+            }),
         ReturnType::Default => Err(error(
             sig.ident.span(),
             "`#[autodiff]` functions must return `f64` or `f32`: add `-> f64`",
@@ -212,6 +223,8 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             let ret = ret.expect("no errors");
             let ret_kind = if float_type(&ret).is_some() {
                 Kind::Scalar
+            } else if returned_sequence(&ret).is_some() {
+                Kind::Slice
             } else {
                 Kind::Tensor
             };

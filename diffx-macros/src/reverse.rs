@@ -81,8 +81,23 @@ pub fn transform(
         });
         sweep.adj.insert(*vec, bar);
     }
-    if let Some(Atom::Var(r)) = &primal.func.ret {
-        sweep.adj.insert(*r, ct);
+    match &primal.func.ret {
+        // A vector result's adjoint is written element by element: a copy of the cotangent.
+        Some(Atom::Var(r)) if ret_kind == Kind::Slice => {
+            let bar = sweep
+                .b
+                .fresh(&format!("{}_bar", sweep.b.func.name(*r)), Kind::Slice);
+            sweep.b.push(Stmt::Adjoint {
+                dst: bar,
+                value: Atom::Var(ct),
+                like: None,
+            });
+            sweep.adj.insert(*r, bar);
+        }
+        Some(Atom::Var(r)) => {
+            sweep.adj.insert(*r, ct);
+        }
+        _ => {}
     }
     for s in body.iter().rev() {
         sweep.stmt(s)?;

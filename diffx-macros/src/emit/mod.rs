@@ -430,6 +430,9 @@ impl<'a> Generated<'a> {
         let ret_dot = match &fwd.ret_dot {
             Some(t) => place(f, t),
             None if self.sig.ret_kind == Kind::Scalar => quote!(0.0),
+            None if self.sig.ret_kind == Kind::Slice => {
+                quote!(::diffx::__private::zero_like(&#ret))
+            }
             None => quote!(::diffx::__private::zeros_like::<#ret_ty, _>(&#ret)),
         };
         let vis = self.vis;

@@ -136,3 +136,84 @@ fn doc(text: String) -> TokenStream {
     let text = format!(" {text}\n\n Written by `#[autodiff]`.");
     quote!(#[doc = #text])
 }
+
+/// `jacobian_g` for a vector-valued `g` of scalar parameters: M rows, one column per parameter,
+/// by N forward passes or M reverse passes, whichever is fewer.
+pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let (vis, name, float, ret) = (&item.vis, &item.sig.ident, &sig.float, &sig.ret);
+    let diff: Vec<usize> = (0..sig.params.len())
+        .filter(|i| sig.params[*i].differentiable)
+        .collect();
+    if !diff
+        .iter()
+        .all(|i| sig.params[*i].kind == crate::ir::Kind::Scalar)
+    {
+        return TokenStream::new();
+    }
+    let (jvp, vjp, jac) = (
+        format_ident!("jvp_{}", name),
+        format_ident!("vjp_{}", name),
+        format_ident!("jacobian_{}", name),
+    );
+    let params = sig.params.iter().map(|p| {
+        let (n, t) = (&p.name, &p.ty);
+        quote!(#n: #t)
+    });
+    let args: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .map(|p| {
+            let n = &p.name;
+            quote!(::core::clone::Clone::clone(&#n))
+        })
+        .collect();
+    let id = |s: &str| Ident::new(s, Span::mixed_site());
+    let (value, m, c, r, t, j, g, ct) = (
+        id("__value"),
+        id("__m"),
+        id("__c"),
+        id("__r"),
+        id("__t"),
+        id("__j"),
+        id("__g"),
+        id("__ct"),
+    );
+    let n = diff.len();
+    let units = (0..n).map(|k| quote!(if #c == #k { 1.0 } else { 0.0 }));
+    let row = if n == 1 {
+        quote!(::std::vec![#g])
+    } else {
+        let idx = (0..n).map(syn::Index::from);
+        quote!(::std::vec![#(#g.#idx),*])
+    };
+    let doc = doc(format!(
+        "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
+    ));
+    quote! {
+        #doc
+        #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
+        #vis fn #jac(#(#params),*) -> ::std::vec::Vec<::std::vec::Vec<#float>> {
+            let #value: #ret = #name(#(#args),*);
+            let #m = #value.len();
+            if #n <= #m {
+                let mut #j = ::std::vec![::std::vec![0.0; #n]; #m];
+                for #c in 0..#n {
+                    let (_, #t) = #jvp(#(#args,)* #(#units),*);
+                    for #r in 0..#m {
+                        #j[#r][#c] = #t[#r];
+                    }
+                }
+                #j
+            } else {
+                (0..#m)
+                    .map(|#r| {
+                        let mut #ct: #ret = ::diffx::__private::zero_like(&#value);
+                        #ct[#r] = 1.0;
+                        let #g = #vjp(#(#args,)* #ct);
+                        #row
+                    })
+                    .collect()
+            }
+        }
+    }
+}

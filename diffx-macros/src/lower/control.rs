@@ -591,3 +591,38 @@ impl Lowerer<'_> {
         Ok(())
     }
 }
+
+impl Lowerer<'_> {
+    /// `[a, b]` or `vec![a, b]` holding differentiable values (a vector-valued result): a local
+    /// vector written element by element.
+    pub(super) fn vector_literal(
+        &mut self,
+        elems: Vec<Expr>,
+        is_vec: bool,
+        span: proc_macro2::Span,
+    ) -> syn::Result<Atom> {
+        if self.loop_depth > 0 || self.arm_depth > 0 {
+            return err(span, "a vector of differentiable values can be built only outside loops and `if` arms: build it before, write its elements inside");
+        }
+        let n = elems.len();
+        let zeros = if is_vec {
+            quote!(::std::vec![0.0; #n])
+        } else {
+            quote!([0.0; #n])
+        };
+        let v = self
+            .b
+            .op_of_kind(Op::Id, vec![Atom::Const(zeros)], span, Kind::Slice);
+        self.vectors.insert(v);
+        for (i, e) in elems.iter().enumerate() {
+            let value = self.expr(e)?;
+            self.b.push(Stmt::SetElem {
+                vec: v,
+                index: quote!(#i),
+                value,
+                log: None,
+            });
+        }
+        Ok(Atom::Var(v))
+    }
+}

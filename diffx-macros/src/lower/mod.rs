@@ -348,6 +348,19 @@ impl<'b> Lowerer<'b> {
             Expr::Call(c) => self.call(c, e),
             Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
             Expr::If(i) => self.if_expr(i, true),
+            Expr::Array(a) => {
+                self.vector_literal(a.elems.iter().cloned().collect(), false, e.span())
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+                let elems = m.mac.parse_body_with(parser).map_err(|_| {
+                    syn::Error::new(
+                        m.span(),
+                        "write a vector of differentiable values as `vec![a, b, …]`",
+                    )
+                })?;
+                self.vector_literal(elems.into_iter().collect(), true, e.span())
+            }
             Expr::Match(m) => self.match_expr(m, true),
             Expr::Field(f) => self.field(f),
             Expr::Index(i) => self.index(i),
