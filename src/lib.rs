@@ -63,7 +63,7 @@
 // Lets `::diffx::…` paths written by the macro resolve inside this crate's own doc tests and tests.
 extern crate self as diffx;
 
-pub use diffx_macros::{autodiff, Params};
+pub use diffx_macros::{autodiff, custom_derivative, Params};
 pub use diffx_runtime::*;
 
 #[doc(hidden)]

@@ -7,6 +7,7 @@
 //! is plain Rust over `proc_macro2`, tested without a compiler; this file only connects it to rustc.
 
 mod builder;
+mod custom;
 mod derive;
 mod desugar;
 mod emit;
@@ -41,4 +42,20 @@ pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(Params, attributes(params))]
 pub fn derive_params(input: TokenStream) -> TokenStream {
     derive::params(input.into()).into()
+}
+
+/// Gives a function a hand-written derivative, used instead of differentiating its body, by both
+/// modes and by every `#[autodiff]` function that calls it:
+/// `#[custom_derivative(jvp = f_jvp, vjp = f_vjp)]`. See the `diffx` crate for the rules'
+/// signatures.
+#[proc_macro_attribute]
+pub fn custom_derivative(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item2: proc_macro2::TokenStream = item.into();
+    match custom::expand(attr.into(), item2.clone()) {
+        Ok(ts) => ts.into(),
+        Err(e) => {
+            let errors = e.to_compile_error();
+            quote::quote!(#item2 #errors).into()
+        }
+    }
 }

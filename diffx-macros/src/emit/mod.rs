@@ -298,15 +298,27 @@ pub(crate) fn allow() -> TokenStream {
 pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
     let g = Generated::new(item, sig);
     let hidden = [g.hidden_jvp(fwd), g.hidden_vjp(rev)];
-    let mut public = vec![g.jvp(fwd), g.vjp(rev)];
+    let dots: Vec<Option<Ident>> = fwd
+        .param_dots
+        .iter()
+        .map(|d| d.map(|d| fwd.b.func.name(d).clone()))
+        .collect();
+    let public = public(item, sig, &dots, rev.b.func.name(rev.ct));
+    quote!(#item #(#hidden)* #public)
+}
+
+/// The public derivative functions of `item`, over its hidden `__diffx_jvp_`/`__diffx_vjp_`
+/// (written by `#[autodiff]`, or around a hand-written rule by `#[custom_derivative]`); `dots`
+/// names each differentiable parameter's tangent, `ct` the cotangent.
+pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>], ct: &Ident) -> TokenStream {
+    let g = Generated::new(item, sig);
+    let mut public = vec![g.jvp(dots), g.vjp(ct)];
     if sig.ret_kind == Kind::Scalar {
         public.extend([g.grad(), g.value_and_grad()]);
     }
     let name = &item.sig.ident;
     // The user may call only a derivative: `f` is still used, as far as lints go.
     quote! {
-        #item
-        #(#hidden)*
         #(#[allow(dead_code, clippy::too_many_arguments)] #public)*
         const _: () = { let _ = #name; };
     }
@@ -487,7 +499,7 @@ impl<'a> Generated<'a> {
         }
     }
 
-    fn jvp(&self, fwd: &Forward) -> TokenStream {
+    fn jvp(&self, dots: &[Option<Ident>]) -> TokenStream {
         let (name, hidden, params, args, ret_ty) = (
             self.fn_name("jvp_"),
             self.fn_name("__diffx_jvp_"),
@@ -495,19 +507,14 @@ impl<'a> Generated<'a> {
             &self.args,
             self.ret,
         );
-        let f = &fwd.b.func;
-        let dots: Vec<Option<&Ident>> = fwd
-            .param_dots
-            .iter()
-            .map(|d| d.map(|d| f.name(d)))
-            .collect();
-        let tangent_params = self.sig.params.iter().zip(&dots).filter_map(|(p, d)| {
-            let (d, t) = ((*d)?, &p.ty);
+        let tangent_params = self.sig.params.iter().zip(dots).filter_map(|(p, d)| {
+            let (d, t) = (d.as_ref()?, &p.ty);
             Some(quote!(#d: #t))
         });
-        let tangent_args = dots
-            .iter()
-            .map(|d| d.map_or(quote!(::diffx::__private::Zero), |d| quote!(#d)));
+        let tangent_args = dots.iter().map(|d| {
+            d.as_ref()
+                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
+        });
         let doc = doc(format!(
             "The value of [`{}`] and its directional derivative along the given tangents, by forward mode.",
             self.name
@@ -522,7 +529,7 @@ impl<'a> Generated<'a> {
         }
     }
 
-    fn vjp(&self, rev: &Reverse) -> TokenStream {
+    fn vjp(&self, ct: &Ident) -> TokenStream {
         let (name, hidden, params, args, ret_ty) = (
             self.fn_name("vjp_"),
             self.fn_name("__diffx_vjp_"),
@@ -530,7 +537,6 @@ impl<'a> Generated<'a> {
             &self.args,
             self.ret,
         );
-        let ct = rev.b.func.name(rev.ct);
         let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
         let doc = doc(format!(
             "The pullback of [`{}`]: the cotangent `{ct}` of its result carried back to its parameters, by reverse mode.",
