@@ -194,3 +194,32 @@ fn newton_cg_with_hvp_reaches_the_minimum_in_under_30_steps() {
     assert!(steps < 30, "{steps} steps");
     assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-10), "{:?}", &x[..4]);
 }
+
+/// A scalar and a slice: the Hessian over (s, x₀, x₁, …).
+#[autodiff]
+fn scaled_norm(s: f64, x: &[f64]) -> f64 {
+    let mut q = 0.0;
+    for i in 0..x.len() {
+        q += x[i] * x[i];
+    }
+    s * s * q
+}
+
+#[test]
+fn hessian_over_a_scalar_and_a_slice_is_flattened_in_parameter_order() {
+    let (s, x) = (1.5, [0.5, -2.0]);
+    let h = hessian_scaled_norm(s, &x);
+    // f = s²·Σxᵢ²: ∂²/∂s² = 2Σxᵢ², ∂²/∂s∂xᵢ = 4s·xᵢ, ∂²/∂xᵢ∂xⱼ = 2s²δᵢⱼ.
+    let q: f64 = x.iter().map(|v| v * v).sum();
+    let want = [
+        [2.0 * q, 4.0 * s * x[0], 4.0 * s * x[1]],
+        [4.0 * s * x[0], 2.0 * s * s, 0.0],
+        [4.0 * s * x[1], 0.0, 2.0 * s * s],
+    ];
+    assert_eq!(h.len(), 3);
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!((h[i][j] - want[i][j]).abs() < 1e-12, "{h:?}");
+        }
+    }
+}

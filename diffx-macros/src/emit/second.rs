@@ -79,15 +79,13 @@ pub fn functions(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -
             #result
         }
     };
-    // `hessian_` over scalar parameters only: slices need a unit direction per element.
-    let scalars = diff
-        .iter()
-        .all(|i| sig.params[*i].kind == crate::ir::Kind::Scalar);
-    let hessian = scalars.then(|| hessian(sig, &hvp_name, &hessian_name, &diff, vis, name));
+    let hessian = hessian(sig, &hvp_name, &hessian_name, &diff, vis, name);
     quote!(#hvp_fn #hessian)
 }
 
-/// `hessian_f`: row k is the Hessian-vector product along the k-th unit vector.
+/// `hessian_f`: row k is the Hessian-vector product along the k-th unit vector of all scalar
+/// components of the differentiable parameters, flattened in parameter order (a scalar is one
+/// component, a slice one per element).
 fn hessian(
     sig: &Signature,
     hvp: &Ident,
@@ -101,33 +99,80 @@ fn hessian(
         let (n, t) = (&p.name, &p.ty);
         quote!(#n: #t)
     });
-    let args = sig.params.iter().map(|p| {
-        let n = &p.name;
-        quote!(::core::clone::Clone::clone(&#n))
+    let args: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .map(|p| {
+            let n = &p.name;
+            quote!(::core::clone::Clone::clone(&#n))
+        })
+        .collect();
+    let id = |s: &str| Ident::new(s, Span::mixed_site());
+    let (which, elem, g, row) = (id("__which"), id("__elem"), id("__g"), id("__row"));
+    let scalar = |i: usize| sig.params[i].kind == crate::ir::Kind::Scalar;
+    let sizes = diff.iter().map(|i| {
+        let n = &sig.params[*i].name;
+        if scalar(*i) {
+            quote!(1usize)
+        } else {
+            quote!(#n.len())
+        }
     });
-    let k = Ident::new("__k", Span::mixed_site());
-    let units = (0..diff.len()).map(|j| quote!(if #k == #j { 1.0 } else { 0.0 }));
-    let g = Ident::new("__g", Span::mixed_site());
-    let row = if diff.len() == 1 {
-        quote!(::std::vec![#g])
-    } else {
-        let idx = (0..diff.len()).map(syn::Index::from);
-        quote!(::std::vec![#(#g.#idx),*])
-    };
-    let n = diff.len();
+    // The unit direction: 1 in component `elem` of parameter `which`.
+    let units = diff.iter().enumerate().map(|(q, i)| {
+        let p = &sig.params[*i];
+        if scalar(*i) {
+            return quote!(if #which == #q { 1.0 } else { 0.0 });
+        }
+        let (n, gty) = (&p.name, &p.grad);
+        let like = if matches!(p.ty, syn::Type::Reference(_)) {
+            quote!(#n)
+        } else {
+            quote!(&#n)
+        };
+        let unit = quote!({
+            let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
+            if #which == #q { __u[#elem] = 1.0; }
+            __u
+        });
+        if matches!(p.ty, syn::Type::Reference(_)) {
+            quote!(&#unit)
+        } else {
+            unit
+        }
+    });
+    let flatten = diff.iter().enumerate().map(|(q, i)| {
+        let part = if diff.len() == 1 {
+            quote!(#g)
+        } else {
+            let q = syn::Index::from(q);
+            quote!(#g.#q)
+        };
+        if scalar(*i) {
+            quote!(#row.push(#part);)
+        } else {
+            quote!(#row.extend(#part.iter().copied());)
+        }
+    });
     let doc = doc(format!(
-        "The dense Hessian of [`{name}`] with respect to its differentiable parameters, in order: one `hvp_{name}` per unit direction."
+        "The dense Hessian of [`{name}`] over all scalar components of its differentiable parameters, flattened in parameter order (scalars, then each slice's elements): one `hvp_{name}` per unit direction."
     ));
     quote! {
         #doc
         #[allow(dead_code, clippy::too_many_arguments)]
         #vis fn #hessian(#(#params),*) -> ::std::vec::Vec<::std::vec::Vec<#float>> {
-            (0..#n)
-                .map(|#k| {
+            let __sizes: ::std::vec::Vec<usize> = ::std::vec![#(#sizes),*];
+            let __n: usize = __sizes.iter().sum();
+            let mut __rows = ::std::vec::Vec::with_capacity(__n);
+            for #which in 0..__sizes.len() {
+                for #elem in 0..__sizes[#which] {
                     let #g = #hvp(#(#args,)* #(#units),*);
-                    #row
-                })
-                .collect()
+                    let mut #row = ::std::vec::Vec::with_capacity(__n);
+                    #(#flatten)*
+                    __rows.push(#row);
+                }
+            }
+            __rows
         }
     }
 }
