@@ -199,8 +199,8 @@ fn newton_cg_with_hvp_reaches_the_minimum_in_under_30_steps() {
 #[autodiff]
 fn scaled_norm(s: f64, x: &[f64]) -> f64 {
     let mut q = 0.0;
-    for i in 0..x.len() {
-        q += x[i] * x[i];
+    for &xi in x {
+        q += xi * xi;
     }
     s * s * q
 }
