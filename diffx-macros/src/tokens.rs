@@ -108,11 +108,19 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
 /// follow `let`/`mut`).
 pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    assigned_into(tokens, &mut out);
+    writes_into(tokens, false, &mut out);
     out
 }
 
-fn assigned_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
+/// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`.
+pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    writes_into(tokens, true, &mut out);
+    out
+}
+
+/// Names followed by `=` or `op=` (after a `[…]` when `indexed`).
+fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let punct = |i: usize| match trees.get(i) {
         Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
@@ -120,7 +128,7 @@ fn assigned_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
     };
     for (i, tt) in trees.iter().enumerate() {
         match tt {
-            TokenTree::Group(g) => assigned_into(g.stream(), out),
+            TokenTree::Group(g) => writes_into(g.stream(), indexed, out),
             TokenTree::Ident(id) => {
                 let prev = i.checked_sub(1).and_then(|j| match &trees[j] {
                     TokenTree::Punct(p) => Some(p.as_char().to_string()),
@@ -130,42 +138,15 @@ fn assigned_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
                 if matches!(prev.as_deref(), Some("." | "let" | "mut" | "&")) {
                     continue;
                 }
-                let plain = matches!(punct(i + 1), Some(('=', Spacing::Alone)));
-                let compound =
-                    matches!(punct(i + 1), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
-                        && matches!(punct(i + 2), Some(('=', Spacing::Alone)));
-                if plain || compound {
-                    out.insert(id.to_string());
+                let bracket = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
+                if indexed && !bracket {
+                    continue;
                 }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`.
-pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    element_written_into(tokens, &mut out);
-    out
-}
-
-fn element_written_into(tokens: TokenStream, out: &mut BTreeSet<String>) {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let punct = |i: usize| match trees.get(i) {
-        Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
-        _ => None,
-    };
-    for (i, tt) in trees.iter().enumerate() {
-        match tt {
-            TokenTree::Group(g) => element_written_into(g.stream(), out),
-            TokenTree::Ident(id) => {
-                let indexed = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
-                let plain = matches!(punct(i + 2), Some(('=', Spacing::Alone)));
-                let compound =
-                    matches!(punct(i + 2), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
-                        && matches!(punct(i + 3), Some(('=', Spacing::Alone)));
-                if indexed && (plain || compound) {
+                let at = i + 1 + usize::from(indexed);
+                let plain = matches!(punct(at), Some(('=', Spacing::Alone)));
+                let compound = matches!(punct(at), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
+                    && matches!(punct(at + 1), Some(('=', Spacing::Alone)));
+                if plain || compound {
                     out.insert(id.to_string());
                 }
             }

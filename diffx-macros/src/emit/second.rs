@@ -20,14 +20,7 @@ pub fn functions(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -
         format_ident!("hvp_{}", name),
         format_ident!("hessian_{}", name),
     );
-    let params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let (n, t) = (&p.name, &p.ty);
-            quote!(#n: #t)
-        })
-        .collect();
+    let params = param_list(sig);
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
         .collect();
@@ -95,18 +88,8 @@ fn hessian(
     name: &Ident,
 ) -> TokenStream {
     let float = &sig.float;
-    let params = sig.params.iter().map(|p| {
-        let (n, t) = (&p.name, &p.ty);
-        quote!(#n: #t)
-    });
-    let args: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let n = &p.name;
-            quote!(::core::clone::Clone::clone(&#n))
-        })
-        .collect();
+    let params = param_list(sig);
+    let args = cloned_args(sig);
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let (which, elem, g, row) = (id("__which"), id("__elem"), id("__g"), id("__row"));
     let scalar = |i: usize| sig.params[i].kind == crate::ir::Kind::Scalar;
@@ -200,18 +183,8 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
         format_ident!("vjp_{}", name),
         format_ident!("jacobian_{}", name),
     );
-    let params = sig.params.iter().map(|p| {
-        let (n, t) = (&p.name, &p.ty);
-        quote!(#n: #t)
-    });
-    let args: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let n = &p.name;
-            quote!(::core::clone::Clone::clone(&#n))
-        })
-        .collect();
+    let params = param_list(sig);
+    let args = cloned_args(sig);
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let (value, m, c, r, t, j, g, ct) = (
         id("__value"),
@@ -261,4 +234,26 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         }
     }
+}
+
+/// `x: f64, n: usize`: the parameters as declared.
+fn param_list(sig: &Signature) -> Vec<TokenStream> {
+    sig.params
+        .iter()
+        .map(|p| {
+            let (n, t) = (&p.name, &p.ty);
+            quote!(#n: #t)
+        })
+        .collect()
+}
+
+/// A clone of each argument, for the repeated calls of `hvp_`, `jvp_` and `vjp_`.
+fn cloned_args(sig: &Signature) -> Vec<TokenStream> {
+    sig.params
+        .iter()
+        .map(|p| {
+            let n = &p.name;
+            quote!(::core::clone::Clone::clone(&#n))
+        })
+        .collect()
 }
