@@ -154,14 +154,7 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
         let init = dot
             .get(c)
             .map_or_else(|| zero(b, &Atom::Var(*c)), |d| Atom::Var(*d));
-        let d = b.fresh(&format!("{}_dot", b.func.name(*c)), b.func.kind(*c));
-        b.push(Stmt::Let {
-            dst: d,
-            op: Op::Id,
-            args: vec![init],
-            span,
-        });
-        dot.insert(*c, d);
+        let d = copy_tangent(b, dot, *c, init, span);
         tangent_cells.push((i, d));
     }
     let (stmts, dots) = arm(b, dot, body)?;
@@ -185,6 +178,25 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
     Ok(())
 }
 
+/// A new tangent `v_dot` of `v`, holding a copy of `value`, recorded as `v`'s tangent.
+fn copy_tangent(
+    b: &mut Builder,
+    dot: &mut HashMap<Var, Var>,
+    v: Var,
+    value: Atom,
+    span: Span,
+) -> Var {
+    let d = b.fresh(&format!("{}_dot", b.func.name(v)), b.func.kind(v));
+    b.push(Stmt::Let {
+        dst: d,
+        op: Op::Id,
+        args: vec![value],
+        span,
+    });
+    dot.insert(v, d);
+    d
+}
+
 /// The statements of an adjoint program, when forward mode runs over reverse mode (`hvp_`):
 /// `ā = c` carries `c`'s tangent, `ā += c` accumulates it.
 fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
@@ -196,14 +208,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
         } => {
             b.push(s.clone());
             let t = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
-            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
-            b.push(Stmt::Let {
-                dst: d,
-                op: Op::Id,
-                args: vec![t],
-                span: Span::call_site(),
-            });
-            dot.insert(*dst, d);
+            copy_tangent(b, dot, *dst, t, Span::call_site());
             Some(())
         }
         Stmt::Accum {
@@ -322,15 +327,8 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         // A local vector written element by element gets a tangent from the start (zero here),
         // and so does every value of an adjoint program.
         if b.func.kind(*dst) == Kind::Slice || b.dense {
-            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), Kind::Slice);
             let zero = zero(b, &Atom::Var(*dst));
-            b.push(Stmt::Let {
-                dst: d,
-                op: Op::Id,
-                args: vec![zero],
-                span: *span,
-            });
-            dot.insert(*dst, d);
+            copy_tangent(b, dot, *dst, zero, *span);
         }
         return Ok(());
     }
@@ -362,17 +360,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             b.rename(v, &name);
             v
         }
-        other => {
-            let kind = b.func.kind(*dst);
-            let v = b.fresh(&name, kind);
-            b.push(Stmt::Let {
-                dst: v,
-                op: Op::Id,
-                args: vec![other],
-                span: *span,
-            });
-            v
-        }
+        other => copy_tangent(b, dot, *dst, other, *span),
     };
     dot.insert(*dst, t);
     Ok(())
