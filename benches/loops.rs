@@ -26,6 +26,9 @@ fn benches(c: &mut Criterion) {
     g.bench_function("hand-written gradient", |b| {
         b.iter(|| rosenbrock_by_hand(black_box(&x)))
     });
+    g.bench_function("value_and_grad", |b| {
+        b.iter(|| value_and_grad_rosenbrock(black_box(&x)))
+    });
     let e0: Vec<f64> = (0..n).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect();
     g.bench_function("one jvp (forward)", |b| {
         b.iter(|| jvp_rosenbrock(black_box(&x), &e0))

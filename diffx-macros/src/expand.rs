@@ -11,7 +11,7 @@ use crate::builder::Builder;
 use crate::ir::{Atom, Kind, Var};
 use crate::lower::Lowerer;
 use crate::parse::{self, Signature};
-use crate::{desugar, emit, forward, reverse, tokens};
+use crate::{desugar, emit, forward, reverse, tape, tokens};
 
 /// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
 /// function is still emitted unchanged, so its callers see no follow-on errors.
@@ -43,18 +43,27 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .zip(&sig.params)
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
-    let rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
+    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
+    // Forward over reverse differentiates the adjoint program as the sweep wrote it: its tapes
+    // are trimmed after it has added its tangents.
+    let hvp = if second_order_supported(&primal, &sig) {
+        let mut over = rev.b.clone();
+        over.dense = true;
+        let seeded: Vec<Option<Var>> = params.iter().copied().chain([Some(rev.ct)]).collect();
+        let mut hvp = forward::transform(&over, &seeded)?;
+        tape::trim(&mut hvp.b.func);
+        Some(hvp)
+    } else {
+        None
+    };
+    tape::trim(&mut rev.b.func);
     let mut out = emit::functions(&item, &sig, &fwd, &rev);
     if sig.ret_kind == Kind::Slice {
         let jacobian = emit::second::jacobian(&item, &sig);
         out = quote!(#out #jacobian);
     }
-    if second_order_supported(&primal, &sig) {
-        let mut over = rev.b.clone();
-        over.dense = true;
-        let seeded: Vec<Option<Var>> = params.iter().copied().chain([Some(rev.ct)]).collect();
-        let hvp = forward::transform(&over, &seeded)?;
-        let extra = emit::second::functions(&item, &sig, &hvp, &rev);
+    if let Some(hvp) = &hvp {
+        let extra = emit::second::functions(&item, &sig, hvp, &rev);
         out = quote!(#out #extra);
     }
     #[cfg(feature = "explain")]

@@ -58,6 +58,15 @@ impl Atom {
         }
     }
 
+    /// Whether `self` and `other` name the same value (`Const`s never do).
+    pub fn same(&self, other: &Atom) -> bool {
+        match (self, other) {
+            (Atom::Var(a), Atom::Var(b)) => a == b,
+            (Atom::Field(a, p), Atom::Field(b, q)) => a == b && p.to_string() == q.to_string(),
+            _ => false,
+        }
+    }
+
     /// The same path on another base: the tangent or adjoint of a field.
     pub fn rebase(&self, base: Var) -> Atom {
         match self {
@@ -166,13 +175,14 @@ pub enum Stmt {
         cells: Vec<Var>,
         active: Vec<bool>,
         body: Branch,
-        tape: Option<Ident>,
+        tape: Option<Tape>,
         logs: Vec<(Var, Ident)>,
     },
-    /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`.
+    /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`, or
+    /// `for i in range.rev() { let (names…) = tape.pop(); body }` when the tape has a range.
     /// `cells`: the loop's cells (and whether each carries derivatives), the first names.
     LoopBack {
-        tape: Ident,
+        tape: Tape,
         names: Vec<TokenStream>,
         body: Vec<Stmt>,
         cells: Vec<(Var, bool)>,
@@ -201,6 +211,26 @@ pub enum Stmt {
         ct: Var,
         grads: Vec<Option<Var>>,
     },
+}
+
+/// A loop's tape in reverse mode: the stack each iteration pushes its entry state on.
+#[derive(Clone)]
+pub struct Tape {
+    pub name: Ident,
+    /// Which entries of the state (cells, loop variables, log lengths, in that order) are pushed:
+    /// those the backward sweep reads, once `tape::trim` has run (`None`: all of them).
+    pub keep: Option<Vec<bool>>,
+    /// For a `for` over a range that always runs to its end: the loop variable and a copy of the
+    /// range, which the backward sweep runs reversed instead of taping the variable.
+    pub range: Option<(Ident, Ident)>,
+}
+
+impl Tape {
+    /// Whether state entry `i`, named `name`, is pushed.
+    pub fn pushes(&self, i: usize, name: &str) -> bool {
+        let by_range = self.range.as_ref().is_some_and(|(v, _)| v == name);
+        !by_range && self.keep.as_ref().map_or(true, |k| k[i])
+    }
 }
 
 /// How a loop repeats.
@@ -314,7 +344,7 @@ impl Func {
                 writeln!(f, "}}")
             }
             Stmt::LoopBack { tape, body, .. } => {
-                writeln!(f, "back over {tape} {{")?;
+                writeln!(f, "back over {} {{", tape.name)?;
                 for s in body {
                     write!(f, "  ")?;
                     self.fmt_stmt(s, f)?;

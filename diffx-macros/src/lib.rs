@@ -21,6 +21,7 @@ mod lower;
 mod parse;
 mod reverse;
 pub(crate) mod rules;
+mod tape;
 mod tokens;
 
 #[cfg(test)]

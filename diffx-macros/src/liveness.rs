@@ -40,7 +40,7 @@ pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
 }
 
 /// The values statement `s` reads (once per mention).
-fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
+pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
     let atoms = |a: &[Atom]| a.iter().filter_map(Atom::var).collect::<Vec<_>>();
     let named = |t: &TokenStream| {
         let mut out = Vec::new();

@@ -15,7 +15,7 @@ use quote::ToTokens;
 use crate::builder::Builder;
 use crate::emit::place;
 use crate::forward::operand_bindings;
-use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Tape, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
@@ -137,6 +137,35 @@ impl Tapes<'_> {
         l
     }
 
+    /// A new tape; a `for` over `a..b` (or `a..=b`) that always runs to its end keeps its range
+    /// instead of pushing its index.
+    fn tape(&mut self, head: &LoopHead) -> Tape {
+        let range = match head {
+            LoopHead::For {
+                iter,
+                vars,
+                exit: None,
+                ..
+            } if vars.len() == 1 => {
+                let bounded = matches!(
+                    syn::parse2::<syn::Expr>(iter.clone()),
+                    Ok(syn::Expr::Range(syn::ExprRange {
+                        start: Some(_),
+                        end: Some(_),
+                        ..
+                    }))
+                );
+                bounded.then(|| (vars[0].clone(), self.b.fresh_name("range")))
+            }
+            _ => None,
+        };
+        Tape {
+            name: self.b.fresh_name("tape"),
+            keep: None,
+            range,
+        }
+    }
+
     fn stmts(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
         stmts.iter().map(|s| self.stmt(s)).collect()
     }
@@ -172,7 +201,7 @@ impl Tapes<'_> {
                         body: inner,
                         yields: body.yields.clone(),
                     },
-                    tape: Some(self.b.fresh_name("tape")),
+                    tape: Some(self.tape(head)),
                     logs,
                 }
             }
@@ -407,7 +436,7 @@ impl Sweep {
             .iter()
             .map(|c| self.b.func.name(*c).to_token_stream())
             .collect();
-        if let crate::ir::LoopHead::For { vars, .. } = head {
+        if let LoopHead::For { vars, .. } = head {
             names.extend(vars.iter().map(|v| v.to_token_stream()));
         }
         names.extend(marks.iter().map(|m| m.to_token_stream()));
@@ -535,10 +564,17 @@ impl Sweep {
             Deriv::Partials(_) => {
                 let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
                 let parts = partials(&mut self.b, rule, args, &Atom::Var(dst), &needed)?;
+                // `x * x`: one contribution with the partials summed, not two into one adjoint.
+                let mut merged: Vec<(Atom, Atom)> = Vec::new();
                 for (a, p) in args.iter().zip(parts) {
-                    if let Some(p) = p {
-                        out.push((a.clone(), self.b.mul(Atom::Var(g), p, span)));
+                    let Some(p) = p else { continue };
+                    match merged.iter_mut().find(|(m, _)| m.same(a)) {
+                        Some((_, sum)) => *sum = self.b.rule("add", vec![sum.clone(), p], span),
+                        None => merged.push((a.clone(), p)),
                     }
+                }
+                for (a, p) in merged {
+                    out.push((a, self.b.mul(Atom::Var(g), p, span)));
                 }
             }
             Deriv::Linear(maps) => {

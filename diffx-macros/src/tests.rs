@@ -221,3 +221,72 @@ fn accumulated_adjoints_are_mutable() {
     assert!(vjp.contains("let mut x_bar"), "{vjp}");
     assert!(vjp.contains("x_bar += "), "{vjp}");
 }
+
+/// The hidden adjoint function `#[autodiff]` writes for `item`, as token text.
+fn vjp_text(item: proc_macro2::TokenStream) -> String {
+    let file: syn::File = syn::parse2(crate::expand::autodiff(
+        proc_macro2::TokenStream::new(),
+        item,
+    ))
+    .unwrap();
+    file.items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident.to_string().starts_with("__diffx_vjp_") => {
+                Some(quote!(#f).to_string())
+            }
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_running_sum_over_a_range_needs_no_tape() {
+    // The adjoint reads neither `s` (its partial in `s + t` is 1) nor a taped index: the backward
+    // loop runs the range reversed.
+    let text = vjp_text(quote! {
+        fn rosenbrock(x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..x.len() - 1 {
+                let a = x[i + 1] - x[i] * x[i];
+                let b = 1.0 - x[i];
+                s += 100.0 * a * a + b * b;
+            }
+            s
+        }
+    });
+    assert!(!text.contains("tape"), "{text}");
+    assert!(text.contains("for i in range . rev ()"), "{text}");
+}
+
+#[test]
+fn a_tape_keeps_only_what_the_adjoint_reads() {
+    // `a = -k * x - 0.3 * v` needs x for ∂a/∂k; nothing needs v (its partials are constants).
+    let text = vjp_text(quote! {
+        fn spring(k: f64, x0: f64, steps: usize) -> f64 {
+            let mut x = x0;
+            let mut v = 0.0;
+            for _ in 0..steps {
+                let a = -k * x - 0.3 * v;
+                x += 0.01 * v;
+                v += 0.01 * a;
+            }
+            x * x + v
+        }
+    });
+    assert!(text.contains("tape . push ((x_2 ,))"), "{text}");
+    assert!(
+        text.contains("while let :: core :: option :: Option :: Some ((x_2 ,)) = tape . pop ()"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_square_gives_one_contribution() {
+    let (_, _, rev) = lists(quote!(
+        fn f(x: f64) -> f64 {
+            x * x
+        }
+    ));
+    assert_eq!(rev.matches("x_bar").count(), 1, "{rev}");
+}

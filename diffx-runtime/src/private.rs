@@ -46,52 +46,62 @@ pub fn zeros_for<G: ZerosFor<X>, X: ?Sized>(x: &X) -> G {
 macro_rules! sequence_support {
     ($($t:ty),*) => {$(
         impl ZerosFor<[$t]> for Vec<$t> {
+            #[inline]
             fn zeros_for(x: &[$t]) -> Self {
                 vec![0.0; x.len()]
             }
         }
         impl ZerosFor<Vec<$t>> for Vec<$t> {
+            #[inline]
             fn zeros_for(x: &Vec<$t>) -> Self {
                 vec![0.0; x.len()]
             }
         }
         impl<const N: usize> ZerosFor<[$t; N]> for [$t; N] {
+            #[inline]
             fn zeros_for(_: &[$t; N]) -> Self {
                 [0.0; N]
             }
         }
         impl IntoTangent<Vec<$t>, [$t]> for &[$t] {
+            #[inline]
             fn into_tangent(self, like: &[$t]) -> Vec<$t> {
                 assert_eq!(self.len(), like.len(), "jvp: the tangent has {} elements, the parameter {}", self.len(), like.len());
                 self.to_vec()
             }
         }
         impl IntoTangent<Vec<$t>, [$t]> for Zero {
+            #[inline]
             fn into_tangent(self, like: &[$t]) -> Vec<$t> {
                 vec![0.0; like.len()]
             }
         }
         impl IntoTangent<Vec<$t>> for Vec<$t> {
+            #[inline]
             fn into_tangent(self, _: &Vec<$t>) -> Vec<$t> {
                 self
             }
         }
         impl IntoTangent<Vec<$t>> for &Vec<$t> {
+            #[inline]
             fn into_tangent(self, _: &Vec<$t>) -> Vec<$t> {
                 self.clone()
             }
         }
         impl IntoTangent<Vec<$t>> for Zero {
+            #[inline]
             fn into_tangent(self, like: &Vec<$t>) -> Vec<$t> {
                 vec![0.0; like.len()]
             }
         }
         impl<const N: usize> IntoTangent<[$t; N]> for [$t; N] {
+            #[inline]
             fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
                 self
             }
         }
         impl<const N: usize> IntoTangent<[$t; N]> for Zero {
+            #[inline]
             fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
                 [0.0; N]
             }
@@ -107,6 +117,7 @@ pub trait Fit<L> {
     /// `acc += self`, summed to the shape of `like`.
     fn accumulate_into(&self, acc: &mut L, like: &L);
     /// [`Fit::fit`] of a contribution that is not needed afterwards: no copy where shapes agree.
+    #[inline]
     fn fit_owned(self, like: &L) -> L
     where
         Self: Sized,
@@ -283,42 +294,49 @@ pub trait ZeroLike {
 }
 
 impl ZeroLike for f32 {
+    #[inline]
     fn zero_like(&self) -> Self {
         0.0
     }
 }
 
 impl ZeroLike for f64 {
+    #[inline]
     fn zero_like(&self) -> Self {
         0.0
     }
 }
 
 impl<P: Params> ZeroLike for P {
+    #[inline]
     fn zero_like(&self) -> Self {
         self.zeros_like()
     }
 }
 
 impl ZeroLike for Vec<f32> {
+    #[inline]
     fn zero_like(&self) -> Self {
         vec![0.0; self.len()]
     }
 }
 
 impl ZeroLike for Vec<f64> {
+    #[inline]
     fn zero_like(&self) -> Self {
         vec![0.0; self.len()]
     }
 }
 
 impl<const N: usize> ZeroLike for [f32; N] {
+    #[inline]
     fn zero_like(&self) -> Self {
         [0.0; N]
     }
 }
 
 impl<const N: usize> ZeroLike for [f64; N] {
+    #[inline]
     fn zero_like(&self) -> Self {
         [0.0; N]
     }

@@ -9,7 +9,7 @@ use super::{owned, place, stmt as plain};
 use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
 
 /// Statements nested in an arm or a body: no tensor is handed over there (a loop repeats them).
-fn nested(f: &Func, body: &[Stmt], mutable: &HashSet<Var>) -> TokenStream {
+pub(super) fn nested(f: &Func, body: &[Stmt], mutable: &HashSet<Var>) -> TokenStream {
     body.iter()
         .map(|s| plain(f, s, mutable, &|_| false))
         .collect()
@@ -65,27 +65,42 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 LoopHead::For { vars, .. } => vars.clone(),
                 LoopHead::While { .. } => Vec::new(),
             };
+            let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
             let (decl, push) = match tape {
                 Some(t) => {
-                    let saved = cells.iter().map(|c| owned(f, &Atom::Var(*c)));
-                    let lengths = logs.iter().map(|(_, l)| quote!(#l.len()));
+                    let entries: Vec<(String, TokenStream)> = cells
+                        .iter()
+                        .map(|c| (f.name(*c).to_string(), owned(f, &Atom::Var(*c))))
+                        .chain(vars.iter().map(|v| (v.to_string(), quote!(#v))))
+                        .chain(logs.iter().map(|(_, l)| (String::new(), quote!(#l.len()))))
+                        .collect();
+                    let saved: Vec<&TokenStream> = entries
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, (name, _))| t.pushes(*i, name))
+                        .map(|(_, (_, e))| e)
+                        .collect();
+                    let range = t
+                        .range
+                        .as_ref()
+                        .map(|(_, r)| quote!(let #r = ::core::clone::Clone::clone(&#it);));
                     // Sized once from the iterator's length, not grown push by push.
                     let capacity = match head {
-                        LoopHead::For { .. } => {
-                            let it =
-                                proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
-                            quote!(#it.size_hint().0)
-                        }
+                        LoopHead::For { .. } => quote!(#it.size_hint().0),
                         LoopHead::While { .. } => quote!(0),
                     };
-                    (
-                        quote!(let mut #t = ::std::vec::Vec::with_capacity(#capacity);),
-                        quote!(#t.push((#(#saved,)* #(#vars,)* #(#lengths,)*));),
-                    )
+                    let name = &t.name;
+                    if saved.is_empty() && range.is_some() {
+                        (quote!(#range), TokenStream::new())
+                    } else {
+                        (
+                            quote!(#range let mut #name = ::std::vec::Vec::with_capacity(#capacity);),
+                            quote!(#name.push((#(#saved,)*));),
+                        )
+                    }
                 }
                 None => (TokenStream::new(), TokenStream::new()),
             };
-            let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
             let head = match head {
                 LoopHead::For {
                     pat, iter, exit, ..
@@ -113,7 +128,22 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             tape, names, body, ..
         } => {
             let body = nested(f, body, mutable);
-            quote!(while let ::core::option::Option::Some((#(#names,)*)) = #tape.pop() { #body })
+            let names: Vec<&TokenStream> = names
+                .iter()
+                .enumerate()
+                .filter(|(i, n)| tape.pushes(*i, &n.to_string()))
+                .map(|(_, n)| n)
+                .collect();
+            let t = &tape.name;
+            let Some((var, range)) = &tape.range else {
+                return quote!(while let ::core::option::Option::Some((#(#names,)*)) = #t.pop() { #body });
+            };
+            let pop = (!names.is_empty()).then(|| {
+                quote!(let ::core::option::Option::Some((#(#names,)*)) = #t.pop() else {
+                    ::core::unreachable!("the tape holds one entry per iteration")
+                };)
+            });
+            quote!(for #var in #range.rev() { #pop #body })
         }
         Stmt::Set { dst, value } => {
             let (d, v) = (f.name(*dst), owned(f, value));

@@ -252,6 +252,11 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
     }
 }
 
+/// `body`, a list of `f`'s statements, as written inside a loop (for inspecting the tokens).
+pub fn stmts(f: &Func, body: &[Stmt]) -> TokenStream {
+    control::nested(f, body, &HashSet::new())
+}
+
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
     let mut mutable: HashSet<Var> = HashSet::new();
@@ -490,7 +495,7 @@ impl<'a> Generated<'a> {
         let (body, ret, vis) = (body(f), ret(&rev.b), self.vis);
         quote! {
             #[doc(hidden)]
-            #[inline]
+            #[inline(always)]
             #allow
             #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
                 #body

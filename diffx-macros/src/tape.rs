@@ -1,0 +1,100 @@
+//! What each loop's tape keeps: the entries its backward sweep reads, and nothing more.
+//!
+//! The backward sweep recomputes an iteration's body from the state popped off the tape before it
+//! runs the body's adjoint. Much of that state is never read there: a running sum `s += t` has
+//! constant partials, so no adjoint needs `s`; an Euler step `v += dt * a` needs no `v`. This pass
+//! drops the recomputations no adjoint reads, then the tape entries nothing reads any more, and the
+//! tapes of loops the result does not depend on: a tape costs what the derivative needs.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::emit;
+use crate::ir::{Func, Stmt, Var};
+use crate::liveness;
+use crate::tokens;
+
+/// Trims every tape of `f`: run on a finished reverse (or forward-over-reverse) program.
+pub fn trim(f: &mut Func) {
+    let mut body = std::mem::take(&mut f.body);
+    let mut kept = HashMap::new();
+    trim_backward(f, &mut body, &mut kept);
+    set_pushes(&mut body, &kept);
+    f.body = body;
+}
+
+/// Trims the backward loops in `body` (inner ones first) and records what each tape keeps.
+fn trim_backward(f: &Func, body: &mut [Stmt], kept: &mut HashMap<String, Vec<bool>>) {
+    for s in body {
+        match s {
+            Stmt::LoopBack {
+                tape, names, body, ..
+            } => {
+                trim_backward(f, body, kept);
+                *body = live(f, body);
+                let mut used = BTreeSet::new();
+                tokens::idents(emit::stmts(f, body), &mut used);
+                let keep: Vec<bool> = names
+                    .iter()
+                    .map(|n| used.contains(&n.to_string()))
+                    .collect();
+                kept.insert(tape.name.to_string(), keep.clone());
+                tape.keep = Some(keep);
+            }
+            Stmt::If { then_, else_, .. } => {
+                trim_backward(f, &mut then_.body, kept);
+                trim_backward(f, &mut else_.body, kept);
+            }
+            Stmt::Loop { body, .. } => trim_backward(f, &mut body.body, kept),
+            _ => {}
+        }
+    }
+}
+
+/// `body` without the values nothing after them reads (in the statement list's own scope).
+fn live(f: &Func, body: &[Stmt]) -> Vec<Stmt> {
+    let by_name: HashMap<String, Var> = f
+        .vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.to_string(), Var(i)))
+        .collect();
+    let mut needed: HashSet<Var> = HashSet::new();
+    let mut kept = Vec::new();
+    for s in body.iter().rev() {
+        if let Stmt::Let { dst, .. } = s {
+            if !needed.contains(dst) {
+                continue;
+            }
+        }
+        needed.extend(liveness::reads(s, &by_name));
+        if let Stmt::Set { dst, .. } = s {
+            needed.insert(*dst);
+        }
+        kept.push(s.clone());
+    }
+    kept.reverse();
+    kept
+}
+
+/// Each forward loop pushes what its backward loop pops; a loop without one needs no tape.
+fn set_pushes(body: &mut [Stmt], kept: &HashMap<String, Vec<bool>>) {
+    for s in body {
+        match s {
+            Stmt::Loop { tape, body, .. } => {
+                if let Some(t) = tape {
+                    match kept.get(&t.name.to_string()) {
+                        Some(keep) => t.keep = Some(keep.clone()),
+                        None => *tape = None,
+                    }
+                }
+                set_pushes(&mut body.body, kept);
+            }
+            Stmt::If { then_, else_, .. } => {
+                set_pushes(&mut then_.body, kept);
+                set_pushes(&mut else_.body, kept);
+            }
+            Stmt::LoopBack { body, .. } => set_pushes(body, kept),
+            _ => {}
+        }
+    }
+}
