@@ -47,6 +47,48 @@ fn shuffle(x: f64, y: f64) -> f64 {
     v[0] * v[2] + v[1]
 }
 
+/// Elements written in `if` arms inside a loop (a different rule per element), then overwritten
+/// by a later arm after they were read.
+#[autodiff]
+#[allow(clippy::needless_range_loop)]
+fn piecewise_writes(a: f64, b: f64, n: usize) -> f64 {
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let t = a * (i as f64) - b;
+        if t > 0.0 {
+            y[i] = t * t;
+        } else if i % 2 == 0 {
+            y[i] = (2.0 * t).sin();
+        } else {
+            y[i] = b * t;
+        }
+    }
+    let mut s = 0.0;
+    for i in 1..n {
+        if y[i - 1] > y[i] {
+            s += y[i - 1] * a;
+            y[i] *= y[i - 1];
+        } else {
+            s += y[i];
+        }
+    }
+    s + y[n - 1]
+}
+
+/// Writes in the arms of an `if` outside any loop, into a vector that only the arms make
+/// differentiable.
+#[autodiff]
+fn branch_writes(x: f64, y: f64) -> f64 {
+    let mut v = [1.0, 2.0];
+    if x > y {
+        v[0] = x * y;
+        v[1] = v[0] + y;
+    } else {
+        v[1] = x - y;
+    }
+    v[0] * v[1]
+}
+
 fn check(f: impl Fn(&[f64]) -> f64, grad: &[f64], jvp_units: &[f64], at: &[f64]) {
     let fd = central_difference(&f, at);
     for i in 0..at.len() {
@@ -91,5 +133,39 @@ fn straight_line_writes_and_arrays() {
         let (gx, gy) = grad_shuffle(x, y);
         let units = [jvp_shuffle(x, y, 1.0, 0.0).1, jvp_shuffle(x, y, 0.0, 1.0).1];
         check(|v| shuffle(v[0], v[1]), &[gx, gy], &units, &[x, y]);
+    }
+}
+
+#[test]
+fn writes_inside_if_arms() {
+    for (a, b, n) in [(0.4, 1.0, 7), (-0.3, 0.2, 9), (1.1, -0.5, 5)] {
+        let (ga, gb) = grad_piecewise_writes(a, b, n);
+        let units = [
+            jvp_piecewise_writes(a, b, n, 1.0, 0.0).1,
+            jvp_piecewise_writes(a, b, n, 0.0, 1.0).1,
+        ];
+        check(
+            |v| piecewise_writes(v[0], v[1], n),
+            &[ga, gb],
+            &units,
+            &[a, b],
+        );
+    }
+    // Both arms, against the derivatives by hand: x > y gives v = [xy, xy + y], f = xy(xy + y).
+    let (x, y) = (2.0, 0.5);
+    let (gx, gy) = grad_branch_writes(x, y);
+    assert!(
+        close(gx, 2.0 * x * y * y + y * y, 1e-12)
+            && close(gy, 2.0 * x * x * y + 2.0 * x * y, 1e-12)
+    );
+    // x ≤ y gives v = [1, x − y], f = x − y.
+    assert_eq!(grad_branch_writes(0.5, 2.0), (1.0, -1.0));
+    for (x, y) in [(2.0, 0.5), (0.5, 2.0), (-1.0, -3.0)] {
+        let (gx, gy) = grad_branch_writes(x, y);
+        let units = [
+            jvp_branch_writes(x, y, 1.0, 0.0).1,
+            jvp_branch_writes(x, y, 0.0, 1.0).1,
+        ];
+        check(|v| branch_writes(v[0], v[1]), &[gx, gy], &units, &[x, y]);
     }
 }

@@ -35,7 +35,13 @@ pub struct Reverse {
 struct Sweep {
     b: Builder,
     adj: HashMap<Var, Var>,
+    /// The vectors written in each `if`'s arms (by its condition's name), as in [`Tapes`].
+    if_marks: HashMap<String, Vec<IfMark>>,
 }
+
+/// A vector written in an `if`'s arms, its undo log, and the local holding the log's length
+/// before the `if`.
+type IfMark = (Var, Ident, Ident);
 
 /// `params`: the value of each parameter and the type of its gradient (`None` for constants).
 pub fn transform(
@@ -47,9 +53,10 @@ pub fn transform(
     let mut tapes = Tapes {
         b: &mut b,
         logs: Vec::new(),
+        if_marks: HashMap::new(),
     };
     let body = tapes.stmts(&primal.func.body);
-    let logs = tapes.logs;
+    let (logs, if_marks) = (tapes.logs, tapes.if_marks);
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs
         .iter()
@@ -63,6 +70,7 @@ pub fn transform(
     let mut sweep = Sweep {
         b,
         adj: HashMap::new(),
+        if_marks,
     };
     for (v, ty) in params.iter().flatten() {
         if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
@@ -125,6 +133,9 @@ pub fn transform(
 struct Tapes<'a> {
     b: &'a mut Builder,
     logs: Vec<(Var, Ident)>,
+    /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
+    /// rewinds the vectors to there before it recomputes the arm that ran.
+    if_marks: HashMap<String, Vec<IfMark>>,
 }
 
 impl Tapes<'_> {
@@ -167,7 +178,47 @@ impl Tapes<'_> {
     }
 
     fn stmts(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
-        stmts.iter().map(|s| self.stmt(s)).collect()
+        let mut out = Vec::new();
+        for s in stmts {
+            let s = self.stmt(s);
+            if let Stmt::If { cond, .. } = &s {
+                let marks = self.if_marks(&s);
+                for (_, log, mark) in &marks {
+                    out.push(Stmt::Const {
+                        name: mark.clone(),
+                        mutable: false,
+                        ty: None,
+                        expr: quote::quote!(#log.len()),
+                    });
+                }
+                if !marks.is_empty() {
+                    self.if_marks.insert(cond.to_string(), marks);
+                }
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    /// A mark for each vector the arms of `if_` write.
+    fn if_marks(&mut self, if_: &Stmt) -> Vec<IfMark> {
+        let mut marks: Vec<IfMark> = Vec::new();
+        let mut logs = Vec::new();
+        if_.walk(&mut |s| {
+            if let Stmt::SetElem {
+                vec, log: Some(l), ..
+            } = s
+            {
+                logs.push((*vec, l.clone()));
+            }
+        });
+        for (vec, log) in logs {
+            if !marks.iter().any(|(v, _, _)| *v == vec) {
+                let mark = self.b.fresh_name(&format!("{log}_at_if"));
+                marks.push((vec, log, mark));
+            }
+        }
+        marks
     }
 
     fn stmt(&mut self, s: &Stmt) -> Stmt {
@@ -293,13 +344,14 @@ impl Sweep {
         then_: &Branch,
         else_: &Branch,
         outs: &[Var],
+        writes: bool,
     ) -> syn::Result<()> {
         let seeds: Vec<(usize, Var)> = outs
             .iter()
             .enumerate()
             .filter_map(|(i, o)| self.adj.get(o).map(|g| (i, *g)))
             .collect();
-        if seeds.is_empty() {
+        if seeds.is_empty() && !writes {
             return Ok(());
         }
         self.outer_adjoints(&[then_, else_], &[]);
@@ -490,7 +542,15 @@ impl Sweep {
             outs,
         } = s
         {
-            return self.if_stmt(cond, then_, else_, outs);
+            let marks = self.if_marks.get(&cond.to_string()).cloned();
+            for (vec, log, mark) in marks.iter().flatten() {
+                self.b.push(Stmt::Undo {
+                    vec: *vec,
+                    log: log.clone(),
+                    mark: Some(mark.clone()),
+                });
+            }
+            return self.if_stmt(cond, then_, else_, outs, marks.is_some());
         }
         if let Stmt::Loop { .. } = s {
             return self.loop_stmt(s);

@@ -47,6 +47,27 @@ impl Lowerer<'_> {
     /// arm), each arm is lowered into a list of its own, and every name an arm rebinds, with the
     /// value of the `if` when `want_value`, becomes an output of the statement.
     pub(super) fn if_expr(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
+        if self.loop_depth > 0 || self.arm_depth > 0 {
+            return self.if_once(e, want_value);
+        }
+        // An arm writing differentiable values into a constant vector makes it differentiable:
+        // then the vector becomes one before the `if`, and the `if` is lowered again.
+        let (len, before) = (self.b.func.body.len(), self.visible());
+        let pending = std::mem::take(&mut self.pending);
+        let result = self.if_once(e, want_value);
+        let found: BTreeSet<String> = std::mem::replace(&mut self.pending, pending)
+            .into_iter()
+            .collect();
+        if found.is_empty() {
+            return result;
+        }
+        self.b.func.body.truncate(len);
+        self.restore(&before);
+        self.activate_vectors(&found, &found, e.span());
+        self.if_once(e, want_value)
+    }
+
+    fn if_once(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
         let expr = self.constant(&e.cond);
         let cond = self.b.fresh_name("cond");
         self.b.push(Stmt::Const {
@@ -565,12 +586,10 @@ impl Lowerer<'_> {
                 self.rebind(&name, Atom::Var(v));
                 v
             }
-            Some(Atom::Const(_)) if self.arm_depth == 0 => {
+                        // Made differentiable before the outermost loop or `if`, which is then lowered again.
+            Some(Atom::Const(_)) => {
                 self.pending.push(name);
                 return Ok(());
-            }
-            Some(Atom::Const(_)) | Some(Atom::Var(_)) | Some(Atom::Field(..)) if self.arm_depth > 0 => {
-                return err(target.span(), "writing vector elements inside an `if` arm is not supported yet: compute the value with `if` and write it after");
             }
             _ => {
                 return err(
@@ -579,9 +598,6 @@ impl Lowerer<'_> {
                 )
             }
         };
-        if self.arm_depth > 0 {
-            return err(target.span(), "writing vector elements inside an `if` arm is not supported yet: compute the value with `if` and write it after");
-        }
         self.b.push(Stmt::SetElem {
             vec,
             index,
