@@ -24,6 +24,22 @@ use crate::Float;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Zero;
 
+/// The bound of the `grad_g` that `#[autodiff]` writes for a vector-valued `g`: no type has it, so
+/// a call fails to compile with this message, at the call.
+#[diagnostic::on_unimplemented(
+    message = "`grad_` is only for functions with a scalar result, and this one returns a vector",
+    label = "called on a vector-valued `#[autodiff]` function",
+    note = "for all the partial derivatives call its `jacobian_` function; for one pullback, its `vjp_` function with a cotangent of the output's type"
+)]
+pub trait ScalarResult: sealed::Never {
+    fn never(self) -> !;
+}
+
+mod sealed {
+    /// Implemented by nothing, so `ScalarResult` stays unimplemented.
+    pub trait Never {}
+}
+
 /// A tangent passed to a differentiable parameter: the tangent itself (or a reference to it) or
 /// [`Zero`]. `like` is the parameter's value (an `L`, e.g. the `[f64]` behind a `Vec<f64>` tangent),
 /// which gives a zero tangent its shape.

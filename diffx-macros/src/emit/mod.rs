@@ -320,6 +320,8 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>], ct: &Ident
     let mut public = vec![g.jvp(dots), g.vjp(ct)];
     if sig.ret_kind == Kind::Scalar {
         public.extend([g.grad(), g.value_and_grad()]);
+    } else {
+        public.extend(g.no_grad());
     }
     let name = &item.sig.ident;
     // The user may call only a derivative: `f` is still used, as far as lints go.
@@ -579,6 +581,21 @@ impl<'a> Generated<'a> {
                 #result
             }
         }
+    }
+
+    /// For a vector result: a `grad_g` whose call is a compile error that says what to use instead.
+    fn no_grad(&self) -> Option<TokenStream> {
+        let (name, vis) = (self.fn_name("grad_"), self.vis);
+        let first = self.args.first()?;
+        let rest = &self.params[1..];
+        let a = Ident::new("__A", Span::mixed_site());
+        Some(quote! {
+                        #[doc(hidden)]
+            #[allow(unused_variables)]
+            #vis fn #name<#a: ::diffx::__private::ScalarResult>(#first: #a, #(#rest),*) -> ! {
+                ::diffx::__private::ScalarResult::never(#first)
+            }
+        })
     }
 
     fn value_and_grad(&self) -> TokenStream {
