@@ -223,3 +223,50 @@ fn hessian_over_a_scalar_and_a_slice_is_flattened_in_parameter_order() {
         }
     }
 }
+
+/// A local vector written in loops and `if` arms, elements overwritten after they were read.
+#[autodiff]
+#[allow(clippy::needless_range_loop)]
+fn written(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        if x[i] > 0.0 {
+            y[i] = x[i] * x[i] * x[i];
+        } else {
+            y[i] = (2.0 * x[i]).sin();
+        }
+    }
+    let mut s = 0.0;
+    for i in 1..n {
+        y[i] = y[i] * y[i - 1] + x[i];
+        s += y[i] * y[i];
+    }
+    s
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn hessian_through_vector_writes() {
+    for x in [[1.0, -2.0, 0.5], [0.3, 0.8, -0.4], [-1.0, -0.2, 1.5]] {
+        let h = hessian_written(&x);
+        for i in 0..3 {
+            let column = central_difference(|v| grad_written(v)[i], &x);
+            for j in 0..3 {
+                assert!(
+                    (h[i][j] - column[j]).abs() < 1e-6 * h[i][j].abs().max(1.0),
+                    "H[{i}][{j}] at {x:?}: {} vs {}",
+                    h[i][j],
+                    column[j]
+                );
+                assert!((h[i][j] - h[j][i]).abs() < 1e-12 * h[i][j].abs().max(1.0));
+            }
+        }
+        let v = [0.5, -1.0, 2.0];
+        let hv = hvp_written(&x, &v);
+        for i in 0..3 {
+            let want: f64 = (0..3).map(|j| h[i][j] * v[j]).sum();
+            assert!((hv[i] - want).abs() < 1e-12 * want.abs().max(1.0));
+        }
+    }
+}

@@ -51,6 +51,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         over.dense = true;
         let seeded: Vec<Option<Var>> = params.iter().copied().chain([Some(rev.ct)]).collect();
         let mut hvp = forward::transform(&over, &seeded)?;
+        let float = &sig.float;
+        for (_, log) in &rev.logs {
+            let log = forward::tangent_log(log);
+            hvp.b.func.body.insert(
+                    0,
+                    crate::ir::Stmt::Verbatim {
+                        binds: Vec::new(),
+                        tokens: quote!(let mut #log: ::std::vec::Vec<(usize, #float)> = ::std::vec::Vec::new();),
+                    },
+                );
+        }
         tape::trim(&mut hvp.b.func);
         Some(hvp)
     } else {
@@ -87,8 +98,8 @@ fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
-/// Whether `hvp_`/`hessian_` are written: scalar parameters and result, and a body of straight-line
-/// code and branches (loops, vector writes, calls and tensors are the next steps).
+/// Whether `hvp_`/`hessian_` are written: scalar or slice parameters, a scalar result, and no
+/// calls (a callee would need a forward-over-reverse function of its own) or verbatim expressions.
 fn second_order_supported(primal: &Builder, sig: &Signature) -> bool {
     let scalar = sig.ret_kind == Kind::Scalar
         && sig
@@ -97,13 +108,14 @@ fn second_order_supported(primal: &Builder, sig: &Signature) -> bool {
             .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
     let mut simple = true;
     for s in &primal.func.body {
-        s.walk(&mut |s| match s {
-            crate::ir::Stmt::SetElem { .. } => simple = false,
-            crate::ir::Stmt::Let {
+        s.walk(&mut |s| {
+            if let crate::ir::Stmt::Let {
                 op: crate::ir::Op::Call(_) | crate::ir::Op::Expr(_),
                 ..
-            } => simple = false,
-            _ => {}
+            } = s
+            {
+                simple = false;
+            }
         });
     }
     scalar && simple

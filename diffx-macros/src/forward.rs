@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
@@ -178,6 +178,12 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
     Ok(())
 }
 
+/// The undo log of a vector's tangent, beside the vector's own `log` (pushed and popped with it,
+/// so the marks of `log` serve both).
+pub fn tangent_log(log: &Ident) -> Ident {
+    quote::format_ident!("{}_dot", log)
+}
+
 /// A new tangent `v_dot` of `v`, holding a copy of `value`, recorded as `v`'s tangent.
 fn copy_tangent(
     b: &mut Builder,
@@ -207,7 +213,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             like: None,
         } => {
             b.push(s.clone());
-            let t = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            let t = tangent(dot, value).unwrap_or_else(|| zero(b, &Atom::Var(*dst)));
             copy_tangent(b, dot, *dst, t, Span::call_site());
             Some(())
         }
@@ -293,7 +299,10 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         return loop_stmt(b, dot, s);
     }
     if let Stmt::SetElem {
-        vec, index, value, ..
+        vec,
+        index,
+        value,
+        log,
     } = s
     {
         b.push(s.clone());
@@ -303,7 +312,19 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                 vec: d,
                 index: index.clone(),
                 value,
-                log: None,
+                log: log.as_ref().map(tangent_log),
+            });
+        }
+        return Ok(());
+    }
+    // Over reverse mode: a vector's tangent is restored with it, from a log kept in step.
+    if let Stmt::Undo { vec, log, mark } = s {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            b.push(Stmt::Undo {
+                vec: d,
+                log: tangent_log(log),
+                mark: mark.clone(),
             });
         }
         return Ok(());

@@ -30,6 +30,8 @@ pub struct Reverse {
     /// `explain_f`).
     #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub adjoints: HashMap<Var, Var>,
+    /// The undo log of each vector written element by element.
+    pub logs: Vec<(Var, Ident)>,
 }
 
 struct Sweep {
@@ -124,6 +126,7 @@ pub fn transform(
         ct,
         grads,
         adjoints: sweep.adj,
+        logs,
     })
 }
 
