@@ -12,12 +12,7 @@ use crate::tokens;
 /// `(statement index, value)` pairs where the statement is the value's last reader and the value is
 /// an owned tensor read once there: it may be moved.
 pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
-    let by_name: HashMap<String, Var> = f
-        .vars
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.name.to_string(), Var(i)))
-        .collect();
+    let by_name = by_name(f);
     let mut last: HashMap<Var, (usize, usize)> = HashMap::new();
     for (i, s) in f.body.iter().enumerate() {
         for v in reads(s, &by_name) {
@@ -36,6 +31,15 @@ pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
             *count == 1 && f.kind(*v) == Kind::Tensor && !f.vars[v.0].is_ref && !params.contains(v)
         })
         .map(|(v, (i, _))| (i, v))
+        .collect()
+}
+
+/// Each value of `f` by its name (statements that keep user code as tokens mention values by name).
+pub(crate) fn by_name(f: &Func) -> HashMap<String, Var> {
+    f.vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.to_string(), Var(i)))
         .collect()
 }
 

@@ -52,12 +52,7 @@ fn trim_backward(f: &Func, body: &mut [Stmt], kept: &mut HashMap<String, Vec<boo
 
 /// `body` without the values nothing after them reads (in the statement list's own scope).
 fn live(f: &Func, body: &[Stmt]) -> Vec<Stmt> {
-    let by_name: HashMap<String, Var> = f
-        .vars
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.name.to_string(), Var(i)))
-        .collect();
+    let by_name = liveness::by_name(f);
     let mut needed: HashSet<Var> = HashSet::new();
     let mut kept = Vec::new();
     for s in body.iter().rev() {
