@@ -1,5 +1,5 @@
 //! Seeing inside: the evaluation trace, the derivative code and the computation graph of two worked
-//! examples of the AD tutorials.
+//! examples of the AD tutorials, and of two loops: a row per executed iteration.
 //!
 //! ```text
 //! cargo run --example explain            # prints the tables and the code, writes target/explain/*.dot
@@ -11,6 +11,9 @@
 #[path = "shared/seed_functions.rs"]
 mod seed_functions;
 use seed_functions::*;
+#[path = "shared/loop_functions.rs"]
+mod loop_functions;
+use loop_functions::*;
 
 fn main() -> std::io::Result<()> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/explain");
@@ -37,10 +40,22 @@ fn main() -> std::io::Result<()> {
     println!("Reverse mode (what grad_e runs):\n{}", trace.reverse_code());
     trace.write_dot(dir.join("e.dot"))?;
 
+    // The seed's power loop x⁴ = x·x·x·x at x = 2: one row per multiplication, with the tangents
+    // 2x, 3x², 4x³ of x², x³, x⁴, and x̄ = 32 collected from every iteration.
+    let trace = explain_power(2.0, 4, 1.0);
+    println!("{trace}");
+    trace.write_dot(dir.join("power.dot"))?;
+
+    // Heron's square root of 2 by a `while` loop, as many rows as it took iterations. The adjoints
+    // of the early iterations vanish: near the fixed point g ↦ (g + a/g)/2 has derivative 0 in g,
+    // so ∂√a/∂a = 1/(2√a) comes from the last iteration's `a` alone.
+    let trace = explain_heron(2.0, 1.0);
+    println!("{trace:.4}");
+    trace.write_dot(dir.join("heron.dot"))?;
+
     println!(
-        "wrote {} and {}",
-        dir.join("tutorial.dot").display(),
-        dir.join("e.dot").display()
+        "wrote tutorial.dot, e.dot, power.dot and heron.dot in {}",
+        dir.display()
     );
     Ok(())
 }

@@ -40,8 +40,10 @@
 //! calls of other `#[autodiff]` functions and recursion; the README lists the details.
 //!
 //! ## Seeing inside
-//! `explain_f` (with the `explain` feature, on by default) runs both programs and keeps every
-//! intermediate value with its tangent and adjoint, the local partials, and the derivative code:
+//! `explain_f` (with the `explain` feature, on by default) records the function as it runs: every
+//! intermediate value (a row per executed iteration of a loop) with its tangent and adjoint, the
+//! local partials, and the derivative code. Functions of tensors and vector-valued functions have
+//! none yet.
 //! ```
 //! # use diffx::autodiff;
 //! # #[autodiff]
@@ -53,6 +55,19 @@
 //! assert_eq!(trace.adjoint("x2"), Some(grad_f(2.0, 5.0).1));
 //! assert!(trace.reverse_code().contains("let t1 = x1.ln();"));
 //! println!("{trace}\n{}", trace.to_dot());
+//!
+//! # #[autodiff]
+//! # fn power(x: f64, n: u32) -> f64 {
+//! #     let mut p = x;
+//! #     for _ in 1..n {
+//! #         p *= x;
+//! #     }
+//! #     p
+//! # }
+//! // x⁴ = x·x·x·x: one row per multiplication, x̄ collected from all three.
+//! let trace = explain_power(2.0, 4, 1.0);
+//! assert_eq!(trace.rows().len(), 5);
+//! assert_eq!(trace.adjoint("x"), Some(grad_power(2.0, 4)));
 //! ```
 //!
 //! ## Conventions at non-differentiable points

@@ -83,7 +83,6 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             primal: &primal,
             params: &params,
             fwd: &fwd,
-            rev: &rev,
         };
         let explain = crate::explain::function(&item, &sig, &programs, &out)?;
         quote!(#out #explain)

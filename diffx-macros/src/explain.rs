@@ -1,73 +1,61 @@
 //! `explain_f`: the evaluation trace of an `#[autodiff]` function at a point, for learners.
 //!
 //! Written only with the `explain` feature, and beside the other generated functions, so `grad_f`
-//! and `jvp_f` are the same tokens with or without it. Its body is two blocks, built from the very
-//! programs the other functions are emitted from:
-//! 1. the forward program (every primal value and its tangent, under the IR's names), followed by
-//!    the local partial derivatives of each elementary operation, lowered from the rule table as
-//!    both modes lower them; then one row per value and one edge per differentiable operand;
-//! 2. the reverse program seeded with `ct = 1`; then the adjoint of each row.
+//! and `jvp_f` are the same tokens with or without it. Its body is the function's own Wengert list,
+//! instrumented (see [`instrument`]): each value appends a row to a `diffx::explain::Recorder` as
+//! it is computed, with an edge from the row of each operand carrying the local partial derivative,
+//! so a loop records a row per executed iteration and an `if` the rows of the arm that ran. The
+//! recorder computes the tangents (forward mode over the rows, along the given direction) and the
+//! adjoints (a reverse sweep over them from `ȳ = 1`): the sums `jvp_f` and `grad_f` compute. The
+//! code `jvp_f` and `grad_f` run is formatted with `prettyplease` and embedded as strings.
 //!
-//! Rows are recorded in program order, so when loops come, a loop body will record a row per
-//! executed iteration. The code `jvp_f` and `grad_f` run is formatted with `prettyplease` and
-//! embedded as strings. Only functions of scalars are explained for now: rows hold `f64`s.
+//! Functions of scalars and of slices, `Vec`s and arrays (one input row per element, `x[0]`, …)
+//! with a scalar result are explained. Not yet: functions of tensors and parameter structs,
+//! vector-valued functions, and calls of other `#[autodiff]` functions from a function of slices
+//! (what they return is not known to be a scalar there); those get no `explain_`.
 
-use std::collections::HashMap;
+mod instrument;
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::emit::{self, place};
 use crate::forward::Forward;
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
-use crate::lower::partials;
+use crate::ir::{Kind, Var};
 use crate::parse::Signature;
-use crate::reverse::Reverse;
-use crate::rules::Deriv;
+use instrument::Instrument;
 
 /// The programs `explain_f` is written from.
 pub struct Programs<'a> {
     pub primal: &'a Builder,
     /// The value of each parameter (`None` for constants).
     pub params: &'a [Option<Var>],
+    /// The tangent program: its tangent parameters name those of `explain_f`.
     pub fwd: &'a Forward,
-    pub rev: &'a Reverse,
 }
 
-/// `explain_f` for `item`, given everything `#[autodiff]` emitted for it; nothing for functions
-/// of tensors or parameter structs.
+/// `explain_f` for `item`, given everything `#[autodiff]` emitted for it; nothing for the
+/// functions it cannot record (see the module documentation).
 pub fn function(
     item: &ItemFn,
     sig: &Signature,
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let scalar = sig.ret_kind == Kind::Scalar
+    let supported = sig.ret_kind == Kind::Scalar
         && sig
             .params
             .iter()
-            .all(|p| !p.differentiable || p.kind == Kind::Scalar);
-    // Branches are traced with the control-flow work (one row per value that ran); until then a
-    // function with `if` gets no `explain_`.
-    let branches = p.primal.func.body.iter().any(|s| {
-        matches!(
-            s,
-            crate::ir::Stmt::If { .. }
-                | crate::ir::Stmt::Loop { .. }
-                | crate::ir::Stmt::SetElem { .. }
-        )
-    });
-    if !scalar || branches {
+            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
+    if !supported || !instrument::recordable(&p.primal.func) {
         return Ok(TokenStream::new());
     }
-    let trace = Ident::new("__trace", Span::mixed_site());
-    let rows = Rows::new(item, p);
-    let forward = forward_block(&trace, &rows, p)?;
-    let reverse = reverse_block(&trace, &rows, sig, p);
+    let rec = Ident::new("__rec", Span::mixed_site());
+    let body = recorded_body(&rec, item, p)?;
     let name = &item.sig.ident;
-    let (fn_name, vis) = (format_ident!("explain_{}", name), &item.vis);
+    let (fn_name, vis, float) = (format_ident!("explain_{}", name), &item.vis, &sig.float);
     let params = sig.params.iter().map(|p| {
         let (n, t) = (&p.name, &p.ty);
         quote!(#n: #t)
@@ -77,179 +65,75 @@ pub fn function(
         .iter()
         .zip(&p.fwd.param_dots)
         .filter_map(|(param, d)| {
-            let (d, t) = (p.fwd.b.func.name((*d)?), &param.owned);
+            let (d, t) = (p.fwd.b.func.name((*d)?), &param.ty);
             Some(quote!(#d: #t))
         });
     let (fn_str, list) = (name.to_string(), p.primal.func.to_string());
     let jvp = pretty_item(emitted, &format_ident!("__diffx_jvp_{}", name));
     let vjp = pretty_item(emitted, &format_ident!("__diffx_vjp_{}", name));
+    let values = proc_macro2::Literal::usize_unsuffixed(p.primal.func.vars.len());
     let doc = format!(
         " The evaluation trace of [`{name}`] at a point, for learning and debugging: each value of \
-         its Wengert list with its expression, its value, its tangent along the given direction \
-         (as in `jvp_{name}`) and its adjoint for the seed ȳ = 1 (as in `grad_{name}`), the local \
-         partial derivatives, and the derivative code. Print it as a table with `{{}}`, or as a \
-         graph with `to_dot()`.\n\n It computes everything twice and allocates: for speed, call \
-         `jvp_{name}` and `grad_{name}`, which it does not change.\n\n Written by `#[autodiff]`."
+         its Wengert list as it is computed (a row per executed iteration of a loop, the rows of \
+         the arm of an `if` that ran), with its expression, its value, its tangent along the given \
+         direction (as `jvp_{name}` computes it) and its adjoint for the seed ȳ = 1 (as \
+         `grad_{name}` computes it), the local partial derivatives, and the derivative code. Print \
+         it as a table with `{{}}`, or as a graph with `to_dot()`.\n\n It records every value and \
+         allocates: for speed, call `jvp_{name}` and `grad_{name}`, which it does not change.\n\n \
+         Written by `#[autodiff]`."
     );
     Ok(quote! {
         #[doc = #doc]
         #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
         #vis fn #fn_name(#(#params,)* #(#tangents),*) -> ::diffx::explain::Trace {
-            let mut #trace = ::diffx::explain::Trace::new(#fn_str).with_code(#list, #jvp, #vjp);
-            #forward
-            #reverse
-            #trace
+            use ::diffx::explain::{ShowDisplay as _, ShowNothing as _};
+            let mut #rec = ::diffx::explain::Recorder::<#float>::new(
+                ::diffx::explain::Trace::new(#fn_str).with_code(#list, #jvp, #vjp),
+                #values,
+            );
+            #body
+            #rec.finish()
         }
     })
 }
 
-/// A row of the trace as the macro knows it.
-struct RowSpec {
-    /// The value recorded (`None`: the output, recorded from the returned operand).
-    var: Option<Var>,
-    input: bool,
-    name: String,
-    expr: String,
-}
-
-/// The rows in order: differentiable parameters, each statement's value, the output.
-struct Rows {
-    rows: Vec<RowSpec>,
-    /// The row of each value (a lookup only: output order comes from `rows`).
-    index: HashMap<Var, usize>,
-}
-
-impl Rows {
-    fn new(item: &ItemFn, p: &Programs) -> Self {
-        let f = &p.primal.func;
-        let mut rows = Vec::new();
-        for v in p.params.iter().flatten() {
-            rows.push(RowSpec {
-                var: Some(*v),
-                input: true,
-                name: f.name(*v).to_string(),
-                expr: String::new(),
-            });
-        }
-        for s in &f.body {
-            if let Stmt::Let { dst, op, args, .. } = s {
-                rows.push(RowSpec {
-                    var: Some(*dst),
-                    input: false,
-                    name: f.name(*dst).to_string(),
-                    expr: pretty_expr(&emit::op_expr(f, *dst, op, args)),
-                });
-            }
-        }
-        let ret = f.ret.as_ref().map(|r| place(f, r));
-        rows.push(RowSpec {
-            var: None,
-            input: false,
-            name: item.sig.ident.to_string(),
-            expr: ret.map(|r| pretty_expr(&r)).unwrap_or_default(),
+/// The inputs, the instrumented list and the output.
+fn recorded_body(rec: &Ident, item: &ItemFn, p: &Programs) -> syn::Result<TokenStream> {
+    let f = &p.primal.func;
+    let mut inputs = Vec::new();
+    for (v, d) in p.params.iter().zip(&p.fwd.param_dots) {
+        let (Some(v), Some(d)) = (v, d) else { continue };
+        let (name, x, dx) = (f.name(*v).to_string(), f.name(*v), p.fwd.b.func.name(*d));
+        let k = proc_macro2::Literal::usize_unsuffixed(v.0);
+        inputs.push(match f.kind(*v) {
+            Kind::Slice => quote!(#rec.input_elements(#k, #name, &#x[..], &#dx[..]);),
+            _ => quote!(#rec.input(#k, #name, #x, #dx);),
         });
-        let index = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((r.var?, i)))
-            .collect();
-        Rows { rows, index }
     }
-
-    fn output(&self) -> usize {
-        self.rows.len() - 1
-    }
-}
-
-/// An edge of the graph: rows `from` → `to`, with the local partial as an operand if known.
-type EdgeSpec = (usize, usize, Option<Atom>);
-
-/// The forward program, the local partials, and the recording of rows and edges.
-fn forward_block(trace: &Ident, rows: &Rows, p: &Programs) -> syn::Result<TokenStream> {
-    let mut b = p.fwd.b.clone();
-    let mut edges: Vec<EdgeSpec> = Vec::new();
-    for s in &p.primal.func.body {
-        let Stmt::Let { dst, op, args, .. } = s else {
-            continue;
-        };
-        let to = rows.index[dst];
-        let from = |a: &Atom| a.var().and_then(|v| rows.index.get(&v).copied());
-        match op {
-            Op::Rule(rule) if matches!(rule.deriv, Deriv::Partials(_)) => {
-                let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
-                let parts = partials(&mut b, rule, args, &Atom::Var(*dst), &needed)?;
-                for (a, part) in args.iter().zip(parts) {
-                    edges.extend(from(a).map(|i| (i, to, part)));
-                }
-            }
-            Op::Id => edges.extend(from(&args[0]).map(|i| (i, to, Some(one())))),
-            // Calls and linear maps: the dependency, without a partial to show.
-            _ => edges.extend(args.iter().filter_map(from).map(|i| (i, to, None))),
-        }
-    }
-    let f = &b.func;
-    let tangent = |v: Var| {
-        p.fwd
-            .dots
-            .get(&v)
-            .map_or(quote!(0.0), |d| place(f, &Atom::Var(*d)))
+    let mut b = p.primal.clone();
+    b.func.body.clear();
+    let mut user = std::collections::BTreeSet::new();
+    crate::tokens::idents(quote!(#item), &mut user);
+    let mut ins = Instrument::new(rec.clone(), f, user);
+    ins.list(&mut b, &f.body)?;
+    let body = emit::body(&b.func);
+    let name = item.sig.ident.to_string();
+    let (value, expr, row) = match &f.ret {
+        Some(r) => (
+            place(f, r),
+            pretty_expr(&place(f, &ins.shown(r))),
+            ins.source(r),
+        ),
+        None => (
+            quote!(0.0),
+            String::new(),
+            quote!(::core::option::Option::None),
+        ),
     };
-    let mut record = Vec::new();
-    for r in &rows.rows {
-        let (name, expr) = (&r.name, &r.expr);
-        record.push(match r.var {
-            Some(v) if r.input => {
-                let (value, t) = (place(f, &Atom::Var(v)), tangent(v));
-                quote!(#trace.input(#name, #value, #t);)
-            }
-            Some(v) => {
-                let (value, t) = (place(f, &Atom::Var(v)), tangent(v));
-                quote!(#trace.operation(#name, #expr, #value, #t);)
-            }
-            None => {
-                let value = f.ret.as_ref().map_or(quote!(0.0), |r| place(f, r));
-                let t = p.fwd.ret_dot.as_ref().map_or(quote!(0.0), |t| place(f, t));
-                quote!(#trace.output(#name, #expr, #value, #t);)
-            }
-        });
-    }
-    let ret_row = f.ret.as_ref().and_then(Atom::var).map(|v| rows.index[&v]);
-    edges.extend(ret_row.map(|i| (i, rows.output(), Some(one()))));
-    for (from, to, part) in &edges {
-        let (from, to) = (
-            Literal::usize_unsuffixed(*from),
-            Literal::usize_unsuffixed(*to),
-        );
-        record.push(match part {
-            Some(part) => {
-                let part = place(f, part);
-                quote!(#trace.edge(#from, #to, #part);)
-            }
-            None => quote!(#trace.link(#from, #to);),
-        });
-    }
-    let body = emit::body(f);
-    Ok(quote!({ #body #(#record)* }))
-}
-
-fn one() -> Atom {
-    Atom::Const(quote!(1.0))
-}
-
-/// The reverse program with the seed `ȳ = 1`, and the recording of adjoints.
-fn reverse_block(trace: &Ident, rows: &Rows, sig: &Signature, p: &Programs) -> TokenStream {
-    let f: &Func = &p.rev.b.func;
-    let (ct, ty) = (f.name(p.rev.ct), &sig.ret);
-    let adjoints = rows.rows.iter().enumerate().filter_map(|(i, r)| {
-        let bar = place(f, &Atom::Var(*p.rev.adjoints.get(&r.var?)?));
-        let i = Literal::usize_unsuffixed(i);
-        Some(quote!(#trace.set_adjoint(#i, #bar);))
-    });
-    let body = emit::body(f);
-    quote!({
-        let #ct: #ty = 1.0;
+    Ok(quote! {
+        #(#inputs)*
         #body
-        #(#adjoints)*
+        #rec.output(#name, #expr, #value, #row);
     })
 }
 
@@ -320,40 +204,99 @@ mod tests {
         assert_eq!(super::pretty_expr(&quote!(b + (-1.0))), "b + (-1.0)");
     }
 
+    /// `explain_f` of `item`, as a token string.
+    fn explain_of(item: proc_macro2::TokenStream) -> Option<String> {
+        expand(item).items.iter().find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident.to_string().starts_with("explain_") => {
+                Some(quote!(#f).to_string())
+            }
+            _ => None,
+        })
+    }
+
+    #[track_caller]
+    fn assert_contains_all(text: &str, want: &[&str]) {
+        for w in want {
+            assert!(text.contains(w), "{w}\n in {text}");
+        }
+    }
+
     #[test]
     fn explain_records_every_value_and_edge() {
-        let file = expand(quote!(
+        let explain = explain_of(quote!(
             pub fn f(x1: f64, x2: f64, n: usize) -> f64 {
                 let v1 = x1.ln();
                 v1 * x2
             }
-        ));
-        let explain = file
-            .items
-            .iter()
-            .find_map(|i| match i {
-                syn::Item::Fn(f) if f.sig.ident == "explain_f" => Some(quote!(#f).to_string()),
-                _ => None,
-            })
-            .expect("explain_f");
-        let want = [
-            "pub fn explain_f (x1 : f64 , x2 : f64 , n : usize , x1_dot : f64 , x2_dot : f64) -> :: diffx :: explain :: Trace",
-            // Rows: x1, x2, v1 = x1.ln(), t2 = v1 * x2, and the output f = t2.
-            "__trace . input (\"x1\" , x1 , x1_dot) ;",
-            "__trace . operation (\"v1\" , \"x1.ln()\" , v1 , v1_dot) ;",
-            "__trace . output (\"f\" , \"t2\" , t2 , t2_dot) ;",
-            // ∂t2/∂v1 = x2 and ∂t2/∂x2 = v1, read straight from the values; ∂f/∂t2 = 1.
-            "__trace . edge (2 , 3 , x2) ;",
-            "__trace . edge (1 , 3 , v1) ;",
-            "__trace . edge (3 , 4 , 1.0) ;",
-            // The reverse sweep, seeded with ȳ = 1.
-            "let ct : f64 = 1.0 ;",
-            "__trace . set_adjoint (0 , x1_bar) ;",
-            "__trace . set_adjoint (2 , v1_bar) ;",
-        ];
-        for w in want {
-            assert!(explain.contains(w), "{w}\n in {explain}");
-        }
+        ))
+        .expect("explain_f");
+        assert_contains_all(
+            &explain,
+            &[
+                "pub fn explain_f (x1 : f64 , x2 : f64 , n : usize , x1_dot : f64 , x2_dot : f64) -> :: diffx :: explain :: Trace",
+                // Values 0 … 3 of the list: x1, x2, v1, t2 (n is a constant).
+                "Recorder :: < f64 > :: new (:: diffx :: explain :: Trace :: new (\"f\") . with_code (\"v1 = ln(x1)\\nt2 = mul(v1, x2)\\nreturn t2\\n\"",
+                "\") , 4 ,) ;",
+                "__rec . input (0 , \"x1\" , x1 , x1_dot) ;",
+                // v1 = x1.ln() and its partial 1/x1, then its row with an edge from x1's row.
+                "let v1 = x1 . ln () ; let t3 = 1.0 / x1 ;",
+                "__rec . operation (2 , \"v1\" , \"x1.ln()\" , v1 , & [(__rec . value (0) , :: core :: option :: Option :: Some (t3) , \"x1\")]) ;",
+                // ∂t2/∂v1 = x2 and ∂t2/∂x2 = v1, read straight from the values.
+                "(__rec . value (2) , :: core :: option :: Option :: Some (x2) , \"v1\") , (__rec . value (1) , :: core :: option :: Option :: Some (v1) , \"x2\")",
+                "__rec . output (\"f\" , \"t2\" , t2 , __rec . value (3)) ;",
+                "__rec . finish ()",
+            ],
+        );
+    }
+
+    #[test]
+    fn loops_and_branches_record_as_they_run() {
+        let explain = explain_of(quote!(
+            fn f(x: &[f64], y: f64) -> f64 {
+                let mut s = y;
+                for i in 0..x.len() {
+                    if x[i] > s {
+                        s = s * x[i];
+                    }
+                }
+                s
+            }
+        ))
+        .expect("explain_f");
+        assert_contains_all(
+            &explain,
+            &[
+                "x_dot : & [f64] , y_dot : f64",
+                "__rec . input_elements (0 , \"x\" , & x [..] , & x_dot [..]) ;",
+                // The cell s starts at y's row; each iteration shows i.
+                "__rec . bind (& [(2 , __rec . value (1))]) ; __rec . enter_loop () ; for i in 0 .. x . len () { __rec . iteration (& [(\"i\" , (& :: diffx :: explain :: Shown (& i)) . shown ())]) ;",
+                "__rec . enter_arm (\"x[i] > s\") ;",
+                "(__rec . element (0 , i) , :: core :: option :: Option :: Some (s) , \"x[i]\")",
+                "__rec . exit_arm () ;",
+                "__rec . enter_arm (\"!(x[i] > s)\") ;",
+                // The write-back: the cell takes the row of the if's output.
+                "__rec . bind (& [(2 , __rec . value (",
+                "__rec . exit_loop () ;",
+            ],
+        );
+    }
+
+    #[test]
+    fn calls_get_partials_from_the_callees_gradient() {
+        let explain = explain_of(quote!(
+            fn f(x: f64) -> f64 {
+                g(x, 2.0) * x
+            }
+        ))
+        .expect("explain_f");
+        assert_contains_all(
+            &explain,
+            &[
+                "let __g = __diffx_vjp_g (x , 2.0 , 1.0) . 1 ;",
+                "\"g(x, 2.0)\"",
+                "(__rec . value (0) , :: diffx :: explain :: CallPartial :: partial (& __g . 0) , \"x\")",
+            ],
+        );
     }
 
     #[test]
@@ -408,12 +351,67 @@ mod tests {
     }
 
     #[test]
-    fn functions_of_tensors_get_no_explain() {
-        let file = expand(quote!(
-            fn f(w: &Tensor<f64>) -> f64 {
-                w.sum()
-            }
-        ));
-        assert!(!fn_names(&file).contains(&"explain_f".to_string()));
+    fn what_cannot_be_recorded_gets_no_explain() {
+        let gaps = [
+            // Tensors.
+            quote!(
+                fn f(w: &Tensor<f64>) -> f64 {
+                    w.sum()
+                }
+            ),
+            // A vector-valued result.
+            quote!(
+                fn f(x: f64) -> [f64; 2] {
+                    [x, x * x]
+                }
+            ),
+            // A call from a function of slices: what it returns is not known to be a scalar.
+            quote!(
+                fn f(x: &[f64]) -> f64 {
+                    g(x[0]) * 2.0
+                }
+            ),
+        ];
+        for item in gaps {
+            let file = expand(item);
+            assert!(fn_names(&file).contains(&"jvp_f".to_string()));
+            assert!(!fn_names(&file).contains(&"explain_f".to_string()));
+        }
+    }
+
+    #[test]
+    fn unusual_shapes_are_recorded_without_panicking() {
+        let items = [
+            // A constant result: an output row with no edge.
+            quote!(
+                fn f(x: f64) -> f64 {
+                    2.0
+                }
+            ),
+            // An element as the result, a branch yielding an element or an input.
+            quote!(
+                fn f(x: &[f64], k: usize) -> f64 {
+                    let y = if k > 0 { x[k] } else { x[0] * 2.0 };
+                    y
+                }
+            ),
+            // A loop with nothing to record, and a `while` with no variables.
+            quote!(
+                fn f(x: f64, n: usize) -> f64 {
+                    let mut c = 0;
+                    for _ in 0..n {
+                        c += 1;
+                    }
+                    let mut y = x;
+                    while y > 1.0 {
+                        y = y / 2.0;
+                    }
+                    y + c as f64
+                }
+            ),
+        ];
+        for item in items {
+            assert!(explain_of(item).is_some());
+        }
     }
 }

@@ -27,8 +27,8 @@ pub struct Reverse {
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
     /// The adjoint of each value the result depends on, complete after the sweep (read by
-    /// `explain_f`).
-    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
+    /// nothing now: `explain_f` computes its own adjoints over the recorded trace).
+    #[allow(dead_code)]
     pub adjoints: HashMap<Var, Var>,
     /// The undo log of each vector written element by element.
     pub logs: Vec<(Var, Ident)>,

@@ -2,20 +2,25 @@
 //!
 //! For `#[autodiff] fn f(x1: f64, x2: f64) -> f64`, the macro also writes
 //! `explain_f(x1, x2, x1_dot, x2_dot) -> Trace` (with the `explain` feature of `diffx`, on by
-//! default). It runs the same forward program as `jvp_f` and the same reverse program as `grad_f`,
-//! but keeps what they compute: a [`Trace`] holds one [`Row`] per value of the function's Wengert
-//! list — its expression, its value, its tangent along `(x1_dot, x2_dot)` and its adjoint for the
-//! seed `ȳ = 1` — one [`Edge`] per operand with its local partial derivative, and the derivative
-//! code itself, pretty-printed. `grad_f` and `jvp_f` are not changed by any of this.
+//! default). It runs the function's Wengert list and records it as it runs: a [`Trace`] holds one
+//! [`Row`] per value computed — its expression, its value, its tangent along `(x1_dot, x2_dot)` and
+//! its adjoint for the seed `ȳ = 1` — one [`Edge`] per operand with its local partial derivative,
+//! and the derivative code of `jvp_f` and `grad_f`, pretty-printed. `grad_f` and `jvp_f` are not
+//! changed by any of this.
+//!
+//! Rows are appended in the order the values are computed, parameters first (a slice, `Vec` or
+//! array parameter has a row per element, `x[0]`, `x[1]`, …): a loop appends its rows once per
+//! executed iteration and an `if` those of the arm that ran, each with its [`Row::context`]
+//! (`i = 2`, `iteration 3`, `s > 1.0`). A name may repeat: look-ups by name ([`Trace::value`], …)
+//! return its last row, [`Trace::rows_named`] all of them. The tangents are forward mode and the
+//! adjoints reverse mode over the recorded rows and edges, in the function's float type: the sums
+//! `jvp_f` and `grad_f` compute.
 //!
 //! A trace prints as the evaluation-trace table of the AD textbooks (`{trace}`, or `{trace:.6}` for
-//! six decimals), and as a Graphviz graph ([`Trace::to_dot`]).
+//! six decimals), with a `where` column when rows are in loops or arms, and as a Graphviz graph
+//! ([`Trace::to_dot`]).
 //!
-//! Rows are appended in the order the values are computed, parameters first, and adjoints are
-//! filled in by row index afterwards: a loop can append a row per executed iteration, so a name may
-//! repeat, and look-ups by name ([`Trace::value`], …) return its last row.
-//!
-//! A trace can also be built by hand, which is what the generated code does:
+//! A trace can also be built by hand:
 //! ```
 //! use diffx_runtime::explain::Trace;
 //!
@@ -37,10 +42,14 @@
 use core::fmt::{self, Write as _};
 use std::path::Path;
 
+mod record;
+#[doc(hidden)]
+pub use record::{CallPartial, Recorder, ShowDisplay, ShowNothing, Shown};
+
 /// What a row of a trace stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// A differentiable parameter.
+    /// A differentiable parameter, or an element of one.
     Input,
     /// A value computed by one elementary operation (or a call of another `#[autodiff]` function).
     Operation,
@@ -58,6 +67,10 @@ pub struct Row {
     pub expr: String,
     /// Input, operation or output: how the graph draws it.
     pub role: Role,
+    /// Where the value was computed: the loop iterations (`i = 2, j = 0`, or `iteration 3` for a
+    /// loop without a variable to show) and the conditions of the `if` arms that led to it;
+    /// empty at the top level.
+    pub context: String,
     /// The value at the point.
     pub value: f64,
     /// The tangent `v̇`: the derivative of the value along the chosen input direction.
@@ -73,9 +86,12 @@ pub struct Edge {
     pub from: usize,
     /// The row of the value computed from it.
     pub to: usize,
-    /// The local partial derivative `∂to/∂from` at the point, where the rule table gives one (a call
-    /// of another `#[autodiff]` function has none here).
+    /// The local partial derivative `∂to/∂from` at the point (`None` for an operand the operation
+    /// is not differentiable in, such as a parameter the called function does not differentiate).
     pub partial: Option<f64>,
+    /// The operand as `to`'s expression names it: `p` in `p * x`. The row it comes from may be
+    /// called otherwise, as the value a loop cell had after the previous iteration.
+    pub operand: String,
 }
 
 /// The evaluation trace of a function at a point: values, tangents, adjoints, local partials and
@@ -117,6 +133,7 @@ impl Trace {
             name: name.to_string(),
             expr: expr.to_string(),
             role,
+            context: String::new(),
             value,
             tangent,
             adjoint: 0.0,
@@ -159,6 +176,7 @@ impl Trace {
             from,
             to,
             partial: Some(partial.into()),
+            operand: self.name_of(from),
         });
     }
 
@@ -168,7 +186,15 @@ impl Trace {
             from,
             to,
             partial: None,
+            operand: self.name_of(from),
         });
+    }
+
+    fn name_of(&self, row: usize) -> String {
+        self.rows
+            .get(row)
+            .map(|r| r.name.clone())
+            .unwrap_or_default()
     }
 
     /// Sets the adjoint of row `row`, as the reverse sweep computed it.
@@ -196,6 +222,11 @@ impl Trace {
     /// The last row called `name`.
     pub fn row(&self, name: &str) -> Option<&Row> {
         self.rows.iter().rev().find(|r| r.name == name)
+    }
+
+    /// Every row called `name`, in order: one per executed iteration for a value in a loop.
+    pub fn rows_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Row> + 'a {
+        self.rows.iter().filter(move |r| r.name == name)
     }
 
     /// The value called `name`.
@@ -252,8 +283,13 @@ impl Trace {
                 Role::Input => r.name.clone(),
                 _ => format!("{} = {}", r.name, r.expr),
             };
+            let place = if r.context.is_empty() {
+                String::new()
+            } else {
+                format!("\n({})", r.context)
+            };
             let label = format!(
-                "{head}\nvalue {}\ngrad {}",
+                "{head}{place}\nvalue {}\ngrad {}",
                 short(r.value),
                 short(r.adjoint)
             );
@@ -266,9 +302,9 @@ impl Trace {
         }
         for e in &self.edges {
             let _ = write!(s, "    n{} -> n{}", e.from, e.to);
-            match (e.partial, self.rows.get(e.from), self.rows.get(e.to)) {
-                (Some(p), Some(from), Some(to)) => {
-                    let label = format!("∂{}/∂{} = {}", to.name, from.name, short(p));
+            match (e.partial, self.rows.get(e.to)) {
+                (Some(p), Some(to)) => {
+                    let label = format!("∂{}/∂{} = {}", to.name, e.operand, short(p));
                     let _ = writeln!(s, " [label={}];", quoted(&label));
                 }
                 _ => s.push_str(";\n"),
@@ -307,36 +343,42 @@ impl fmt::Display for Trace {
             self.inputs_line("\u{307}", |r| r.tangent),
             self.output_row().map_or("y", |r| &r.name)
         )?;
-        let header = [
-            "v",
+        // The column of loop iterations and arms only where there are any: straight-line code
+        // prints the textbooks' table.
+        let nested = self.rows.iter().any(|r| !r.context.is_empty());
+        let mut header = vec!["v"];
+        if nested {
+            header.push("where");
+        }
+        header.extend([
             "expression",
             "value",
             "tangent v\u{307}",
             "adjoint v\u{304}",
-        ];
-        let mut cells: Vec<[String; 5]> = vec![header.map(String::from)];
+        ]);
+        let texts = header.len() - 3;
+        let mut cells: Vec<Vec<String>> = vec![header.into_iter().map(String::from).collect()];
         for r in &self.rows {
             let expr = match r.role {
                 Role::Input => "input".to_string(),
                 _ => r.expr.clone(),
             };
             let num = |x: f64| format!("{:.prec$}", x + 0.0);
-            cells.push([
-                r.name.clone(),
-                expr,
-                num(r.value),
-                num(r.tangent),
-                num(r.adjoint),
-            ]);
+            let mut row = vec![r.name.clone()];
+            if nested {
+                row.push(r.context.clone());
+            }
+            row.extend([expr, num(r.value), num(r.tangent), num(r.adjoint)]);
+            cells.push(row);
         }
-        let widths: Vec<usize> = (0..5)
+        let widths: Vec<usize> = (0..cells[0].len())
             .map(|c| cells.iter().map(|row| width(&row[c])).max().unwrap_or(0))
             .collect();
         for row in &cells {
             let mut line = String::new();
             for (c, cell) in row.iter().enumerate() {
                 let pad = " ".repeat(widths[c] - width(cell));
-                if c < 2 {
+                if c < texts {
                     line.push_str(&format!("{cell}{pad}  "));
                 } else {
                     line.push_str(&format!("  {pad}{cell}"));
@@ -355,11 +397,11 @@ fn width(s: &str) -> usize {
         .count()
 }
 
-/// `x1` with a combining `mark` on its letter: `ẋ1`.
+/// `x1` with a combining `mark` on its letter: `ẋ1`, `ẋ[0]`.
 fn marked(name: &str, mark: &str) -> String {
     let split = name
         .char_indices()
-        .find(|(_, c)| c.is_ascii_digit() || *c == '_')
+        .find(|(_, c)| c.is_ascii_digit() || matches!(c, '_' | '['))
         .map_or(name.len(), |(i, _)| i);
     format!("{}{mark}{}", &name[..split], &name[split..])
 }
@@ -412,6 +454,7 @@ mod tests {
     fn marks_sit_on_the_letter() {
         assert_eq!(marked("x1", "\u{307}"), "x\u{307}1");
         assert_eq!(marked("a", "\u{307}"), "a\u{307}");
+        assert_eq!(marked("x[10]", "\u{307}"), "x\u{307}[10]");
         assert_eq!(width("tangent v\u{307}"), 9);
     }
 
@@ -430,5 +473,43 @@ mod tests {
         assert_eq!(lines[0].find("expression"), lines[1].find("input"));
         assert!(lines[2].ends_with("-12.25       1.50       0.00"), "{text}");
         assert_eq!(width(lines[0]), width(lines[2]));
+    }
+
+    #[test]
+    fn iterations_get_a_column_and_a_line_in_the_graph() {
+        let mut r = Recorder::<f64>::new(Trace::new("p"), 3);
+        r.input(0, "x", 2.0, 1.0);
+        r.bind(&[(1, r.value(0))]);
+        r.enter_loop();
+        for k in 0..2 {
+            r.iteration(&[("_", None)]);
+            let p = r.value(1);
+            r.operation(
+                2,
+                "p_1",
+                "p * x",
+                4.0 * f64::from(k + 1),
+                &[(p, Some(2.0), "p"), (r.value(0), Some(2.0), "x")],
+            );
+            r.bind(&[(1, r.value(2))]);
+        }
+        r.exit_loop();
+        r.output("p", "p", 8.0, r.value(1));
+        let t = r.finish();
+        let text = t.to_string();
+        let lines: Vec<&str> = text.lines().skip(2).collect();
+        assert!(
+            lines[0].starts_with("v    where        expression"),
+            "{text}"
+        );
+        assert!(lines[2].starts_with("p_1  iteration 1  p * x"), "{text}");
+        assert!(lines[4].starts_with("p                 p "), "{text}");
+        let dot = t.to_dot();
+        assert!(
+            dot.contains("p_1 = p * x\\n(iteration 2)\\nvalue 8"),
+            "{dot}"
+        );
+        // The second step's edge from the first is ∂p_1/∂p: p is what the first step wrote.
+        assert!(dot.contains("n1 -> n2 [label=\"∂p_1/∂p = 2\"]"), "{dot}");
     }
 }

@@ -1,0 +1,443 @@
+//! The body of `explain_f`: the function's own Wengert list with a recording call after each value.
+//!
+//! The list is copied statement by statement, nested arms and loop bodies included; after each
+//! `Let` come its local partial derivatives, lowered from the rule table as both modes lower them,
+//! and a call appending its row (`Recorder::operation`) with an edge from the row of each operand.
+//! The values of loop cells and `if` outputs are bound to the rows written into them
+//! (`Recorder::bind`); loops and arms also tell the recorder where the rows are (`i = 3`,
+//! `s > 1.0`). Nothing here needs the tangent or adjoint programs: the recorder runs forward and
+//! reverse mode over the rows as they come.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use quote::quote;
+
+use super::pretty_expr;
+use crate::builder::Builder;
+use crate::emit::{self, place};
+use crate::ir::{Atom, Branch, Func, Kind, LoopHead, Op, Stmt, Var};
+use crate::lower::partials;
+use crate::rules::Deriv;
+use crate::tokens;
+
+/// Whether every statement and operand of `f` can be recorded: scalar values computed by rules
+/// with partial derivatives, copies, calls with scalar arguments, slices read and local vectors
+/// written element by element, and the control flow around them.
+pub fn recordable(f: &Func) -> bool {
+    let mut ok = f.ret.as_ref().map_or(true, |r| scalar(f, r));
+    for s in &f.body {
+        s.walk(&mut |s| ok &= stmt_recordable(f, s));
+    }
+    ok
+}
+
+fn stmt_recordable(f: &Func, s: &Stmt) -> bool {
+    let all = |atoms: &[Atom], test: &dyn Fn(&Atom) -> bool| atoms.iter().all(test);
+    let value = |v: &Var| matches!(f.kind(*v), Kind::Scalar | Kind::Slice);
+    let yields = |b: &Branch, outs: &[Var]| {
+        outs.iter().zip(&b.yields).all(|(o, y)| match f.kind(*o) {
+            Kind::Scalar => scalar(f, y),
+            _ => vector(f, y),
+        })
+    };
+    match s {
+        Stmt::Let { dst, op, args, .. } => match (f.kind(*dst), op) {
+            (Kind::Scalar, Op::Rule(r)) => {
+                matches!(r.deriv, Deriv::Partials(_)) && all(args, &|a| scalar(f, a))
+            }
+            (Kind::Scalar, Op::Call(_) | Op::Id) => all(args, &|a| scalar(f, a)),
+            (Kind::Slice, Op::Id) => all(args, &|a| vector(f, a)),
+            _ => false,
+        },
+        Stmt::If {
+            then_, else_, outs, ..
+        } => outs.iter().all(value) && yields(then_, outs) && yields(else_, outs),
+        Stmt::Loop { cells, body, .. } => cells.iter().all(value) && yields(body, cells),
+        Stmt::SetElem { vec, value, .. } => f.kind(*vec) == Kind::Slice && scalar(f, value),
+        Stmt::Const { .. } | Stmt::Verbatim { .. } | Stmt::Item(_) => true,
+        _ => false,
+    }
+}
+
+/// A scalar operand: a scalar value, an element `x[i]` of a vector, or a constant.
+fn scalar(f: &Func, a: &Atom) -> bool {
+    match a {
+        Atom::Var(v) => f.kind(*v) == Kind::Scalar,
+        Atom::Field(v, path) => f.kind(*v) == Kind::Slice && index(path).is_some(),
+        Atom::Const(_) => true,
+    }
+}
+
+/// A vector operand: a vector value, or a constant.
+fn vector(f: &Func, a: &Atom) -> bool {
+    match a {
+        Atom::Var(v) => f.kind(*v) == Kind::Slice,
+        Atom::Field(..) => false,
+        Atom::Const(_) => true,
+    }
+}
+
+/// Every loop cell of `f`.
+fn loop_cells(f: &Func) -> HashSet<Var> {
+    let mut cells = HashSet::new();
+    for s in &f.body {
+        s.walk(&mut |s| {
+            if let Stmt::Loop { cells: c, .. } = s {
+                cells.extend(c.iter().copied());
+            }
+        });
+    }
+    cells
+}
+
+/// `i` of the path `[i]`.
+fn index(path: &TokenStream) -> Option<TokenStream> {
+    let mut tokens = path.clone().into_iter();
+    match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => {
+            Some(g.stream())
+        }
+        _ => None,
+    }
+}
+
+/// Copies a list into a builder, recording as it goes.
+pub struct Instrument<'a> {
+    /// The recorder, `__rec`.
+    rec: Ident,
+    /// The gradient of a call, `__g`, read for its partials.
+    grads: Ident,
+    /// The function's own list, for names and kinds.
+    primal: &'a Func,
+    /// Every constant local seen so far: `cond = s > 1.0` labels the arms of an `if`.
+    consts: HashMap<String, TokenStream>,
+    /// The identifiers of the user's function: the other names in a condition were generated
+    /// (the `scrutinee` of a `match`) and are shown as what they stand for.
+    user: BTreeSet<String>,
+    /// Values that are reads of a vector's element (`t12 = y[i]`): no rows of their own, so
+    /// expressions show the element instead (`y[i] * y[i]`, not `t12 * t13`).
+    reads: HashMap<Var, Atom>,
+    /// Loop cells: a cell initialized from an element changes, so it is no read.
+    cells: HashSet<Var>,
+}
+
+impl<'a> Instrument<'a> {
+    pub fn new(rec: Ident, primal: &'a Func, user: BTreeSet<String>) -> Self {
+        Instrument {
+            rec,
+            grads: Ident::new("__g", Span::mixed_site()),
+            primal,
+            consts: HashMap::new(),
+            user,
+            reads: HashMap::new(),
+            cells: loop_cells(primal),
+        }
+    }
+
+    /// An operand as an expression shows it: an element read, as the element.
+    pub fn shown(&self, a: &Atom) -> Atom {
+        match a {
+            Atom::Var(v) => self.reads.get(v).cloned().unwrap_or_else(|| a.clone()),
+            _ => a.clone(),
+        }
+    }
+
+    /// `tokens` as a statement of the list.
+    fn record(tokens: TokenStream) -> Stmt {
+        Stmt::Verbatim {
+            binds: Vec::new(),
+            tokens,
+        }
+    }
+
+    /// The index of `v` in the recorder's tables.
+    fn key(v: Var) -> proc_macro2::Literal {
+        proc_macro2::Literal::usize_unsuffixed(v.0)
+    }
+
+    /// The row of a scalar operand now, as an `Option<usize>` expression.
+    pub fn source(&self, a: &Atom) -> TokenStream {
+        let rec = &self.rec;
+        match (a, a.var().map(Self::key)) {
+            (Atom::Var(_), Some(k)) => quote!(#rec.value(#k)),
+            (Atom::Field(_, path), Some(k)) => match index(path) {
+                Some(i) => quote!(#rec.element(#k, #i)),
+                None => quote!(::core::option::Option::None),
+            },
+            _ => quote!(::core::option::Option::None),
+        }
+    }
+
+    /// The rows of a vector operand's elements now, as a `Vec<Option<usize>>` expression.
+    fn sources(&self, a: &Atom) -> TokenStream {
+        let rec = &self.rec;
+        match a {
+            Atom::Var(v) => {
+                let k = Self::key(*v);
+                quote!(#rec.elements(#k))
+            }
+            _ => quote!(::std::vec::Vec::new()),
+        }
+    }
+
+    /// Appends `list`, instrumented, to the builder's current list.
+    pub fn list(&mut self, b: &mut Builder, list: &[Stmt]) -> syn::Result<()> {
+        for s in list {
+            self.stmt(b, s)?;
+        }
+        Ok(())
+    }
+
+    /// `list` instrumented as a list of its own (an arm, a body), between `before` and `after`.
+    fn nested(
+        &mut self,
+        b: &mut Builder,
+        before: Vec<Stmt>,
+        list: &[Stmt],
+        after: Vec<Stmt>,
+    ) -> syn::Result<Vec<Stmt>> {
+        let outer = std::mem::replace(&mut b.func.body, before);
+        let result = self.list(b, list);
+        let mut inner = std::mem::replace(&mut b.func.body, outer);
+        result?;
+        inner.extend(after);
+        Ok(inner)
+    }
+
+    fn stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
+        match s {
+            Stmt::Let { dst, op, args, .. } => {
+                b.push(s.clone());
+                self.let_stmt(b, *dst, op, args)
+            }
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                outs,
+            } => self.if_stmt(b, cond, then_, else_, outs),
+            Stmt::Loop { .. } => self.loop_stmt(b, s),
+            Stmt::SetElem {
+                vec, index, value, ..
+            } => {
+                b.push(s.clone());
+                let (rec, k, row) = (&self.rec, Self::key(*vec), self.source(value));
+                b.push(Self::record(quote!(#rec.set_element(#k, #index, #row);)));
+                Ok(())
+            }
+            Stmt::Const { name, expr, .. } => {
+                self.consts.insert(name.to_string(), expr.clone());
+                b.push(s.clone());
+                Ok(())
+            }
+            _ => {
+                b.push(s.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// After `dst = op(args)`: its row, or for a copy, the copied row.
+    fn let_stmt(&mut self, b: &mut Builder, dst: Var, op: &Op, args: &[Atom]) -> syn::Result<()> {
+        let (rec, k) = (self.rec.clone(), Self::key(dst));
+        let stmt = match (op, args) {
+            (Op::Id, [a]) if self.primal.kind(dst) == Kind::Slice => {
+                let rows = self.sources(a);
+                quote!(#rec.bind_vector(#k, #rows);)
+            }
+            (Op::Id, [a]) => {
+                if matches!(a, Atom::Field(..)) && !self.cells.contains(&dst) {
+                    self.reads.insert(dst, a.clone());
+                }
+                let row = self.source(a);
+                quote!(#rec.bind(&[(#k, #row)]);)
+            }
+            (Op::Rule(rule), _) => {
+                let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
+                let parts = partials(b, rule, args, &Atom::Var(dst), &needed)?;
+                let parts = parts.iter().map(|p| {
+                    p.as_ref()
+                        .map_or(quote!(::core::option::Option::None), |p| {
+                            let p = place(&b.func, p);
+                            quote!(::core::option::Option::Some(#p))
+                        })
+                });
+                self.operation(dst, op, args, parts.collect())
+            }
+            (Op::Call(path), _) => self.call(dst, path, args),
+            _ => return Ok(()),
+        };
+        b.push(Self::record(stmt));
+        Ok(())
+    }
+
+    /// `rec.operation(k, name, expr, value, &[(row of operand, partial, operand), …])`, for the
+    /// operands that are values (constants have no row).
+    fn operation(&self, dst: Var, op: &Op, args: &[Atom], parts: Vec<TokenStream>) -> TokenStream {
+        let f = self.primal;
+        let (rec, k) = (&self.rec, Self::key(dst));
+        let name = f.name(dst).to_string();
+        let shown: Vec<Atom> = args.iter().map(|a| self.shown(a)).collect();
+        let expr = pretty_expr(&emit::op_expr(f, dst, op, &shown));
+        let value = place(f, &Atom::Var(dst));
+        let edges = args
+            .iter()
+            .zip(parts)
+            .filter(|(a, _)| a.var().is_some())
+            .map(|(a, p)| {
+                let (row, operand) = (self.source(a), pretty_expr(&place(f, &self.shown(a))));
+                quote!((#row, #p, #operand))
+            });
+        quote!(#rec.operation(#k, #name, #expr, #value, &[#(#edges),*]);)
+    }
+
+    /// A call of another `#[autodiff]` function: its partials are its gradient at the arguments,
+    /// from its pullback with the cotangent 1.
+    fn call(&self, dst: Var, path: &syn::Path, args: &[Atom]) -> TokenStream {
+        let f = self.primal;
+        let mut with_ct = args.to_vec();
+        with_ct.push(Atom::Const(quote!(1.0)));
+        let vjp = Op::Call(emit::derived_path(path, "vjp"));
+        let pullback = emit::op_expr(f, dst, &vjp, &with_ct);
+        let g = &self.grads;
+        let parts = (0..args.len())
+            .map(|i| {
+                let i = proc_macro2::Literal::usize_unsuffixed(i);
+                quote!(::diffx::explain::CallPartial::partial(&#g.#i))
+            })
+            .collect();
+        let record = self.operation(dst, &Op::Call(path.clone()), args, parts);
+        quote!({ let #g = #pullback.1; #record })
+    }
+
+    /// `rec.bind` of each scalar in `outs` to the row of its operand in `yields`, and
+    /// `rec.bind_vector` of each vector: all read before any is written, as a write-back does.
+    fn bind_all(&self, outs: &[Var], yields: &[Atom]) -> Vec<Stmt> {
+        let rec = &self.rec;
+        let (mut scalars, mut vectors) = (Vec::new(), Vec::new());
+        for (o, y) in outs.iter().zip(yields) {
+            let k = Self::key(*o);
+            if self.primal.kind(*o) == Kind::Slice {
+                let rows = self.sources(y);
+                vectors.push(quote!((#k, #rows)));
+            } else {
+                let row = self.source(y);
+                scalars.push(quote!((#k, #row)));
+            }
+        }
+        let mut stmts = Vec::new();
+        if !vectors.is_empty() {
+            // Before the scalars: a vector's rows are read from the tables as they were.
+            stmts.push(Self::record(quote! {
+                for (k, rows) in [#(#vectors),*] { #rec.bind_vector(k, rows); }
+            }));
+        }
+        if !scalars.is_empty() {
+            stmts.push(Self::record(quote!(#rec.bind(&[#(#scalars),*]);)));
+        }
+        stmts
+    }
+
+    /// The condition of an `if` as written (`s > 1.0`), where it reads as the user's: not the
+    /// flags that `break`, `continue` and early `return` are rewritten into.
+    fn condition(&self, cond: &TokenStream) -> Option<String> {
+        let expr = self.consts.get(&cond.to_string()).unwrap_or(cond);
+        let expr = tokens::substitute(expr.clone(), &mut |id| {
+            let name = id.to_string();
+            let generated = self
+                .consts
+                .get(&name)
+                .filter(|_| !self.user.contains(&name));
+            generated.map(|e| tokens::paren(e.clone()))
+        });
+        let text = pretty_expr(&expr).replace("::core::", "");
+        (!text.contains("__diffx")).then_some(text)
+    }
+
+    fn if_stmt(
+        &mut self,
+        b: &mut Builder,
+        cond: &TokenStream,
+        then_: &Branch,
+        else_: &Branch,
+        outs: &[Var],
+    ) -> syn::Result<()> {
+        let label = self.condition(cond);
+        let negated = label.as_ref().map(|l| format!("!({l})"));
+        let then_body = self.arm(b, then_, outs, label)?;
+        let else_body = self.arm(b, else_, outs, negated)?;
+        b.push(Stmt::If {
+            cond: cond.clone(),
+            then_: Branch {
+                body: then_body,
+                yields: then_.yields.clone(),
+            },
+            else_: Branch {
+                body: else_body,
+                yields: else_.yields.clone(),
+            },
+            outs: outs.to_vec(),
+        });
+        Ok(())
+    }
+
+    /// An arm: its rows under its condition, then the outputs bound to what it yields.
+    fn arm(
+        &mut self,
+        b: &mut Builder,
+        arm: &Branch,
+        outs: &[Var],
+        label: Option<String>,
+    ) -> syn::Result<Vec<Stmt>> {
+        let rec = &self.rec;
+        let (mut before, mut after) = (Vec::new(), self.bind_all(outs, &arm.yields));
+        if let Some(label) = label {
+            before.push(Self::record(quote!(#rec.enter_arm(#label);)));
+            after.push(Self::record(quote!(#rec.exit_arm();)));
+        }
+        self.nested(b, before, &arm.body, after)
+    }
+
+    /// A loop: each iteration starts with its loop variables, and ends with the cells bound to
+    /// the rows of the values written back into them.
+    fn loop_stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
+        let Stmt::Loop {
+            head,
+            cells,
+            active,
+            body,
+            tape,
+            logs,
+        } = s
+        else {
+            return Ok(());
+        };
+        let rec = self.rec.clone();
+        let vars = match head {
+            LoopHead::For { vars, .. } => vars.clone(),
+            LoopHead::While { .. } => Vec::new(),
+        };
+        let shown = vars.iter().map(|v| {
+            let name = v.to_string();
+            quote!((#name, (&::diffx::explain::Shown(&#v)).shown()))
+        });
+        let start = Self::record(quote!(#rec.iteration(&[#(#shown),*]);));
+        let end = self.bind_all(cells, &body.yields);
+        let stmts = self.nested(b, vec![start], &body.body, end)?;
+        b.push(Self::record(quote!(#rec.enter_loop();)));
+        b.push(Stmt::Loop {
+            head: head.clone(),
+            cells: cells.clone(),
+            active: active.clone(),
+            body: Branch {
+                body: stmts,
+                yields: body.yields.clone(),
+            },
+            tape: tape.clone(),
+            logs: logs.clone(),
+        });
+        b.push(Self::record(quote!(#rec.exit_loop();)));
+        Ok(())
+    }
+}
