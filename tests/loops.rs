@@ -303,3 +303,26 @@ fn early_returns() {
         "no early return",
     );
 }
+
+/// A loop bound that was reassigned before the loop: the loop runs to its new value.
+#[autodiff]
+fn power_by_reassigned_bound(x: f64) -> f64 {
+    let mut n = 1;
+    n += 1;
+    let mut y = x;
+    for _ in 0..n {
+        y *= x;
+    }
+    y
+}
+
+#[test]
+fn a_reassigned_loop_bound_is_read_at_its_new_value() {
+    for x in [2.0, -0.5, 1.3] {
+        assert_eq!(power_by_reassigned_bound(x), x * x * x);
+        let want = 3.0 * x * x;
+        assert!((grad_power_by_reassigned_bound(x) - want).abs() < 1e-12);
+        let (value, tangent) = jvp_power_by_reassigned_bound(x, 1.0);
+        assert!((value - x * x * x).abs() < 1e-12 && (tangent - want).abs() < 1e-12);
+    }
+}

@@ -45,7 +45,9 @@ pub fn substitute(
             }
             (None, other) => out.push(other.clone()),
         }
-        after_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+        // A field follows one `.`; the end of a range follows `..`.
+        let range = i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        after_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == ':' || (p.as_char() == '.' && !range));
     }
     out.into_iter().collect()
 }
@@ -69,14 +71,43 @@ pub fn replace_all(
         .collect()
 }
 
-/// Whether `tokens` mention a variable for which `pred` holds (in the sense of [`substitute`]).
+/// Whether `tokens` mention a variable for which `pred` holds (in the sense of [`substitute`]),
+/// other than for its length: `x.len()` is an integer whatever `x` holds.
 pub fn mentions(tokens: TokenStream, pred: &mut dyn FnMut(&Ident) -> bool) -> bool {
     let mut found = false;
-    substitute(tokens, &mut |id| {
+    substitute(without_lengths(tokens), &mut |id| {
         found |= pred(id);
         None
     });
     found
+}
+
+/// `tokens` with each `name.len()` replaced by `0`.
+fn without_lengths(tokens: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::new();
+    let mut i = 0;
+    while i < trees.len() {
+        let is_len = matches!(&trees[i], TokenTree::Ident(_))
+            && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
+            && matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "len")
+            && matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.stream().is_empty());
+        if is_len {
+            out.push(TokenTree::Literal(proc_macro2::Literal::usize_unsuffixed(
+                0,
+            )));
+            i += 4;
+            continue;
+        }
+        out.push(match &trees[i] {
+            TokenTree::Group(g) => {
+                TokenTree::Group(Group::new(g.delimiter(), without_lengths(g.stream())))
+            }
+            other => other.clone(),
+        });
+        i += 1;
+    }
+    out.into_iter().collect()
 }
 
 /// The names used as inline arguments of format strings (`"{x}"`, `"{x:.3}"`) in `tokens`.
