@@ -22,7 +22,7 @@ pub struct Forward {
     pub param_dots: Vec<Option<Var>>,
     /// The tangent of the result (`None`: it does not depend on the inputs).
     pub ret_dot: Option<Atom>,
-    /// The tangent of each value that has one (read by `explain_f`).
+    /// The tangent of each value that has one.
     #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub dots: HashMap<Var, Var>,
 }

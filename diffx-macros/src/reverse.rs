@@ -26,10 +26,6 @@ pub struct Reverse {
     pub ct: Var,
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
-    /// The adjoint of each value the result depends on, complete after the sweep (read by
-    /// nothing now: `explain_f` computes its own adjoints over the recorded trace).
-    #[allow(dead_code)]
-    pub adjoints: HashMap<Var, Var>,
     /// The undo log of each vector written element by element.
     pub logs: Vec<(Var, Ident)>,
 }
@@ -125,7 +121,6 @@ pub fn transform(
         b: sweep.b,
         ct,
         grads,
-        adjoints: sweep.adj,
         logs,
     })
 }

@@ -94,6 +94,7 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
 }
 
 /// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
 pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
     op_expr_moving(f, dst, op, args, &|_| false)
 }
