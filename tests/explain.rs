@@ -349,7 +349,10 @@ fn printed_code_and_tables_are_stable() {
 
 #[path = "../examples/shared/loop_functions.rs"]
 mod loop_functions;
+#[path = "common/loop_functions.rs"]
+mod test_loops;
 use loop_functions::{explain_heron, explain_power, grad_heron, grad_power, jvp_heron, jvp_power};
+use test_loops::{explain_first_large, first_large, grad_first_large, jvp_first_large};
 
 #[track_caller]
 fn assert_close(a: f64, b: f64, what: &str) {
@@ -706,22 +709,6 @@ fn partial_sums(x: f64, n: u32) -> f64 {
         }
     }
     s
-}
-
-/// Early `return` from a branch and from inside a loop.
-#[autodiff]
-fn first_large(x: f64, limit: f64) -> f64 {
-    if x < 0.0 {
-        return -x * limit;
-    }
-    let mut p = x;
-    for _ in 0..20 {
-        p *= 1.5;
-        if p > limit {
-            return p.sqrt() * limit;
-        }
-    }
-    p
 }
 
 #[test]

@@ -238,22 +238,6 @@ fn partial_sums_by_hand(x: f64, n: u32) -> f64 {
     d
 }
 
-/// Early `return` from inside a loop and from a branch.
-#[autodiff]
-fn first_large(x: f64, limit: f64) -> f64 {
-    if x < 0.0 {
-        return -x * limit;
-    }
-    let mut p = x;
-    for _ in 0..20 {
-        p *= 1.5;
-        if p > limit {
-            return p.sqrt() * limit;
-        }
-    }
-    p
-}
-
 #[test]
 fn loop_with_break() {
     for a in [0.5, 2.0, 10.0] {

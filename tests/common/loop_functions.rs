@@ -64,3 +64,19 @@ pub fn spring_by_hand(k: f64, x0: f64, steps: usize) -> (f64, f64) {
     }
     (kb, xb)
 }
+
+/// Early `return` from inside a loop and from a branch.
+#[autodiff]
+pub fn first_large(x: f64, limit: f64) -> f64 {
+    if x < 0.0 {
+        return -x * limit;
+    }
+    let mut p = x;
+    for _ in 0..20 {
+        p *= 1.5;
+        if p > limit {
+            return p.sqrt() * limit;
+        }
+    }
+    p
+}
