@@ -270,14 +270,15 @@ pub static RULES: &[Rule] = &[
             "&(&a - &z).exp() * &g",
         )],
     ),
-    // Losses: the mean over rows of −log softmax(a)[label]; the mean of (a − b)².
+    // Losses: the mean over rows of −log softmax(a)[label], whose gradient is
+    // (softmax(a) − one_hot(b)) / rows (`cross_entropy_grad`, one fused kernel); the mean of (a − b)².
     tensor(
         "cross_entropy",
         Out::Scalar,
         &[
             (
-                "(&(&a.softmax() - &Tensor::one_hot(b, a.cols())) * &t).sum() / a.rows() as F",
-                "(&a.softmax() - &Tensor::one_hot(b, a.cols())) * (g / a.rows() as F)",
+                "(&a.cross_entropy_grad(b, 1.0 / a.rows() as F) * &t).sum()",
+                "a.cross_entropy_grad(b, g / a.rows() as F)",
             ),
             CONST,
         ],

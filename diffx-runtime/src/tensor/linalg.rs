@@ -26,29 +26,37 @@ impl<F: Float> Operand<'_, F> {
     }
 }
 
+/// Whether a product is small enough that packing its operands (what makes `matrixmultiply` fast
+/// on large ones) costs more than it saves: `cargo bench --bench mlp` times both at the layer shapes.
+fn is_small(m: usize, k: usize, n: usize) -> bool {
+    m * k * n <= SMALL_GEMM_WORK
+}
+
+const SMALL_GEMM_WORK: usize = 64 * 64 * 64;
+
 /// `a·b`, where `a` and `b` are views with `a.cols == b.rows` (checked by the caller).
 fn gemm<F: Float>(a: &Operand<'_, F>, b: &Operand<'_, F>) -> Tensor<F> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     debug_assert_eq!(k, b.rows);
-    let mut out = vec![F::ZERO; m * n];
-    if m > 0 && n > 0 && k > 0 {
-        // SAFETY: `a` and `b` are whole row-major matrices of m·k and k·n elements whose strides
-        // come from `gemm_view`; `out` holds m·n elements, is row-major (strides n, 1) and is a
-        // fresh allocation, so it overlaps neither input.
-        unsafe {
-            F::gemm(
-                m,
-                k,
-                n,
-                F::ONE,
-                a.gemm_view(),
-                b.gemm_view(),
-                F::ZERO,
-                (out.as_mut_ptr(), n as isize, 1),
-            );
-        }
+    if m == 0 || n == 0 || k == 0 {
+        return Tensor::zeros(&[m, n]);
     }
-    Tensor::from_parts(out, vec![m, n])
+    let mut out = Vec::with_capacity(m * n);
+    // SAFETY: `a` and `b` are whole row-major matrices of m·k and k·n elements whose strides come
+    // from `gemm_view`; `out` has room for m·n elements, is row-major (strides n, 1) and is a fresh
+    // allocation, so it overlaps neither input. Both kernels write every element of C without
+    // reading it (nano-gemm with α = 0, matrixmultiply with β = 0, where C "does not need to be
+    // initialized"), so after the call all m·n elements are initialized.
+    unsafe {
+        let c = (out.as_mut_ptr(), n as isize, 1);
+        if is_small(m, k, n) {
+            F::small_gemm(m, k, n, a.gemm_view(), b.gemm_view(), c);
+        } else {
+            F::gemm(m, k, n, F::ONE, a.gemm_view(), b.gemm_view(), F::ZERO, c);
+        }
+        out.set_len(m * n);
+    }
+    Tensor::from_parts(out, &[m, n])
 }
 
 impl<F: Float> Tensor<F> {

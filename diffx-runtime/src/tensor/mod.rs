@@ -44,7 +44,7 @@ use crate::Float;
 #[derive(Clone, PartialEq, Debug)]
 pub struct Tensor<F: Float = f32> {
     data: Vec<F>,
-    shape: Vec<usize>,
+    shape: Shape,
 }
 
 /// Operands whose shapes do not fit an operation; the message names the operation and both shapes.
@@ -88,6 +88,9 @@ pub(crate) fn ok<T>(result: Result<T, ShapeError>) -> T {
     result.unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A shape, stored inline up to 4 axes: a tensor is one allocation, not two.
+type Shape = smallvec::SmallVec<[usize; 4]>;
+
 fn element_count(shape: &[usize]) -> usize {
     shape.iter().product()
 }
@@ -123,7 +126,7 @@ impl<F: Float> Tensor<F> {
         }
         Ok(Tensor {
             data,
-            shape: shape.to_vec(),
+            shape: Shape::from_slice(shape),
         })
     }
 
@@ -142,7 +145,7 @@ impl<F: Float> Tensor<F> {
         }
         Tensor {
             data: rows.concat(),
-            shape: vec![rows.len(), cols],
+            shape: Shape::from_slice(&[rows.len(), cols]),
         }
     }
 
@@ -150,7 +153,7 @@ impl<F: Float> Tensor<F> {
     pub fn full(shape: &[usize], value: F) -> Self {
         Tensor {
             data: vec![value; element_count(shape)],
-            shape: shape.to_vec(),
+            shape: Shape::from_slice(shape),
         }
     }
 
@@ -173,7 +176,7 @@ impl<F: Float> Tensor<F> {
     pub fn scalar(value: F) -> Self {
         Tensor {
             data: vec![value],
-            shape: Vec::new(),
+            shape: Shape::new(),
         }
     }
 
@@ -186,7 +189,7 @@ impl<F: Float> Tensor<F> {
             .collect();
         Tensor {
             data,
-            shape: shape.to_vec(),
+            shape: Shape::from_slice(shape),
         }
     }
 
@@ -199,7 +202,7 @@ impl<F: Float> Tensor<F> {
             .collect();
         Tensor {
             data,
-            shape: shape.to_vec(),
+            shape: Shape::from_slice(shape),
         }
     }
 
@@ -347,9 +350,12 @@ impl<F: Float> Tensor<F> {
     }
 
     /// A tensor from parts known to agree (crate-internal).
-    pub(crate) fn from_parts(data: Vec<F>, shape: Vec<usize>) -> Self {
-        debug_assert_eq!(data.len(), element_count(&shape));
-        Tensor { data, shape }
+    pub(crate) fn from_parts(data: Vec<F>, shape: &[usize]) -> Self {
+        debug_assert_eq!(data.len(), element_count(shape));
+        Tensor {
+            data,
+            shape: Shape::from_slice(shape),
+        }
     }
 }
 

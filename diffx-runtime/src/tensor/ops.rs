@@ -14,7 +14,7 @@ pub(crate) fn broadcast_shape(
     op: &'static str,
     a: &[usize],
     b: &[usize],
-) -> Result<Vec<usize>, ShapeError> {
+) -> Result<super::Shape, ShapeError> {
     let n = a.len().max(b.len());
     let size = |s: &[usize], k: usize| {
         if k < n - s.len() {
@@ -190,16 +190,16 @@ impl<F: Float> Tensor<F> {
         if self.shape() == out.as_slice() {
             let mut data = self.data().to_vec();
             zip_into(&mut data, other, &out, f);
-            Ok(Tensor::from_parts(data, out))
+            Ok(Tensor::from_parts(data, &out))
         } else if other.shape() == out.as_slice() {
             let mut data = other.data().to_vec();
             zip_into(&mut data, self, &out, |y, x| f(x, y));
-            Ok(Tensor::from_parts(data, out))
+            Ok(Tensor::from_parts(data, &out))
         } else {
             // Both operands broadcast (e.g. [r, 1] with [1, c]): expand one, then zip the other.
             let mut data = self.try_broadcast_to(&out)?.into_vec();
             zip_into(&mut data, other, &out, f);
-            Ok(Tensor::from_parts(data, out))
+            Ok(Tensor::from_parts(data, &out))
         }
     }
 

@@ -22,10 +22,6 @@ pub(crate) fn sum_slice<F: Float>(x: &[F]) -> F {
     ((a + b) + (c + d)) + ((e + f) + (g + h)) + tail
 }
 
-fn max_slice<F: Float>(x: &[F]) -> F {
-    x.iter().fold(F::NEG_INFINITY, |m, &v| m.max(v))
-}
-
 /// The exponentials of a 2-D view `[rows, cols]`, each row shifted by its maximum (so the largest
 /// is `e⁰ = 1`; an infinite or NaN maximum is not subtracted, as ∞ − ∞ = NaN), with the shifts and
 /// the row sums. The exponentials are one pass over the whole buffer, not row by row: rows are
@@ -39,28 +35,68 @@ struct RowExp<F> {
 impl<F: Float> RowExp<F> {
     fn new(x: &Tensor<F>) -> Self {
         let cols = x.cols().max(1);
-        let finite = |m: F| m > F::NEG_INFINITY && m < -F::NEG_INFINITY;
-        let shift: Vec<F> = x
-            .data()
-            .chunks_exact(cols)
-            .map(|row| max_slice(row))
-            .map(|m| if finite(m) { m } else { F::ZERO })
-            .collect();
         let mut exp = x.data().to_vec();
-        for (row, &s) in exp.chunks_exact_mut(cols).zip(&shift) {
-            row.iter_mut().for_each(|v| *v -= s);
+        let mut shift = vec![F::ZERO; exp.len() / cols];
+        let mut sum = vec![F::ZERO; shift.len()];
+        // Rows of a few classes are the common case: with the length known at compile time the
+        // per-row loops unroll, where a loop of 3 would cost more than its arithmetic.
+        match cols {
+            2 => shift_rows::<F, 2>(&mut exp, &mut shift),
+            3 => shift_rows::<F, 3>(&mut exp, &mut shift),
+            4 => shift_rows::<F, 4>(&mut exp, &mut shift),
+            _ => exp
+                .chunks_exact_mut(cols)
+                .zip(shift.iter_mut())
+                .for_each(|(row, s)| *s = shift_row(row)),
         }
         exp_in_place(&mut exp);
-        let sum = exp
-            .chunks_exact(cols)
-            .map(|row| row.iter().fold(F::ZERO, |a, &v| a + v))
-            .collect();
+        match cols {
+            2 => sum_rows::<F, 2>(&exp, &mut sum),
+            3 => sum_rows::<F, 3>(&exp, &mut sum),
+            4 => sum_rows::<F, 4>(&exp, &mut sum),
+            _ => exp
+                .chunks_exact(cols)
+                .zip(sum.iter_mut())
+                .for_each(|(row, total)| *total = row.iter().fold(F::ZERO, |a, &v| a + v)),
+        }
         RowExp { exp, shift, sum }
     }
 
     /// `ln Σ e^x` of row `i`.
     fn logsumexp(&self, i: usize) -> F {
         self.shift[i] + self.sum[i].ln()
+    }
+}
+
+/// Subtracts the row's maximum from each element and returns it; an infinite or NaN maximum is
+/// not subtracted (∞ − ∞ = NaN) and 0 is returned.
+#[inline(always)]
+fn shift_row<F: Float>(row: &mut [F]) -> F {
+    // `>` skips NaN.
+    let m = row
+        .iter()
+        .fold(F::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+    if m < -F::NEG_INFINITY && m > F::NEG_INFINITY {
+        row.iter_mut().for_each(|v| *v -= m);
+        m
+    } else {
+        F::ZERO
+    }
+}
+
+/// [`shift_row`] on every row of `C` elements.
+fn shift_rows<F: Float, const C: usize>(x: &mut [F], shift: &mut [F]) {
+    for (row, s) in x.chunks_exact_mut(C).zip(shift) {
+        let row: &mut [F; C] = row.try_into().expect("rows of C elements");
+        *s = shift_row(row);
+    }
+}
+
+/// The sum of every row of `C` elements.
+fn sum_rows<F: Float, const C: usize>(x: &[F], sum: &mut [F]) {
+    for (row, total) in x.chunks_exact(C).zip(sum) {
+        let row: &[F; C] = row.try_into().expect("rows of C elements");
+        *total = row.iter().fold(F::ZERO, |a, &v| a + v);
     }
 }
 
@@ -140,7 +176,7 @@ impl<F: Float> Tensor<F> {
         }
         let mut out_shape = shape.to_vec();
         out_shape[axis] = 1;
-        Tensor::from_parts(out, out_shape)
+        Tensor::from_parts(out, &out_shape)
     }
 }
 
@@ -186,7 +222,7 @@ impl<F: Float> Tensor<F> {
         if let Some(last) = shape.last_mut() {
             *last = 1;
         }
-        Tensor::from_parts(data, shape)
+        Tensor::from_parts(data, &shape)
     }
 }
 
@@ -213,22 +249,8 @@ impl<F: Float> Tensor<F> {
     /// [`Tensor::cross_entropy`], returning an error for a wrong number of labels or a label out of
     /// range.
     pub fn try_cross_entropy(&self, labels: &[usize]) -> Result<F, ShapeError> {
+        self.check_labels("cross_entropy", labels)?;
         let (rows, cols) = (self.rows(), self.cols());
-        if labels.len() != rows {
-            let msg = format!(
-                "{} labels for the {rows} rows of logits {:?}",
-                labels.len(),
-                self.shape()
-            );
-            return Err(ShapeError::new("cross_entropy", msg));
-        }
-        if let Some((i, &l)) = labels.iter().enumerate().find(|&(_, &l)| l >= cols) {
-            let msg = format!(
-                "label {l} at row {i} is not below the {cols} columns of logits {:?}",
-                self.shape()
-            );
-            return Err(ShapeError::new("cross_entropy", msg));
-        }
         let stats = RowExp::new(self);
         let rows_iter = self
             .data()
@@ -239,6 +261,61 @@ impl<F: Float> Tensor<F> {
             s + (stats.shift[i] - row[l] + stats.sum[i].ln())
         });
         Ok(total / F::from_f64(rows as f64))
+    }
+
+    /// `scale · (softmax(self) − one_hot(labels))`: the gradient of [`Tensor::cross_entropy`]'s sum
+    /// over rows with respect to the logits, times `scale` (`g / rows` for its mean), in one pass
+    /// and one allocation. The derivative rule of `cross_entropy` uses it in both modes.
+    ///
+    /// ```
+    /// use diffx_runtime::Tensor;
+    /// let g = Tensor::from_rows(&[&[0.0_f64, 0.0]]).cross_entropy_grad(&[1], 2.0);
+    /// assert_eq!(g.data(), &[1.0, -1.0]); // 2 · ([½, ½] − [0, 1])
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::cross_entropy`]; [`Tensor::try_cross_entropy_grad`] returns the error.
+    #[track_caller]
+    pub fn cross_entropy_grad(&self, labels: &[usize], scale: F) -> Tensor<F> {
+        ok(self.try_cross_entropy_grad(labels, scale))
+    }
+
+    /// [`Tensor::cross_entropy_grad`], returning an error as [`Tensor::try_cross_entropy`] does.
+    pub fn try_cross_entropy_grad(
+        &self,
+        labels: &[usize],
+        scale: F,
+    ) -> Result<Tensor<F>, ShapeError> {
+        self.check_labels("cross_entropy_grad", labels)?;
+        let RowExp { mut exp, sum, .. } = RowExp::new(self);
+        let cols = self.cols().max(1);
+        for ((row, &total), &label) in exp.chunks_exact_mut(cols).zip(&sum).zip(labels) {
+            let factor = scale / total;
+            row.iter_mut().for_each(|v| *v *= factor);
+            row[label] -= scale;
+        }
+        Ok(self.with_data(exp))
+    }
+
+    /// One label per row, each below the number of columns.
+    fn check_labels(&self, op: &'static str, labels: &[usize]) -> Result<(), ShapeError> {
+        let (rows, cols) = (self.rows(), self.cols());
+        if labels.len() != rows {
+            let msg = format!(
+                "{} labels for the {rows} rows of logits {:?}",
+                labels.len(),
+                self.shape()
+            );
+            return Err(ShapeError::new(op, msg));
+        }
+        if let Some((i, &l)) = labels.iter().enumerate().find(|&(_, &l)| l >= cols) {
+            let msg = format!(
+                "label {l} at row {i} is not below the {cols} columns of logits {:?}",
+                self.shape()
+            );
+            return Err(ShapeError::new(op, msg));
+        }
+        Ok(())
     }
 
     /// The mean over rows of `−Σ target·log softmax(row)`: cross-entropy against one-hot (or any

@@ -24,7 +24,7 @@ impl<F: Float> Tensor<F> {
             );
             return Err(ShapeError::shapes("reshape", self.shape(), shape, &what));
         }
-        Ok(Tensor::from_parts(self.data().to_vec(), shape.to_vec()))
+        Ok(Tensor::from_parts(self.data().to_vec(), shape))
     }
 
     /// The transpose of a 2-D tensor, materialized (0-D and 1-D tensors are returned unchanged, as
@@ -42,7 +42,7 @@ impl<F: Float> Tensor<F> {
                 for j in 0..c {
                     out.extend((0..r).map(|i| self.data()[i * c + j]));
                 }
-                Tensor::from_parts(out, vec![c, r])
+                Tensor::from_parts(out, &[c, r])
             }
             _ => panic!("t: expected at most 2 axes, got shape {:?}", self.shape()),
         }
@@ -62,7 +62,7 @@ impl<F: Float> Tensor<F> {
         check_broadcasts_to("broadcast_to", self.shape(), shape)?;
         let mut data = vec![F::ZERO; element_count(shape)];
         zip_into(&mut data, self, shape, |_, y| y);
-        Ok(Tensor::from_parts(data, shape.to_vec()))
+        Ok(Tensor::from_parts(data, shape))
     }
 
     /// The sum of `self` down to `shape`, over the axes along which `shape` broadcasts to the shape
@@ -91,7 +91,7 @@ impl<F: Float> Tensor<F> {
         if !self.is_empty() {
             self.accumulate_into(&mut out, shape);
         }
-        Ok(Tensor::from_parts(out, shape.to_vec()))
+        Ok(Tensor::from_parts(out, shape))
     }
 
     /// `out[broadcast index] += self[index]` for every element of `self`.
@@ -127,7 +127,7 @@ impl<F: Float> Tensor<F> {
 /// An error unless `from` broadcasts to exactly `to`.
 fn check_broadcasts_to(op: &'static str, from: &[usize], to: &[usize]) -> Result<(), ShapeError> {
     match broadcast_shape(op, from, to) {
-        Ok(out) if out == to => Ok(()),
+        Ok(out) if out.as_slice() == to => Ok(()),
         _ => Err(ShapeError::shapes(
             op,
             from,

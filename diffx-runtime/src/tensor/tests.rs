@@ -81,15 +81,29 @@ fn random_is_seeded() {
 
 #[test]
 fn matmul_matches_naive() {
-    let a = Tensor::<f64>::randn(&[5, 7], 1);
-    let b = Tensor::<f64>::randn(&[7, 3], 2);
-    let c = naive_matmul(&a, &b);
-    assert_close(&a.matmul(&b), &c, 1e-14);
-    assert_close(&a.matmul_t(&b.t()), &c, 1e-14);
-    assert_close(&a.t().t_matmul(&b), &c, 1e-14);
-    let a32: Tensor<f32> = a.cast();
-    let c32 = a32.matmul(&b.cast());
-    assert_close(&c32.to_f64(), &c, 1e-5);
+    // Shapes on both sides of the small-product threshold (nano-gemm below, matrixmultiply above),
+    // with odd sizes that leave partial vector lanes, each through all three transposition forms.
+    for (i, &(m, k, n)) in [
+        (5, 7, 3),
+        (120, 4, 10),
+        (3, 120, 10),
+        (1, 9, 1),
+        (70, 80, 90),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let a = Tensor::<f64>::randn(&[m, k], 2 * i as u64);
+        let b = Tensor::<f64>::randn(&[k, n], 2 * i as u64 + 1);
+        let c = naive_matmul(&a, &b);
+        assert_close(&a.matmul(&b), &c, 1e-12);
+        assert_close(&a.matmul_t(&b.t()), &c, 1e-12);
+        assert_close(&a.t().t_matmul(&b), &c, 1e-12);
+        let (a32, b32): (Tensor<f32>, Tensor<f32>) = (a.cast(), b.cast());
+        assert_close(&a32.matmul(&b32).to_f64(), &c, 1e-4);
+        assert_close(&a32.matmul_t(&b32.t()).to_f64(), &c, 1e-4);
+        assert_close(&a32.t().t_matmul(&b32).to_f64(), &c, 1e-4);
+    }
     assert_eq!(
         Tensor::<f64>::zeros(&[2, 0]).matmul(&Tensor::zeros(&[0, 3])),
         Tensor::zeros(&[2, 3])
@@ -435,6 +449,35 @@ fn loss_shape_errors() {
         .unwrap_err()
         .to_string()
         .starts_with("cross_entropy_onehot: shapes [2, 3]"));
+}
+
+#[test]
+fn cross_entropy_grad_is_scaled_softmax_minus_one_hot() {
+    // Short rows (3 classes, as Iris), large and tiny logits, and a row holding ∓1000.
+    let logits = t(&[
+        &[0.5, -1.0, 2.0],
+        &[1000.0, -1000.0, 0.0],
+        &[-3.0, -3.0, -3.0],
+        &[1e-3, 2e-3, -1e-3],
+    ]);
+    let labels = [2, 0, 1, 2];
+    let expected = (logits.softmax() - Tensor::one_hot(&labels, 3)) * 0.25;
+    assert_close(&logits.cross_entropy_grad(&labels, 0.25), &expected, 1e-15);
+    assert!(logits.cross_entropy_grad(&labels, 1.0).sum().abs() < 1e-14);
+    assert_eq!(
+        logits
+            .try_cross_entropy_grad(&[0, 3, 0, 0], 1.0)
+            .unwrap_err()
+            .to_string(),
+        "cross_entropy_grad: label 3 at row 1 is not below the 3 columns of logits [4, 3]"
+    );
+    assert_eq!(
+        logits
+            .try_cross_entropy_grad(&[0], 1.0)
+            .unwrap_err()
+            .to_string(),
+        "cross_entropy_grad: 1 labels for the 4 rows of logits [4, 3]"
+    );
 }
 
 #[test]
