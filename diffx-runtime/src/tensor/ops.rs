@@ -76,6 +76,21 @@ pub(crate) fn layout(small: &[usize], out: &[usize]) -> Layout {
     }
 }
 
+/// Elements in a tile of repeated rows (see [`row_tile`]).
+pub(crate) const TILE: usize = 64;
+
+/// `row` repeated as many whole times as fit in `buf`, or `row` itself if it fits only once.
+pub(crate) fn row_tile<'a, F: Copy>(row: &'a [F], buf: &'a mut [F; TILE]) -> &'a [F] {
+    let reps = TILE / row.len().max(1);
+    if reps <= 1 {
+        return row;
+    }
+    for chunk in buf.chunks_exact_mut(row.len()).take(reps) {
+        chunk.copy_from_slice(row);
+    }
+    &buf[..reps * row.len()]
+}
+
 /// `f` over the broadcast of `full` (which has the output shape) and `small`; `f(full, small)`.
 pub(crate) fn zip_into<F: Float>(
     full: &mut [F],
@@ -91,7 +106,15 @@ pub(crate) fn zip_into<F: Float>(
         Layout::Same => full.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y)),
         Layout::Scalar => full.iter_mut().for_each(|x| *x = f(*x, s[0])),
         Layout::Row => {
-            for row in full.chunks_exact_mut(s.len()) {
+            // A short row (a bias of 3 or 10) is repeated into a tile of whole rows, so that the
+            // inner loop is long enough to vectorize.
+            let mut buf = [F::ZERO; TILE];
+            let tile = row_tile(s, &mut buf);
+            let mut blocks = full.chunks_exact_mut(tile.len());
+            for block in &mut blocks {
+                block.iter_mut().zip(tile).for_each(|(x, &y)| *x = f(*x, y));
+            }
+            for row in blocks.into_remainder().chunks_exact_mut(s.len()) {
                 row.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y));
             }
         }
@@ -215,7 +238,7 @@ impl<F: Float> Tensor<F> {
             let what = format!("do not fit in place (the result would be {out:?})");
             return Err(ShapeError::shapes(op, self.shape(), other.shape(), &what));
         }
-        let out = self.shape().to_vec();
+        let out = super::Shape::from_slice(self.shape());
         zip_into(self.data_mut(), other, &out, f);
         Ok(())
     }
@@ -285,9 +308,13 @@ macro_rules! binary_op {
         }
         impl<F: Float> $Trait<Tensor<F>> for &Tensor<F> {
             type Output = Tensor<F>;
+            /// Reuses the buffer of `rhs` when the result has its shape.
             #[track_caller]
-            fn $method(self, rhs: Tensor<F>) -> Tensor<F> {
-                self $op &rhs
+            fn $method(self, mut rhs: Tensor<F>) -> Tensor<F> {
+                match rhs.broadcast_assign($name, self, |b, a| a $op b) {
+                    Ok(()) => rhs,
+                    Err(_) => ok(self.$try(&rhs)),
+                }
             }
         }
         impl<F: Float> $Trait<F> for &Tensor<F> {

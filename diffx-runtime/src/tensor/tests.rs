@@ -481,6 +481,40 @@ fn cross_entropy_grad_is_scaled_softmax_minus_one_hot() {
 }
 
 #[test]
+fn row_broadcasts_and_their_sums_over_many_rows() {
+    // Rows shorter than a tile (repeated into it, with leftover rows) and longer than one.
+    for (i, &(rows, cols)) in [(121, 3), (120, 10), (7, 64), (5, 70), (3, 1)]
+        .iter()
+        .enumerate()
+    {
+        let x = Tensor::<f64>::randn(&[rows, cols], 10 + i as u64);
+        let bias = Tensor::<f64>::randn(&[cols], 20 + i as u64);
+        let sum = &x + &bias;
+        let mut column_sums = vec![0.0; cols];
+        for r in 0..rows {
+            for (c, total) in column_sums.iter_mut().enumerate() {
+                assert_eq!(sum.at(r, c), x.at(r, c) + bias.data()[c]);
+                *total += x.at(r, c);
+            }
+        }
+        let expected = Tensor::from_vec(column_sums, &[cols]);
+        assert_close(&x.sum_to(&[cols]), &expected, 1e-13);
+    }
+}
+
+#[test]
+fn owned_right_operand_gives_the_same_result() {
+    let m = t(&[&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]]);
+    let row = t(&[&[10.0, 20.0, 30.0]]);
+    // The result has the right operand's shape: computed in its buffer.
+    assert_eq!(&row - m.clone(), &row - &m);
+    assert_eq!(&m / m.clone(), Tensor::ones(&[2, 3]));
+    // The result is larger than the right operand: a new tensor, as with a borrowed one.
+    assert_eq!(&m - row.clone(), &m - &row);
+    assert_eq!(1.0 - m.clone(), 1.0 - &m);
+}
+
+#[test]
 fn display() {
     let small = t(&[&[1.0, -2.5], &[10.0, 0.25]]);
     assert_eq!(
