@@ -113,6 +113,9 @@ fn op_expr_moving(
     {
         a[0] = place(f, &args[0]);
     }
+    if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_))) && moved(&args[1]) {
+        a[1] = place(f, &args[1]);
+    }
     match op {
         Op::Id if f.kind(dst) == Kind::Scalar || moved(&args[0]) => place(f, &args[0]),
         Op::Id => {
