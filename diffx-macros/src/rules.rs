@@ -288,8 +288,8 @@ pub static RULES: &[Rule] = &[
         Out::Scalar,
         &[
             (
-                "(&(&a.softmax() - &b) * &t).sum() / a.rows() as F",
-                "(&a.softmax() - &b) * (g / a.rows() as F)",
+                "(&a.softmax().scaled_difference(&b, 1.0 / a.rows() as F) * &t).sum()",
+                "a.softmax().scaled_difference(&b, g / a.rows() as F)",
             ),
             (
                 "-(&a.log_softmax() * &t).sum() / a.rows() as F",
@@ -297,17 +297,18 @@ pub static RULES: &[Rule] = &[
             ),
         ],
     ),
+    // (`scaled_difference(&b, s)` is s·(a − b): a method, so `b` may be a `&Tensor` constant.)
     tensor(
         "mse",
         Out::Scalar,
         &[
             (
-                "(&(&a - &b) * &t).sum() * (2.0 / a.len() as F)",
-                "&(&a - &b) * (g * 2.0 / a.len() as F)",
+                "(&a.scaled_difference(&b, 2.0 / a.len() as F) * &t).sum()",
+                "a.scaled_difference(&b, g * 2.0 / a.len() as F)",
             ),
             (
-                "(&(&b - &a) * &t).sum() * (2.0 / a.len() as F)",
-                "&(&b - &a) * (g * 2.0 / a.len() as F)",
+                "(&a.scaled_difference(&b, -2.0 / a.len() as F) * &t).sum()",
+                "a.scaled_difference(&b, -g * 2.0 / a.len() as F)",
             ),
         ],
     ),

@@ -4,9 +4,9 @@
 //! rebinds becomes an output of the `if`; every name a loop body reassigns becomes a *cell*, a
 //! mutable local that the body's values are written back to at the end of each iteration.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::Ident;
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -238,10 +238,13 @@ impl Lowerer<'_> {
             .map(|(n, _)| n.clone())
             .collect();
         let written = crate::tokens::element_written(body.to_token_stream());
+        // What each cell holds, as the previous pass found it: a cell that starts as a constant
+        // (`let mut h = x.clone()`) may hold a tensor that carries derivatives.
+        let mut kinds = HashMap::new();
         loop {
             let (len, before) = (self.b.func.body.len(), self.visible());
             let pending = std::mem::take(&mut self.pending);
-            let result = self.lower_loop(e, body, &carried, &active, &written);
+            let result = self.lower_loop(e, body, &carried, &active, &written, &mut kinds);
             // Vectors this body (or a loop inside it) found written with differentiable values.
             let found: Vec<String> = self
                 .pending
@@ -294,11 +297,15 @@ impl Lowerer<'_> {
         carried: &[(String, Atom)],
         active: &BTreeSet<String>,
         written: &BTreeSet<String>,
+        kinds: &mut HashMap<String, Kind>,
     ) -> syn::Result<Vec<String>> {
         self.activate_vectors(written, active, e.span());
         let mut cells = Vec::new();
         for (n, init) in carried {
-            let cell = self.b.op(Op::Id, vec![init.clone()], e.span());
+            let cell = match kinds.get(n) {
+                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init.clone()], e.span(), kind),
+                None => self.b.op(Op::Id, vec![init.clone()], e.span()),
+            };
             self.b.rename_user(cell, n);
             cells.push((cell, active.contains(n)));
             self.rebind(n, self.cell_atom(cell, active.contains(n)));
@@ -333,6 +340,11 @@ impl Lowerer<'_> {
                     .expect("still visible")
             })
             .collect();
+        for ((n, _), y) in carried.iter().zip(&yields) {
+            if y.var().is_some() {
+                kinds.insert(n.clone(), self.b.func.atom_kind(y));
+            }
+        }
         let newly: Vec<String> = carried
             .iter()
             .zip(&yields)
@@ -414,7 +426,7 @@ impl Lowerer<'_> {
         let refuse = || {
             err(
                 f.expr.span(),
-                "a loop over differentiable values is not supported here: loop over a slice parameter (`for &xi in x`) or over indices (`for i in 0..n`)",
+                "a loop over differentiable values is not supported here: loop over a slice parameter (`for &xi in x`), a `Vec` field of a parameter struct (`for layer in &model.layers`) or indices (`for i in 0..n`)",
             )
         };
         let mut iter = &*f.expr;
@@ -426,30 +438,59 @@ impl Lowerer<'_> {
                 _ => break,
             };
         }
-        // (A local vector that is written changes under the loop: loop over its indices instead.)
-        let Some(Atom::Var(base)) = self
-            .expr(iter)
-            .ok()
-            .filter(|a| matches!(a, Atom::Var(v) if self.b.func.kind(*v) == Kind::Slice && !self.vectors.contains(v)))
-        else {
-            return refuse();
+        let enumerate = match iter {
+            Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+                iter = &m.receiver;
+                while let Expr::MethodCall(m) = iter {
+                    if m.method != "iter" || !m.args.is_empty() {
+                        break;
+                    }
+                    iter = &m.receiver;
+                }
+                true
+            }
+            _ => false,
         };
-        let names = pattern_names(&f.pat)?;
-        let [name] = names.as_slice() else {
-            return refuse();
+        // A differentiable slice, or a `Vec` field of a parameter struct (`&model.layers`). (A
+        // local vector that is written changes under the loop: loop over its indices instead.)
+        let (base, path) = match self.expr(iter) {
+            Ok(Atom::Var(v))
+                if self.b.func.kind(v) == Kind::Slice && !self.vectors.contains(&v) =>
+            {
+                (v, TokenStream::new())
+            }
+            Ok(Atom::Field(v, path)) if self.b.func.kind(v) == Kind::Other => (v, path),
+            _ => return refuse(),
+        };
+        let (index_name, name) = match (enumerate, &*f.pat) {
+            (false, pat) => match pattern_names(pat)?.as_slice() {
+                [name] => (None, name.to_string()),
+                _ => return refuse(),
+            },
+            (true, syn::Pat::Tuple(t)) if t.elems.len() == 2 => {
+                match (
+                    pattern_names(&t.elems[0])?.as_slice(),
+                    pattern_names(&t.elems[1])?.as_slice(),
+                ) {
+                    ([i], [name]) => (Some(i.to_string()), name.to_string()),
+                    _ => return refuse(),
+                }
+            }
+            _ => return refuse(),
         };
         let i = self.b.fresh_name("i");
-        let x = crate::emit::place(&self.b.func, &Atom::Var(base));
+        let x = crate::emit::place(&self.b.func, &Atom::Field(base, path.clone()));
         let head = LoopHead::For {
             pat: i.to_token_stream(),
             iter: quote!(0..#x.len()),
             vars: vec![i.clone()],
             exit: None,
         };
-        let bindings = vec![
+        let mut bindings = vec![
             (i.to_string(), Atom::Const(i.to_token_stream())),
-            (name.to_string(), Atom::Field(base, quote!([#i]))),
+            (name, Atom::Field(base, quote!(#path [#i]))),
         ];
+        bindings.extend(index_name.map(|n| (n, Atom::Const(i.to_token_stream()))));
         Ok((head, bindings))
     }
 

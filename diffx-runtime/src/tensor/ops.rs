@@ -192,6 +192,32 @@ impl<F: Float> Tensor<F> {
         self.broadcast_with("zip_map", other, f)
     }
 
+    /// `scale · (self − other)`, broadcasting, in one pass: the gradient of a squared error
+    /// (`mse`'s derivative rule uses it in both modes).
+    ///
+    /// ```
+    /// use diffx_runtime::Tensor;
+    /// let a = Tensor::from_vec(vec![3.0, 5.0], &[2]);
+    /// let b = Tensor::from_vec(vec![1.0, 1.0], &[2]);
+    /// assert_eq!(a.scaled_difference(&b, 0.5).data(), &[1.0, 2.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the shapes do not broadcast; [`Tensor::try_scaled_difference`] returns the error.
+    #[track_caller]
+    pub fn scaled_difference(&self, other: &Tensor<F>, scale: F) -> Tensor<F> {
+        ok(self.try_scaled_difference(other, scale))
+    }
+
+    /// [`Tensor::scaled_difference`], returning an error if the shapes do not broadcast.
+    pub fn try_scaled_difference(
+        &self,
+        other: &Tensor<F>,
+        scale: F,
+    ) -> Result<Tensor<F>, ShapeError> {
+        self.broadcast_with("scaled_difference", other, |a, b| scale * (a - b))
+    }
+
     /// The kernel behind every binary elementwise op: `op` names it in errors.
     pub(crate) fn broadcast_with(
         &self,
@@ -335,6 +361,13 @@ macro_rules! binary_op {
             #[track_caller]
             fn $assign(&mut self, rhs: &Tensor<F>) {
                 ok(self.broadcast_assign(concat!($name, "_assign"), rhs, |a, b| a $op b));
+            }
+        }
+        impl<F: Float> $Assign<Tensor<F>> for Tensor<F> {
+            /// In place, broadcasting `rhs` to the shape of `self`.
+            #[track_caller]
+            fn $assign(&mut self, rhs: Tensor<F>) {
+                ok(self.broadcast_assign(concat!($name, "_assign"), &rhs, |a, b| a $op b));
             }
         }
         impl<F: Float> $Assign<F> for Tensor<F> {
