@@ -15,6 +15,9 @@
 //! (what they return is not known to be a scalar there); those get no `explain_`.
 
 mod instrument;
+mod tensors;
+
+use std::collections::{BTreeSet, HashSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -23,7 +26,7 @@ use syn::ItemFn;
 use crate::builder::Builder;
 use crate::emit::{self, place};
 use crate::forward::Forward;
-use crate::ir::{Kind, Var};
+use crate::ir::{Atom, Kind, Var};
 use crate::parse::Signature;
 use instrument::Instrument;
 
@@ -36,6 +39,36 @@ pub struct Programs<'a> {
     pub fwd: &'a Forward,
 }
 
+/// How `explain_f` records the values of the function.
+enum Mode {
+    /// Every value a number (or a vector of numbers): partials are numbers.
+    Numbers,
+    /// Values that may be tensors, parameter structs read by field, results of calls whose type
+    /// the macro cannot see, or a vector-valued result (see [`tensors`]).
+    Values,
+}
+
+/// How `explain_f` can record `p`, if it can.
+fn mode(sig: &Signature, p: &Programs, others: &HashSet<Var>) -> Option<Mode> {
+    let numbers = sig.ret_kind == Kind::Scalar
+        && sig
+            .params
+            .iter()
+            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
+    if numbers && instrument::recordable(&p.primal.func) {
+        Some(Mode::Numbers)
+    } else if tensors::recordable(
+        &p.primal.func,
+        others,
+        &tensors::structs(&p.primal.func, others),
+        sig.ret_kind,
+    ) {
+        Some(Mode::Values)
+    } else {
+        None
+    }
+}
+
 /// `explain_f` for `item`, given everything `#[autodiff]` emitted for it; nothing for the
 /// functions it cannot record (see the module documentation).
 pub fn function(
@@ -44,16 +77,24 @@ pub fn function(
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let supported = sig.ret_kind == Kind::Scalar
-        && sig
-            .params
-            .iter()
-            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
-    if !supported || !instrument::recordable(&p.primal.func) {
+    let f = &p.primal.func;
+    let others: HashSet<Var> = p
+        .params
+        .iter()
+        .flatten()
+        .filter(|v| f.kind(**v) == Kind::Other)
+        .copied()
+        .collect();
+    let Some(mode) = mode(sig, p, &others) else {
         return Ok(TokenStream::new());
-    }
+    };
     let rec = Ident::new("__rec", Span::mixed_site());
-    let body = recorded_body(&rec, item, p)?;
+    let mut ins = Instrument::new(rec.clone(), sig.float.clone(), f, user_idents(item));
+    if let Mode::Values = mode {
+        ins.values = true;
+        ins.fields = tensors::fields(f, &tensors::structs(f, &others));
+    }
+    let body = recorded_body(&mut ins, item, sig, p)?;
     let name = &item.sig.ident;
     let (fn_name, vis, float) = (format_ident!("explain_{}", name), &item.vis, &sig.float);
     let params = sig.params.iter().map(|p| {
@@ -68,25 +109,18 @@ pub fn function(
             let (d, t) = (p.fwd.b.func.name((*d)?), &param.ty);
             Some(quote!(#d: #t))
         });
-    let (fn_str, list) = (name.to_string(), p.primal.func.to_string());
+    let ret = &sig.ret;
+    let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, ct: #ret));
+    let (fn_str, list) = (name.to_string(), f.to_string());
     let jvp = pretty_item(emitted, &format_ident!("__diffx_jvp_{}", name));
     let vjp = pretty_item(emitted, &format_ident!("__diffx_vjp_{}", name));
-    let values = proc_macro2::Literal::usize_unsuffixed(p.primal.func.vars.len());
-    let doc = format!(
-        " The evaluation trace of [`{name}`] at a point, for learning and debugging: each value of \
-         its Wengert list as it is computed (a row per executed iteration of a loop, the rows of \
-         the arm of an `if` that ran), with its expression, its value, its tangent along the given \
-         direction (as `jvp_{name}` computes it) and its adjoint for the seed ȳ = 1 (as \
-         `grad_{name}` computes it), the local partial derivatives, and the derivative code. Print \
-         it as a table with `{{}}`, or as a graph with `to_dot()`.\n\n It records every value and \
-         allocates: for speed, call `jvp_{name}` and `grad_{name}`, which it does not change.\n\n \
-         Written by `#[autodiff]`."
-    );
+    let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
+    let doc = doc(name, sig.ret_kind);
     Ok(quote! {
         #[doc = #doc]
         #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
-        #vis fn #fn_name(#(#params,)* #(#tangents),*) -> ::diffx::explain::Trace {
-            use ::diffx::explain::{ShowDisplay as _, ShowNothing as _};
+        #vis fn #fn_name(#(#params,)* #(#tangents),* #ct) -> ::diffx::explain::Trace {
+            use ::diffx::explain::{ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
             let mut #rec = ::diffx::explain::Recorder::<#float>::new(
                 ::diffx::explain::Trace::new(#fn_str).with_code(#list, #jvp, #vjp),
                 #values,
@@ -97,43 +131,117 @@ pub fn function(
     })
 }
 
-/// The inputs, the instrumented list and the output.
-fn recorded_body(rec: &Ident, item: &ItemFn, p: &Programs) -> syn::Result<TokenStream> {
-    let f = &p.primal.func;
+/// The documentation of `explain_f`.
+fn doc(name: &Ident, ret: Kind) -> String {
+    let seed = match ret {
+        Kind::Scalar => format!("its adjoint for the seed ȳ = 1 (as `grad_{name}` computes it)"),
+        _ => format!(
+            "its adjoint for the cotangent `ct` of the result (as `vjp_{name}` computes it)"
+        ),
+    };
+    format!(
+        " The evaluation trace of [`{name}`] at a point, for learning and debugging: each value of \
+         its Wengert list as it is computed (a row per executed iteration of a loop, the rows of \
+         the arm of an `if` that ran), with its expression, its value, its tangent along the given \
+         direction (as `jvp_{name}` computes it) and {seed}, the local partial derivatives, and the \
+         derivative code. Print it as a table with `{{}}`, or as a graph with `to_dot()`.\n\n It \
+         records every value and allocates: for speed, call `jvp_{name}` and `vjp_{name}`, which it \
+         does not change.\n\n Written by `#[autodiff]`."
+    )
+}
+
+/// The identifiers of the user's function.
+fn user_idents(item: &ItemFn) -> BTreeSet<String> {
+    let mut user = BTreeSet::new();
+    crate::tokens::idents(quote!(#item), &mut user);
+    user
+}
+
+/// The input rows of the parameters: numbers, elements of vectors, tensors, and the fields of
+/// parameter structs the function reads.
+fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
+    let (f, rec, float) = (&p.primal.func, &ins.rec, &ins.float);
     let mut inputs = Vec::new();
     for (v, d) in p.params.iter().zip(&p.fwd.param_dots) {
         let (Some(v), Some(d)) = (v, d) else { continue };
         let (name, x, dx) = (f.name(*v).to_string(), f.name(*v), p.fwd.b.func.name(*d));
         let k = proc_macro2::Literal::usize_unsuffixed(v.0);
+        let val = quote!(::diffx::explain::Value::<#float>);
         inputs.push(match f.kind(*v) {
             Kind::Slice => quote!(#rec.input_elements(#k, #name, &#x[..], &#dx[..]);),
-            _ => quote!(#rec.input(#k, #name, #x, #dx);),
+            Kind::Scalar => quote!(#rec.input(#k, #name, #x, #dx);),
+            Kind::Tensor => quote!(#rec.input_value(#k, #name, #val::of(&#x), #val::of(&#dx));),
+            Kind::Other if !ins.fields.iter().any(|a| a.var() == Some(*v)) => {
+                // Not read by field: a tensor under another name (`&T`), recorded if its type
+                // says it is a value; else it is never read as one.
+                quote! {
+                    if let (::core::option::Option::Some(v), ::core::option::Option::Some(t)) = (
+                        (&::diffx::explain::Probe::<#float, _>::new(&#x)).probe(),
+                        (&::diffx::explain::Probe::<#float, _>::new(&#dx)).probe(),
+                    ) {
+                        #rec.input_value(#k, #name, v, t);
+                    }
+                }
+            }
+            Kind::Other => {
+                let fields = ins.fields.iter().filter(|a| a.var() == Some(*v)).map(|a| {
+                    let Atom::Field(_, path) = a else {
+                        return TokenStream::new();
+                    };
+                    let (value, shown) = (quote!(#x #path), pretty_expr(&place(f, a)));
+                    quote!(#rec.input_field(#shown, #val::of(&#value), #val::of(&#dx #path));)
+                });
+                quote!(#(#fields)*)
+            }
         });
     }
+    inputs
+}
+
+/// The inputs, the instrumented list and the output.
+fn recorded_body(
+    ins: &mut Instrument,
+    item: &ItemFn,
+    sig: &Signature,
+    p: &Programs,
+) -> syn::Result<TokenStream> {
+    let f = &p.primal.func;
+    let inputs = inputs(ins, p);
     let mut b = p.primal.clone();
     b.func.body.clear();
-    let mut user = std::collections::BTreeSet::new();
-    crate::tokens::idents(quote!(#item), &mut user);
-    let mut ins = Instrument::new(rec.clone(), f, user);
     ins.list(&mut b, &f.body)?;
     let body = emit::body(&b.func);
     let name = item.sig.ident.to_string();
-    let (value, expr, row) = match &f.ret {
-        Some(r) => (
-            place(f, r),
-            pretty_expr(&place(f, &ins.shown(r))),
-            ins.source(r),
-        ),
-        None => (
-            quote!(0.0),
-            String::new(),
-            quote!(::core::option::Option::None),
-        ),
+    let rec = &ins.rec;
+    let output = match &f.ret {
+        Some(r) => {
+            let (value, expr, row) = (
+                place(f, r),
+                pretty_expr(&place(f, &ins.shown(r))),
+                ins.source(r),
+            );
+            let float = &sig.float;
+            let val = quote!(::diffx::explain::Value::<#float>);
+            match (sig.ret_kind, r) {
+                (Kind::Slice, Atom::Var(v)) => {
+                    let k = Instrument::key(*v);
+                    quote! {
+                        let __diffx_rows = #rec.elements(#k);
+                        #rec.output_elements(#name, &#value[..], &__diffx_rows, &ct[..]);
+                    }
+                }
+                (Kind::Scalar, _) => quote!(#rec.output(#name, #expr, #value, #row);),
+                _ => {
+                    quote!(#rec.output_tensor(#name, #expr, #val::of(&#value), #row, #val::of(&ct));)
+                }
+            }
+        }
+        None => quote!(#rec.output(#name, "", 0.0, ::core::option::Option::None);),
     };
     Ok(quote! {
         #(#inputs)*
         #body
-        #rec.output(#name, #expr, #value, #row);
+        #output
     })
 }
 
@@ -351,24 +459,78 @@ mod tests {
     }
 
     #[test]
-    fn what_cannot_be_recorded_gets_no_explain() {
-        let gaps = [
-            // Tensors.
+    fn tensors_vectors_and_calls_from_slices_are_recorded_as_values() {
+        let items = [
             quote!(
                 fn f(w: &Tensor<f64>) -> f64 {
                     w.sum()
                 }
             ),
-            // A vector-valued result.
             quote!(
                 fn f(x: f64) -> [f64; 2] {
                     [x, x * x]
                 }
             ),
-            // A call from a function of slices: what it returns is not known to be a scalar.
             quote!(
                 fn f(x: &[f64]) -> f64 {
                     g(x[0]) * 2.0
+                }
+            ),
+        ];
+        for item in items {
+            let explain = explain_of(item).expect("explain_f");
+            assert!(explain.contains("operation_value"), "{explain}");
+        }
+        let explain = explain_of(quote!(
+            fn f(x: f64) -> [f64; 2] {
+                [x, x * x]
+            }
+        ))
+        .unwrap();
+        assert_contains_all(
+            &explain,
+            &[
+                "x_dot : f64 , ct : [f64 ; 2])",
+                "__rec . output_elements (\"f\" , & t1 [..] , & __diffx_rows , & ct [..]) ;",
+            ],
+        );
+    }
+
+    #[test]
+    fn linear_maps_carry_their_transpose() {
+        let explain = explain_of(quote!(
+            fn f(model: &Mlp, x: &Tensor<f64>) -> f64 {
+                x.matmul(&model.w).sum()
+            }
+        ))
+        .expect("explain_f");
+        assert_contains_all(
+            &explain,
+            &[
+                // The struct's field is an input row, its tangent the tangent struct's field.
+                "__rec . input_field (\"model.w\" , :: diffx :: explain :: Value :: < f64 > :: of (& model . w) , :: diffx :: explain :: Value :: < f64 > :: of (& model_dot . w)) ;",
+                "__rec . input_value (1 , \"x\"",
+                "\"matmul\" , __rec . tangent (__rec . field (0usize)) . map (",
+                "__diffx_a . t_matmul (& __diffx_g)",
+                // Only what the transpose reads is kept.
+                "{ let __diffx_b = :: core :: clone :: Clone :: clone (& (model . w)) ; let __diffx_z",
+            ],
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_recorded_gets_no_explain() {
+        let gaps = [
+            // A field at an index known only at run time.
+            quote!(
+                fn f(model: &Mlp, i: usize) -> f64 {
+                    model.layers[i].w.sum()
+                }
+            ),
+            // A parameter struct passed whole to a call: its gradient is a struct.
+            quote!(
+                fn f(model: &Mlp, x: &Tensor<f64>) -> f64 {
+                    loss(model, x) + model.w.sum()
                 }
             ),
         ];

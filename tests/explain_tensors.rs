@@ -1,0 +1,303 @@
+//! `explain_f` of functions of tensors and parameter structs, of vector-valued functions, and of
+//! calls of other `#[autodiff]` functions from functions of slices: the recorded tangents equal
+//! `jvp_`'s, the adjoints `grad_`'s or `vjp_`'s (whole tensors, in f64), the graphs are connected.
+
+use diffx::explain::{Role, Trace};
+use diffx::nn::{Activation, Mlp};
+use diffx::{autodiff, Tensor};
+#[path = "common/trace.rs"]
+mod trace_checks;
+use trace_checks::{assert_connected, snapshot};
+
+type T = Tensor<f64>;
+
+/// The Iris loss of `examples/iris.rs`, in f64.
+#[autodiff(wrt(model))]
+fn loss(model: &Mlp<f64>, x: &T, labels: &[usize]) -> f64 {
+    let hidden = (x.matmul(&model.layers[0].w) + &model.layers[0].b).tanh();
+    let logits = hidden.matmul(&model.layers[1].w) + &model.layers[1].b;
+    logits.cross_entropy(labels)
+}
+
+#[track_caller]
+fn assert_tensor_close(a: &T, b: &T, what: &str) {
+    assert_eq!(a.shape(), b.shape(), "{what}: shapes");
+    for (i, (x, y)) in a.data().iter().zip(b.data()).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-12 * y.abs().max(1.0),
+            "{what}: element {i}: {x} vs {y}"
+        );
+    }
+}
+
+#[track_caller]
+fn assert_close(a: f64, b: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+        "{what}: {a} vs {b}"
+    );
+}
+
+/// The full adjoint of the row called `name`.
+#[track_caller]
+fn adjoint(t: &Trace, name: &str) -> T {
+    let full = t
+        .tensors(name)
+        .unwrap_or_else(|| panic!("no tensor row {name} in\n{t}"));
+    full.adjoint.clone()
+}
+
+#[test]
+fn the_iris_loss_is_explained() {
+    let model = Mlp::<f64>::new(&[4, 5, 3], Activation::Tanh, 7);
+    let x = T::randn(&[3, 4], 1);
+    let labels = [0, 2, 1];
+    let direction = Mlp::<f64>::new(&[4, 5, 3], Activation::Tanh, 8);
+    let t = explain_loss(&model, &x, &labels, &direction);
+    let (y, dy) = jvp_loss(&model, &x, &labels, &direction);
+    assert_eq!(t.value("loss"), Some(y));
+    assert_close(t.tangent("loss").unwrap(), dy, "tangent");
+    let g = grad_loss(&model, &x, &labels);
+    for (i, layer) in g.layers.iter().enumerate() {
+        let w = adjoint(&t, &format!("model.layers[{i}].w"));
+        assert_tensor_close(&w, &layer.w, "∂w");
+        assert_tensor_close(
+            &adjoint(&t, &format!("model.layers[{i}].b")),
+            &layer.b,
+            "∂b",
+        );
+    }
+    // Rows of tensors show their shape and norm; the full tensors are there.
+    let hidden = t.row("hidden").unwrap();
+    assert_eq!(hidden.shape, [3, 5]);
+    let full = t.tensors("hidden").unwrap();
+    let h = (x.matmul(&model.layers[0].w) + &model.layers[0].b).tanh();
+    assert_eq!(full.value, h);
+    assert_close(
+        hidden.value,
+        h.data().iter().map(|v| v * v).sum::<f64>().sqrt(),
+        "norm",
+    );
+    assert_eq!(t.inputs().count(), 4);
+    let text = t.to_string();
+    assert!(
+        text.contains("hidden             t2.tanh()                          [3, 5]"),
+        "{text}"
+    );
+    let dot = t.to_dot();
+    assert!(dot.contains("[label=\"∂t4/∂hidden: matmul\"]"), "{dot}");
+    assert!(dot.contains("[label=\"∂hidden/∂t2: ⊙ tanh′\"]"), "{dot}");
+    assert!(
+        dot.contains("hidden = t2.tanh()\\n[3, 5]\\nvalue ‖"),
+        "{dot}"
+    );
+    assert_connected(&t, &dot);
+    snapshot("iris_loss", &format!("{t}\n# graph\n{dot}"));
+}
+
+/// Tensor parameters and a scalar one; reductions with constant axes, a constant tensor.
+#[autodiff(wrt(x, w, s))]
+fn mixed(x: &T, w: T, s: f64, target: T) -> f64 {
+    let h = x.matmul(&w).sigmoid() * s;
+    let m = h.sum_axis(1).mean() + h.mean_axis(0).reshape(&[1, 3]).softmax().sum();
+    m * s + (&h - &target).square().mean() + x.matmul(&w).t().matmul(x).sum() / s
+}
+
+#[test]
+fn tensor_parameters_take_tensor_tangents() {
+    let (x, w, target) = (
+        T::randn(&[4, 2], 1),
+        T::randn(&[2, 3], 2),
+        T::randn(&[4, 3], 3),
+    );
+    let (tx, tw) = (T::randn(&[4, 2], 4), T::randn(&[2, 3], 5));
+    let t = explain_mixed(&x, w.clone(), 1.5, target.clone(), &tx, tw.clone(), 0.5);
+    let (y, dy) = jvp_mixed(&x, w.clone(), 1.5, target.clone(), &tx, tw.clone(), 0.5);
+    assert_eq!(t.value("mixed"), Some(y));
+    assert_close(t.tangent("mixed").unwrap(), dy, "tangent");
+    let (gx, gw, gs) = grad_mixed(&x, w.clone(), 1.5, target);
+    assert_tensor_close(&adjoint(&t, "x"), &gx, "∂x");
+    assert_tensor_close(&adjoint(&t, "w"), &gw, "∂w");
+    assert_close(t.adjoint("s").unwrap(), gs, "∂s");
+    // The tangent of a tensor row in full: x·w's is ẋ·w + x·ẇ.
+    let t1 = t.rows().iter().find(|r| r.expr == "x.matmul(&w)").unwrap();
+    let full = t1.tensors.as_ref().unwrap();
+    assert_tensor_close(
+        &full.tangent,
+        &(tx.matmul(&w) + x.matmul(&tw)),
+        "tangent of x·w",
+    );
+    assert_connected(&t, &t.to_dot());
+}
+
+/// A tensor cell updated in a loop: a row per iteration.
+#[autodiff]
+fn recurrent(h0: &T, w: &T, n: usize) -> f64 {
+    let mut h = h0.clone();
+    for _ in 0..n {
+        h = h.matmul(w).tanh();
+    }
+    h.sum()
+}
+
+#[test]
+fn tensor_loops_record_each_iteration() {
+    let (h0, w) = (T::randn(&[2, 3], 6), T::randn(&[3, 3], 7));
+    let (th, tw) = (T::randn(&[2, 3], 8), T::randn(&[3, 3], 9));
+    let t = explain_recurrent(&h0, &w, 3, &th, &tw);
+    assert_eq!(
+        t.rows()
+            .iter()
+            .filter(|r| r.expr.ends_with(".tanh()"))
+            .count(),
+        3
+    );
+    assert_close(
+        t.tangent("recurrent").unwrap(),
+        jvp_recurrent(&h0, &w, 3, &th, &tw).1,
+        "tangent",
+    );
+    let (gh, gw) = grad_recurrent(&h0, &w, 3);
+    assert_tensor_close(&adjoint(&t, "h0"), &gh, "∂h0");
+    assert_tensor_close(&adjoint(&t, "w"), &gw, "∂w");
+    assert_connected(&t, &t.to_dot());
+}
+
+/// A tensor-valued function: adjoints for a cotangent of the result.
+#[autodiff]
+fn layer(x: &T, w: &T) -> Tensor<f64> {
+    x.matmul(w).tanh()
+}
+
+#[test]
+fn tensor_results_take_a_cotangent() {
+    let (x, w, ct) = (
+        T::randn(&[2, 3], 10),
+        T::randn(&[3, 2], 11),
+        T::randn(&[2, 2], 12),
+    );
+    let (tx, tw) = (T::randn(&[2, 3], 13), T::randn(&[3, 2], 14));
+    let t = explain_layer(&x, &w, &tx, &tw, ct.clone());
+    let out = t.tensors("layer").unwrap();
+    let (y, dy) = jvp_layer(&x, &w, &tx, &tw);
+    assert_eq!(out.value, y);
+    assert_tensor_close(&out.tangent, &dy, "tangent");
+    assert_eq!(out.adjoint, ct);
+    let (gx, gw) = vjp_layer(&x, &w, ct);
+    assert_tensor_close(&adjoint(&t, "x"), &gx, "∂x");
+    assert_tensor_close(&adjoint(&t, "w"), &gw, "∂w");
+    let text = t.to_string();
+    assert!(
+        text.contains("adjoints v̄ = ∂⟨y\u{304}, layer⟩/∂v for y\u{304} = a tensor [2, 2]"),
+        "{text}"
+    );
+}
+
+/// Polar to Cartesian coordinates, a vector-valued function.
+#[autodiff]
+fn polar(r: f64, theta: f64) -> [f64; 2] {
+    [r * theta.cos(), r * theta.sin()]
+}
+
+/// A vector-valued function of a slice, as a `Vec`.
+#[autodiff]
+fn cumulative(x: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+        out[i] = s;
+    }
+    out
+}
+
+#[test]
+fn vector_results_have_a_row_per_element() {
+    let t = explain_polar(2.0, 0.5, 1.0, 0.0, [0.0, 1.0]);
+    let outputs: Vec<(&str, f64)> = t.outputs().map(|r| (r.name.as_str(), r.tangent)).collect();
+    let (y, dy) = jvp_polar(2.0, 0.5, 1.0, 0.0);
+    assert_eq!(outputs, [("polar[0]", dy[0]), ("polar[1]", dy[1])]);
+    assert_eq!(
+        (t.value("polar[0]"), t.value("polar[1]")),
+        (Some(y[0]), Some(y[1]))
+    );
+    // ȳ = (0, 1): the adjoints are the second row of the Jacobian, r̄ = sin θ, θ̄ = r cos θ.
+    let (gr, gtheta) = vjp_polar(2.0, 0.5, [0.0, 1.0]);
+    assert_eq!(
+        (t.adjoint("r"), t.adjoint("theta")),
+        (Some(gr), Some(gtheta))
+    );
+    assert_close(gtheta, 2.0 * 0.5_f64.cos(), "θ̄");
+    let text = t.to_string();
+    assert!(
+        text.contains("adjoints v̄ = ∂⟨y\u{304}, polar⟩/∂v for y\u{304} = (0, 1)"),
+        "{text}"
+    );
+    assert_connected(&t, &t.to_dot());
+
+    let x = [1.0, -2.0, 0.5];
+    let (tx, ct) = ([0.5, 1.0, -1.0], vec![1.0, 2.0, 3.0]);
+    let t = explain_cumulative(&x, &tx, ct.clone());
+    let (_, dy) = jvp_cumulative(&x, &tx);
+    let tangents: Vec<f64> = t.outputs().map(|r| r.tangent).collect();
+    assert_eq!(tangents, dy);
+    // x̄ⱼ = ⟨ȳ, J·eⱼ⟩ from forward mode: the running sum's adjoint 2xⱼ·Σᵢ≥ⱼ ȳᵢ = (12, −20, 3).
+    let adjoints: Vec<f64> = t.inputs().map(|r| r.adjoint).collect();
+    let columns: Vec<f64> = (0..3)
+        .map(|j| {
+            let mut e = [0.0; 3];
+            e[j] = 1.0;
+            let (_, column) = jvp_cumulative(&x, &e);
+            column.iter().zip(&ct).map(|(a, b)| a * b).sum()
+        })
+        .collect();
+    assert_eq!(adjoints, columns);
+    assert_eq!(adjoints, [12.0, -20.0, 3.0]);
+    assert_eq!(t.outputs().count(), 3);
+    assert_eq!(
+        t.inputs().map(|r| r.role).collect::<Vec<_>>(),
+        [Role::Input; 3]
+    );
+}
+
+#[autodiff]
+fn square_plus(x: f64, c: f64) -> f64 {
+    x * x + c
+}
+
+/// Calls from a function of slices: the callee's result is recorded by its type.
+#[autodiff]
+fn calls_on_elements(x: &[f64], k: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..k {
+        s += square_plus(x[i], 1.0) * x[i + 1];
+    }
+    s
+}
+
+#[test]
+fn calls_from_functions_of_slices_are_explained() {
+    let x = [0.5, -1.0, 2.0];
+    let tx = [1.0, 0.5, -0.25];
+    let t = explain_calls_on_elements(&x, 2, &tx);
+    assert_close(
+        t.tangent("calls_on_elements").unwrap(),
+        jvp_calls_on_elements(&x, 2, &tx).1,
+        "tangent",
+    );
+    let g = grad_calls_on_elements(&x, 2);
+    let adjoints: Vec<f64> = t.inputs().map(|r| r.adjoint).collect();
+    for (a, b) in adjoints.iter().zip(&g) {
+        assert_close(*a, *b, "adjoint");
+    }
+    // A call between numbers has a number as its partial: ∂(x² + 1)/∂x = 2x.
+    let calls: Vec<_> = t
+        .edges()
+        .iter()
+        .filter(|e| e.operand == "x[i]" && t.rows()[e.to].expr.starts_with("square_plus"))
+        .collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].partial, Some(1.0));
+    assert_eq!(calls[1].partial, Some(-2.0));
+    assert_connected(&t, &t.to_dot());
+}
