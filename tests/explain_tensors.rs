@@ -301,3 +301,87 @@ fn calls_from_functions_of_slices_are_explained() {
     assert_eq!(calls[1].partial, Some(-2.0));
     assert_connected(&t, &t.to_dot());
 }
+
+/// A dense layer, called with fields of a parameter struct.
+#[autodiff]
+fn dense(x: &T, w: &T, b: &T) -> Tensor<f64> {
+    (x.matmul(w) + b).tanh()
+}
+
+#[autodiff(wrt(model))]
+fn two_layers(model: &Mlp<f64>, x: &T, flip: bool) -> f64 {
+    let h = dense(x, &model.layers[0].w, &model.layers[0].b);
+    let h = if flip { -h } else { h };
+    let out = h.matmul(&model.layers[1].w) + &model.layers[1].b;
+    out.square().mean()
+}
+
+#[test]
+fn calls_of_tensor_functions_and_tensor_branches() {
+    let model = Mlp::<f64>::new(&[3, 4, 2], Activation::Tanh, 3);
+    let direction = Mlp::<f64>::new(&[3, 4, 2], Activation::Tanh, 4);
+    let x = T::randn(&[5, 3], 5);
+    for flip in [false, true] {
+        let t = explain_two_layers(&model, &x, flip, &direction);
+        let (_, dy) = jvp_two_layers(&model, &x, flip, &direction);
+        assert_close(t.tangent("two_layers").unwrap(), dy, "tangent");
+        let g = grad_two_layers(&model, &x, flip);
+        for (i, layer) in g.layers.iter().enumerate() {
+            assert_tensor_close(
+                &adjoint(&t, &format!("model.layers[{i}].w")),
+                &layer.w,
+                "∂w",
+            );
+            assert_tensor_close(
+                &adjoint(&t, &format!("model.layers[{i}].b")),
+                &layer.b,
+                "∂b",
+            );
+        }
+        // The negation is a row only where its arm ran.
+        let negated = t.rows().iter().filter(|r| r.context == "flip").count();
+        assert_eq!(negated, usize::from(flip), "{t}");
+        let call = t.row("h").unwrap();
+        assert!(call.expr.starts_with("dense(x, &model.layers[0].w"), "{t}");
+        assert_connected(&t, &t.to_dot());
+    }
+}
+
+/// The Iris loss as `examples/iris.rs` writes it, in f32.
+#[autodiff(wrt(model))]
+fn loss_f32(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
+    let hidden = (x.matmul(&model.layers[0].w) + &model.layers[0].b).tanh();
+    let logits = hidden.matmul(&model.layers[1].w) + &model.layers[1].b;
+    logits.cross_entropy(labels)
+}
+
+#[test]
+fn f32_models_are_explained_in_f32() {
+    let model = Mlp::new(&[4, 3, 3], Activation::Tanh, 1);
+    let x = Tensor::randn(&[2, 4], 2);
+    let t = explain_loss_f32(&model, &x, &[1, 2], &model);
+    let g = grad_loss_f32(&model, &x, &[1, 2]);
+    let w = &t.tensors("model.layers[1].w").unwrap().adjoint;
+    assert_eq!(w, &g.layers[1].w.to_f64());
+}
+
+/// A parameter the function does not read as a number or tensor has no row: the trace says so.
+#[autodiff]
+#[allow(unused_variables)]
+fn ignores_the_model(x: &T, model: &Mlp<f64>) -> f64 {
+    x.sum()
+}
+
+#[test]
+fn parameters_that_are_no_values_are_noted() {
+    let model = Mlp::<f64>::new(&[3, 2], Activation::Tanh, 3);
+    let x = T::randn(&[2, 3], 4);
+    let t = explain_ignores_the_model(&x, &model, &T::ones(&[2, 3]), &model);
+    assert_tensor_close(&adjoint(&t, "x"), &T::ones(&[2, 3]), "∂x");
+    assert_eq!(t.tangent("ignores_the_model"), Some(6.0));
+    let text = t.to_string();
+    assert!(
+        text.ends_with("note: `model` is no number or tensor: it has no row\n"),
+        "{text}"
+    );
+}

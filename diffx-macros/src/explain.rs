@@ -59,7 +59,6 @@ fn mode(sig: &Signature, p: &Programs, others: &HashSet<Var>) -> Option<Mode> {
         Some(Mode::Numbers)
     } else if tensors::recordable(
         &p.primal.func,
-        others,
         &tensors::structs(&p.primal.func, others),
         sig.ret_kind,
     ) {
@@ -120,7 +119,7 @@ pub fn function(
         #[doc = #doc]
         #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
         #vis fn #fn_name(#(#params,)* #(#tangents),* #ct) -> ::diffx::explain::Trace {
-            use ::diffx::explain::{ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
+            use ::diffx::explain::{CastNothing as _, CastValue as _, ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
             let mut #rec = ::diffx::explain::Recorder::<#float>::new(
                 ::diffx::explain::Trace::new(#fn_str).with_code(#list, #jvp, #vjp),
                 #values,
@@ -180,6 +179,8 @@ fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
                         (&::diffx::explain::Probe::<#float, _>::new(&#dx)).probe(),
                     ) {
                         #rec.input_value(#k, #name, v, t);
+                    } else {
+                        #rec.not_a_value(#name);
                     }
                 }
             }
@@ -189,7 +190,8 @@ fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
                         return TokenStream::new();
                     };
                     let (value, shown) = (quote!(#x #path), pretty_expr(&place(f, a)));
-                    quote!(#rec.input_field(#shown, #val::of(&#value), #val::of(&#dx #path));)
+                    let probe = quote!(::diffx::explain::Probe::<#float, _>::new);
+                    quote!(#rec.input_field(#shown, (&#probe(&#value)).probe(), (&#probe(&#dx #path)).probe());)
                 });
                 quote!(#(#fields)*)
             }
@@ -508,7 +510,7 @@ mod tests {
             &explain,
             &[
                 // The struct's field is an input row, its tangent the tangent struct's field.
-                "__rec . input_field (\"model.w\" , :: diffx :: explain :: Value :: < f64 > :: of (& model . w) , :: diffx :: explain :: Value :: < f64 > :: of (& model_dot . w)) ;",
+                "__rec . input_field (\"model.w\" , (& :: diffx :: explain :: Probe :: < f64 , _ > :: new (& model . w)) . probe () , (& :: diffx :: explain :: Probe :: < f64 , _ > :: new (& model_dot . w)) . probe ()) ;",
                 "__rec . input_value (1 , \"x\"",
                 "\"matmul\" , __rec . tangent (__rec . field (0usize)) . map (",
                 "__diffx_a . t_matmul (& __diffx_g)",
@@ -527,10 +529,22 @@ mod tests {
                     model.layers[i].w.sum()
                 }
             ),
-            // A parameter struct passed whole to a call: its gradient is a struct.
+            // A parameter struct passed to a call, whole, by a field or a copy of one: its
+            // gradient is a struct.
             quote!(
                 fn f(model: &Mlp, x: &Tensor<f64>) -> f64 {
                     loss(model, x) + model.w.sum()
+                }
+            ),
+            quote!(
+                fn f(model: &Mlp, x: &Tensor<f64>) -> f64 {
+                    layer(&model.layers[0], x) + model.layers[0].w.sum()
+                }
+            ),
+            quote!(
+                fn f(model: &Mlp, x: &Tensor<f64>) -> f64 {
+                    let l = &model.layers[0];
+                    layer(l, x) + model.layers[0].b.sum()
                 }
             ),
         ];

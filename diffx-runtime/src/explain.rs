@@ -47,7 +47,10 @@ mod value;
 #[doc(hidden)]
 pub use record::{CallPartial, Operand, Recorder, ShowDisplay, ShowNothing, Shown};
 #[doc(hidden)]
-pub use value::{cast, FromValue, Partial, Probe, ProbeNothing, ProbeValue, ToValue, Value};
+pub use value::{
+    cast, CastNothing, CastTo, CastValue, FromValue, Partial, Probe, ProbeNothing, ProbeValue,
+    ToValue, Value,
+};
 
 use crate::Tensor;
 
@@ -131,6 +134,8 @@ pub struct Trace {
     reverse_code: String,
     /// The cotangent of a vector- or tensor-valued result, as the header shows it.
     cotangent: Option<String>,
+    /// What the table cannot show, printed below it.
+    notes: Vec<String>,
 }
 
 impl Trace {
@@ -461,6 +466,9 @@ impl fmt::Display for Trace {
                 }
             }
             writeln!(f, "{}", line.trim_end())?;
+        }
+        for note in &self.notes {
+            writeln!(f, "note: {note}")?;
         }
         Ok(())
     }

@@ -25,16 +25,16 @@ use crate::rules::{Deriv, Rule};
 /// every operand a number, a tensor, an element `x[i]`, a field of a parameter struct at a constant
 /// path (`model.layers[0].w`) or a call's result; the result a value or a vector.
 ///
-/// `others`: the parameters whose type the macro cannot see (`&Mlp`, or `&T` for an alias of a
-/// tensor); `structs`: those of them read by field, parameter structs. A parameter struct is only
-/// read by field, and none of `others` is passed whole to a call (its gradient could be a struct).
-pub fn recordable(f: &Func, others: &HashSet<Var>, structs: &HashSet<Var>, ret_kind: Kind) -> bool {
+/// `structs`: the parameters read by field, parameter structs. They are only read by field, and
+/// none of them (see [`Opaque`]) is passed to a call.
+pub fn recordable(f: &Func, structs: &HashSet<Var>, ret_kind: Kind) -> bool {
     let ret_ok = match (&f.ret, ret_kind) {
         (Some(Atom::Var(v)), Kind::Slice) => f.kind(*v) == Kind::Slice,
         (Some(r), Kind::Scalar | Kind::Tensor) => operand(f, structs, r),
         (None, Kind::Scalar) => true,
         _ => false,
     };
+    let opaque = Opaque::new(f, structs);
     let mut ok = ret_ok;
     for s in &f.body {
         s.walk(&mut |s| {
@@ -45,13 +45,89 @@ pub fn recordable(f: &Func, others: &HashSet<Var>, structs: &HashSet<Var>, ret_k
                 ..
             } = s
             {
-                ok &= !args
-                    .iter()
-                    .any(|a| matches!(a, Atom::Var(v) if others.contains(v)));
+                ok &= !args.iter().any(|a| opaque.contains(a));
             }
         });
     }
     ok
+}
+
+/// Operands that are structs whose fields are rows: a parameter struct read by field, a field
+/// that holds other fields read (`model.layers[0]` when `model.layers[0].w` is read), and copies
+/// of these (`let layer = &model.layers[0];`). A call's pullback gives such an argument a struct
+/// of gradients, which no row could take, so the adjoints of its fields would be incomplete. (A
+/// field or parameter that is a struct but has no field read is no row at all: the probes of the
+/// recorder find that it is no value.)
+struct Opaque {
+    vars: HashSet<Var>,
+    /// Every field of a parameter struct that the function reads.
+    fields: Vec<Atom>,
+}
+
+impl Opaque {
+    fn new(f: &Func, structs: &HashSet<Var>) -> Self {
+        let mut opaque = Opaque {
+            vars: structs.clone(),
+            fields: fields(f, structs),
+        };
+        // Copies of copies, through loop cells and `if` outputs: until nothing changes.
+        loop {
+            let mut copies = Vec::new();
+            for s in &f.body {
+                s.walk(&mut |s| copies.extend(opaque.copies(s)));
+            }
+            let before = opaque.vars.len();
+            opaque.vars.extend(copies);
+            if opaque.vars.len() == before {
+                return opaque;
+            }
+        }
+    }
+
+    fn contains(&self, a: &Atom) -> bool {
+        match a {
+            Atom::Var(v) => self.vars.contains(v),
+            Atom::Field(v, path) => {
+                let path = path.to_string();
+                self.fields.iter().any(|other| match other {
+                    Atom::Field(w, p) => {
+                        let p = p.to_string();
+                        w == v && p.len() > path.len() && p.starts_with(&path)
+                    }
+                    _ => false,
+                })
+            }
+            Atom::Const(_) => false,
+        }
+    }
+
+    /// The values `s` makes copies of something opaque.
+    fn copies(&self, s: &Stmt) -> Vec<Var> {
+        let from = |outs: &[Var], yields: &[&[Atom]]| -> Vec<Var> {
+            outs.iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    yields
+                        .iter()
+                        .any(|y| y.get(*i).is_some_and(|a| self.contains(a)))
+                })
+                .map(|(_, o)| *o)
+                .collect()
+        };
+        match s {
+            Stmt::Let {
+                dst,
+                op: Op::Id,
+                args,
+                ..
+            } if args.iter().any(|a| self.contains(a)) => vec![*dst],
+            Stmt::If {
+                then_, else_, outs, ..
+            } => from(outs, &[&then_.yields, &else_.yields]),
+            Stmt::Loop { cells, body, .. } => from(cells, &[&body.yields]),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The parameters of `others` that `f` reads by field: parameter structs.
@@ -307,6 +383,11 @@ impl Instrument<'_> {
         let values: Vec<TokenStream> = args.iter().map(|a| value(f, a)).collect();
         let result = place(f, &Atom::Var(dst));
         let map = Op::Call(path.clone()).name();
+        let float = &self.float;
+        let (cast, probe) = (
+            quote!(::diffx::explain::CastTo::<#float, _>::new),
+            quote!(::diffx::explain::Probe::<#float, _>::new),
+        );
         let operands = args
             .iter()
             .enumerate()
@@ -314,9 +395,8 @@ impl Instrument<'_> {
             .map(|(i, a)| {
                 let mut with_tangents = args.to_vec();
                 with_tangents.extend((0..args.len()).map(|j| {
-                    let operand = &values[j];
                     Atom::Const(if i == j {
-                        quote!(::diffx::explain::cast(__diffx_dt, &(#operand)))
+                        quote!(__diffx_t)
                     } else {
                         quote!(::diffx::__private::Zero)
                     })
@@ -329,13 +409,19 @@ impl Instrument<'_> {
                 let pullback = emit::op_expr(f, dst, &vjp, &with_ct);
                 let k = proc_macro2::Literal::usize_unsuffixed(i);
                 let (row, name, rec) = (self.source(a), self.operand_name(a), &self.rec);
+                let operand = &values[i];
                 quote!(::diffx::explain::Operand::linear(
                     #row, #name, #map,
-                    #rec.tangent(#row).map(|__diffx_dt: &#val| #val::of(&#forward.1)),
+                    #rec.tangent(#row)
+                        .and_then(|__diffx_dt: &#val| (&#cast(&(#operand))).cast(__diffx_dt))
+                        .map(|__diffx_t| #val::of(&#forward.1)),
                     {
                         #(let #copies = ::core::clone::Clone::clone(&(#values));)*
                         let __diffx_z = ::core::clone::Clone::clone(&(#result));
-                        move |__diffx_dg: &#val| #val::of(&#pullback.1.#k)
+                        move |__diffx_dg: &#val| {
+                            let __diffx_grad = #pullback.1.#k;
+                            (&#probe(&__diffx_grad)).probe().unwrap_or(#val::Scalar(0.0))
+                        }
                     },
                 ))
             })

@@ -165,10 +165,24 @@ impl<'a, F: Float> Recorder<'a, F> {
     }
 
     /// The next field of a parameter struct the function reads, `model.layers[0].w`, with the
-    /// same field of the struct's tangent.
-    pub fn input_field(&mut self, name: &str, value: Value<F>, tangent: Value<F>) {
-        let row = self.push_input(name, value, tangent);
-        self.fields.push(Some(row));
+    /// same field of the struct's tangent: a row if it is a value (not a nested struct).
+    pub fn input_field(&mut self, name: &str, value: Option<Value<F>>, tangent: Option<Value<F>>) {
+        let row = match (value, tangent) {
+            (Some(v), Some(t)) => Some(self.push_input(name, v, t)),
+            _ => {
+                self.not_a_value(name);
+                None
+            }
+        };
+        self.fields.push(row);
+    }
+
+    /// A differentiable parameter (or field) `name` that is no number or tensor: a struct the
+    /// function reads by no field. It has no row, which the trace says.
+    pub fn not_a_value(&mut self, name: &str) {
+        self.trace
+            .notes
+            .push(format!("`{name}` is no number or tensor: it has no row"));
     }
 
     /// A slice, `Vec` or array parameter: one input row per element, `x[0]`, `x[1]`, ….

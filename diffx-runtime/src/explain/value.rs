@@ -233,6 +233,44 @@ impl<F: Float, T: ?Sized> ProbeNothing<F> for &Probe<'_, F, T> {
     }
 }
 
+/// A tangent handed to a callee as the type of its argument, `like`'s, if that type is a value:
+/// `(&CastTo::<F, _>::new(&like)).cast(&t)` picks [`CastValue`] where it applies, else
+/// [`CastNothing`].
+#[doc(hidden)]
+pub struct CastTo<'a, F, T>(&'a T, core::marker::PhantomData<F>);
+
+impl<'a, F, T> CastTo<'a, F, T> {
+    pub fn new(like: &'a T) -> Self {
+        CastTo(like, core::marker::PhantomData)
+    }
+}
+
+#[doc(hidden)]
+pub trait CastValue<F: Float> {
+    type Out;
+    fn cast(&self, v: &Value<F>) -> Option<Self::Out>;
+}
+
+impl<F: Float, T: FromValue<F>> CastValue<F> for CastTo<'_, F, T> {
+    type Out = T;
+    fn cast(&self, v: &Value<F>) -> Option<T> {
+        Some(T::from_value(v, self.0))
+    }
+}
+
+#[doc(hidden)]
+pub trait CastNothing<F: Float> {
+    type Out;
+    fn cast(&self, v: &Value<F>) -> Option<Self::Out>;
+}
+
+impl<F: Float, T> CastNothing<F> for &CastTo<'_, F, T> {
+    type Out = T;
+    fn cast(&self, _: &Value<F>) -> Option<T> {
+        None
+    }
+}
+
 /// The transpose of a linear map: the cotangent of a row to the cotangent of an operand.
 #[doc(hidden)]
 pub type Transpose<'a, F> = Box<dyn Fn(&Value<F>) -> Value<F> + 'a>;
@@ -321,5 +359,12 @@ mod tests {
         let t = Tensor::<f64>::ones(&[1, 2]);
         assert_eq!((&Probe::<f64, _>::new(&&t)).probe(), Some(Value::Tensor(t)));
         assert_eq!((&Probe::<f64, _>::new(&Model)).probe(), None);
+        assert!((&CastTo::<f64, _>::new(&Model))
+            .cast(&Value::Scalar(1.0))
+            .is_none());
+        assert_eq!(
+            (&CastTo::<f64, _>::new(&0.0)).cast(&Value::Scalar(1.0)),
+            Some(1.0)
+        );
     }
 }
