@@ -9,10 +9,14 @@
 //! adjoints (a reverse sweep over them from `ȳ = 1`): the sums `jvp_f` and `grad_f` compute. The
 //! code `jvp_f` and `grad_f` run is formatted with `prettyplease` and embedded as strings.
 //!
-//! Functions of scalars and of slices, `Vec`s and arrays (one input row per element, `x[0]`, …)
-//! with a scalar result are explained. Not yet: functions of tensors and parameter structs,
-//! vector-valued functions, and calls of other `#[autodiff]` functions from a function of slices
-//! (what they return is not known to be a scalar there); those get no `explain_`.
+//! Functions of numbers and of slices, `Vec`s and arrays (one input row per element, `x[0]`, …)
+//! with a scalar result are recorded with numbers for partials ([`Mode::Numbers`]). Functions of
+//! tensors and parameter structs (an input row per field read, `model.layers[0].w`), vector- and
+//! tensor-valued functions (with a cotangent argument `ct`) and functions that call other
+//! `#[autodiff]` functions with arguments that are not all numbers are recorded through the
+//! runtime's `Value`, a number or a tensor decided by type (see [`tensors`]). What neither can
+//! record gets no `explain_` (a field at an index known only at run time, a struct passed to a call
+//! beside rows of its fields).
 
 mod instrument;
 mod tensors;
@@ -432,18 +436,31 @@ mod tests {
                 "explain_f"
             ]
         );
-        // Everything before `explain_f` is what emission alone writes.
-        let parsed: syn::ItemFn = syn::parse2(item).unwrap();
-        let sig = crate::parse::signature(&parsed, &crate::parse::Args::default()).unwrap();
-        let (primal, params) = expand::lower(&parsed, &sig).unwrap();
-        let fwd = crate::forward::transform(&primal, &params).unwrap();
-        let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();
-        let rev = crate::reverse::transform(&primal, &typed, sig.ret_kind).unwrap();
-        let plain = crate::emit::functions(&parsed, &sig, &fwd, &rev).to_string();
-        let all = expand::expand(quote!(), quote!(#parsed))
-            .unwrap()
-            .to_string();
-        assert!(all.starts_with(&plain), "{all}");
+        // Everything before `explain_f` is what emission alone writes, for numbers and tensors.
+        let tensors = quote!(
+            fn f(model: &Mlp, x: &Tensor) -> f32 {
+                x.matmul(&model.w).tanh().sum()
+            }
+        );
+        for item in [item, tensors] {
+            let parsed: syn::ItemFn = syn::parse2(item).unwrap();
+            let sig = crate::parse::signature(&parsed, &crate::parse::Args::default()).unwrap();
+            let (primal, params) = expand::lower(&parsed, &sig).unwrap();
+            let fwd = crate::forward::transform(&primal, &params).unwrap();
+            let typed: Vec<_> = params
+                .iter()
+                .zip(&sig.params)
+                .map(|(v, p)| v.map(|v| (v, quote::ToTokens::to_token_stream(&p.grad))))
+                .collect();
+            let mut rev = crate::reverse::transform(&primal, &typed, sig.ret_kind).unwrap();
+            crate::tape::trim(&mut rev.b.func);
+            let plain = crate::emit::functions(&parsed, &sig, &fwd, &rev).to_string();
+            let all = expand::expand(quote!(), quote!(#parsed))
+                .unwrap()
+                .to_string();
+            assert!(all.starts_with(&plain), "{all}");
+            assert!(all.contains("fn explain_f"), "{all}");
+        }
     }
 
     #[test]

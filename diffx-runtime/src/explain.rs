@@ -20,6 +20,17 @@
 //! six decimals), with a `where` column when rows are in loops or arms, and as a Graphviz graph
 //! ([`Trace::to_dot`]).
 //!
+//! Functions of tensors and parameter structs are traced too. A parameter struct has an input row
+//! per field the function reads (`model.layers[0].w`), and its tangent is a value of its type. A
+//! row whose value is a tensor has its [`Row::shape`]; its `value`, `tangent` and `adjoint` are
+//! Frobenius norms, which the table prints as `‖2.5‖`, and [`Trace::tensors`] gives the three
+//! tensors in full. An edge whose local derivative is not a number (a tensor of elementwise
+//! partials, or a linear map such as `matmul`) has no [`Edge::partial`] but an [`Edge::map`], the
+//! operation the graph labels it with. A vector-valued function (`-> [f64; M]`, `-> Vec<f64>`) has an
+//! output row per element, `g[0]`, `g[1]`, …, and `explain_g` takes the cotangent `ȳ` of its result
+//! as last argument: the adjoints are those of `⟨ȳ, g⟩`, what `vjp_g(…, ȳ)` returns. A
+//! tensor-valued function takes a tensor cotangent likewise.
+//!
 //! A trace can also be built by hand:
 //! ```
 //! use diffx_runtime::explain::Trace;
@@ -490,12 +501,9 @@ fn width(s: &str) -> usize {
         .count()
 }
 
-/// `x1` with a combining `mark` on its letter: `ẋ1`, `ẋ[0]`.
+/// `x1` with a combining `mark` on its first letter: `ẋ1`, `ẋ[0]`, `ṁodel.w`.
 fn marked(name: &str, mark: &str) -> String {
-    let split = name
-        .char_indices()
-        .find(|(_, c)| c.is_ascii_digit() || matches!(c, '_' | '[' | '.'))
-        .map_or(name.len(), |(i, _)| i);
+    let split = name.chars().next().map_or(0, char::len_utf8);
     format!("{}{mark}{}", &name[..split], &name[split..])
 }
 
@@ -548,6 +556,7 @@ mod tests {
         assert_eq!(marked("x1", "\u{307}"), "x\u{307}1");
         assert_eq!(marked("a", "\u{307}"), "a\u{307}");
         assert_eq!(marked("x[10]", "\u{307}"), "x\u{307}[10]");
+        assert_eq!(marked("model.w", "\u{307}"), "m\u{307}odel.w");
         assert_eq!(width("tangent v\u{307}"), 9);
     }
 
