@@ -385,3 +385,62 @@ fn parameters_that_are_no_values_are_noted() {
         "{text}"
     );
 }
+
+/// An MLP of any depth, its layers read by index in a loop and through a local reference.
+#[autodiff]
+fn deep(model: &Mlp<f64>, x: &T, n: usize) -> f64 {
+    let mut h = x.clone();
+    for i in 0..n - 1 {
+        let layer = &model.layers[i];
+        h = (h.matmul(&layer.w) + &layer.b).tanh();
+    }
+    let last = h.matmul(&model.layers[n - 1].w) + &model.layers[n - 1].b;
+    last.square().sum()
+}
+
+#[test]
+fn layers_read_by_index_have_a_row_each() {
+    let model = Mlp::<f64>::new(&[3, 4, 4, 2], Activation::Tanh, 9);
+    let direction = Mlp::<f64>::new(&[3, 4, 4, 2], Activation::Tanh, 10);
+    let x = T::randn(&[2, 3], 11);
+    let tx = T::randn(&[2, 3], 12);
+    let t = explain_deep(&model, &x, 3, &direction, &tx);
+    let (_, dy) = jvp_deep(&model, &x, 3, &direction, &tx);
+    assert_close(t.tangent("deep").unwrap(), dy, "tangent");
+    let (g, gx) = grad_deep(&model, &x, 3);
+    assert_tensor_close(&adjoint(&t, "x"), &gx, "∂x");
+    for (i, layer) in g.layers.iter().enumerate() {
+        assert_tensor_close(
+            &adjoint(&t, &format!("model.layers[{i}].w")),
+            &layer.w,
+            "∂w",
+        );
+        assert_tensor_close(
+            &adjoint(&t, &format!("model.layers[{i}].b")),
+            &layer.b,
+            "∂b",
+        );
+    }
+    // One input row per field, recorded where the loop first reads it.
+    let inputs: Vec<&str> = t.inputs().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        inputs,
+        [
+            "x",
+            "model.layers[0].w",
+            "model.layers[0].b",
+            "model.layers[1].w",
+            "model.layers[1].b",
+            "model.layers[2].w",
+            "model.layers[2].b"
+        ]
+    );
+    assert!(!t.to_string().contains("note:"), "{t}");
+    let second = t
+        .rows()
+        .iter()
+        .filter(|r| r.expr == "h.matmul(&model.layers[i].w)")
+        .nth(1);
+    assert_eq!(second.unwrap().context, "i = 1");
+    assert_connected(&t, &t.to_dot());
+}

@@ -15,8 +15,8 @@
 //! tensor-valued functions (with a cotangent argument `ct`) and functions that call other
 //! `#[autodiff]` functions with arguments that are not all numbers are recorded through the
 //! runtime's `Value`, a number or a tensor decided by type (see [`tensors`]). What neither can
-//! record gets no `explain_` (a field at an index known only at run time, a struct passed to a call
-//! beside rows of its fields).
+//! record soundly gets no `explain_` (a parameter struct passed to a call beside rows of its
+//! fields).
 
 mod instrument;
 mod tensors;
@@ -80,22 +80,32 @@ pub fn function(
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let f = &p.primal.func;
+    let list = p.primal.func.to_string();
     let others: HashSet<Var> = p
         .params
         .iter()
         .flatten()
-        .filter(|v| f.kind(**v) == Kind::Other)
+        .filter(|v| p.primal.func.kind(**v) == Kind::Other)
         .copied()
         .collect();
+    let f = &p.primal.func;
     let Some(mode) = mode(sig, p, &others) else {
         return Ok(TokenStream::new());
     };
     let rec = Ident::new("__rec", Span::mixed_site());
     let mut ins = Instrument::new(rec.clone(), sig.float.clone(), f, user_idents(item));
     if let Mode::Values = mode {
+        let structs = tensors::structs(f, &others);
         ins.values = true;
-        ins.fields = tensors::fields(f, &tensors::structs(f, &others));
+        ins.fields = tensors::fields(f, &structs);
+        for (v, d) in p.params.iter().zip(&p.fwd.param_dots) {
+            if let (Some(v), Some(d)) = (v, d) {
+                if structs.contains(v) {
+                    ins.struct_tangents
+                        .insert(*v, p.fwd.b.func.name(*d).clone());
+                }
+            }
+        }
     }
     let body = recorded_body(&mut ins, item, sig, p)?;
     let name = &item.sig.ident;
@@ -114,7 +124,7 @@ pub fn function(
         });
     let ret = &sig.ret;
     let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, ct: #ret));
-    let (fn_str, list) = (name.to_string(), f.to_string());
+    let fn_str = name.to_string();
     let jvp = pretty_item(emitted, &format_ident!("__diffx_jvp_{}", name));
     let vjp = pretty_item(emitted, &format_ident!("__diffx_vjp_{}", name));
     let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
@@ -174,7 +184,7 @@ fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
             Kind::Slice => quote!(#rec.input_elements(#k, #name, &#x[..], &#dx[..]);),
             Kind::Scalar => quote!(#rec.input(#k, #name, #x, #dx);),
             Kind::Tensor => quote!(#rec.input_value(#k, #name, #val::of(&#x), #val::of(&#dx));),
-            Kind::Other if !ins.fields.iter().any(|a| a.var() == Some(*v)) => {
+            Kind::Other if !ins.struct_tangents.contains_key(v) => {
                 // Not read by field: a tensor under another name (`&T`), recorded if its type
                 // says it is a value; else it is never read as one.
                 quote! {
@@ -219,6 +229,16 @@ fn recorded_body(
     let body = emit::body(&b.func);
     let name = item.sig.ident.to_string();
     let rec = &ins.rec;
+    let touches = f
+        .ret
+        .iter()
+        .flat_map(|r| ins.touches(std::slice::from_ref(r)));
+    let touches: TokenStream = touches
+        .map(|s| match s {
+            crate::ir::Stmt::Verbatim { tokens, .. } => tokens,
+            _ => TokenStream::new(),
+        })
+        .collect();
     let output = match &f.ret {
         Some(r) => {
             let (value, expr, row) = (
@@ -247,6 +267,7 @@ fn recorded_body(
     Ok(quote! {
         #(#inputs)*
         #body
+        #touches
         #output
     })
 }
@@ -538,14 +559,27 @@ mod tests {
     }
 
     #[test]
+    fn fields_at_run_time_paths_are_recorded_where_first_read() {
+        let explain = explain_of(quote!(
+            fn f(model: &Mlp, n: usize) -> f64 {
+                let layer = &model.layers[n - 1];
+                layer.w.sum()
+            }
+        ))
+        .expect("explain_f");
+        assert_contains_all(
+            &explain,
+            &[
+                // `layer.w` is read as the field it is a copy of.
+                "__rec . touch_field (:: std :: format ! (\"model.layers[{}].w\" , (n - 1)) , | | (& :: diffx :: explain :: Probe :: < f64 , _ > :: new (& model . layers [n - 1] . w)) . probe () , | | (& :: diffx :: explain :: Probe :: < f64 , _ > :: new (& model_dot . layers [n - 1] . w)) . probe ()) ;",
+                "__rec . field_named (& :: std :: format ! (\"model.layers[{}].w\" , (n - 1)))",
+            ],
+        );
+    }
+
+    #[test]
     fn what_cannot_be_recorded_gets_no_explain() {
         let gaps = [
-            // A field at an index known only at run time.
-            quote!(
-                fn f(model: &Mlp, i: usize) -> f64 {
-                    model.layers[i].w.sum()
-                }
-            ),
             // A parameter struct passed to a call, whole, by a field or a copy of one: its
             // gradient is a struct.
             quote!(

@@ -111,8 +111,11 @@ pub struct Instrument<'a> {
     /// Whether values may be tensors or of types the macro cannot see (see `tensors`): then every
     /// value is recorded through the runtime's `Value`.
     pub(super) values: bool,
-    /// The fields of parameter structs the function reads, in the recorder's order.
+    /// The fields of parameter structs the function reads at constant paths, in the recorder's
+    /// order.
     pub(super) fields: Vec<Atom>,
+    /// The tangent of each parameter struct, `model_dot`: its fields are the fields' tangents.
+    pub(super) struct_tangents: HashMap<Var, Ident>,
     /// The gradient of a call, `__g`, read for its partials.
     grads: Ident,
     /// The function's own list, for names and kinds.
@@ -136,6 +139,7 @@ impl<'a> Instrument<'a> {
             float,
             values: false,
             fields: Vec::new(),
+            struct_tangents: HashMap::new(),
             grads: Ident::new("__g", Span::mixed_site()),
             primal,
             consts: HashMap::new(),
@@ -154,7 +158,7 @@ impl<'a> Instrument<'a> {
     }
 
     /// `tokens` as a statement of the list.
-    fn record(tokens: TokenStream) -> Stmt {
+    pub(super) fn record(tokens: TokenStream) -> Stmt {
         Stmt::Verbatim {
             binds: Vec::new(),
             tokens,
@@ -177,6 +181,7 @@ impl<'a> Instrument<'a> {
                     None => quote!(::core::option::Option::None),
                 }
             }
+            (Atom::Field(..), _) if self.runtime_field(a) => self.field_source(a),
             (Atom::Field(..), _) => match self.fields.iter().position(|x| x.same(a)) {
                 Some(j) => quote!(#rec.field(#j)),
                 None => quote!(::core::option::Option::None),
@@ -222,6 +227,14 @@ impl<'a> Instrument<'a> {
     }
 
     fn stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
+        let read: &[Atom] = match s {
+            Stmt::Let { args, .. } => args,
+            Stmt::SetElem { value, .. } => std::slice::from_ref(value),
+            _ => &[],
+        };
+        for touch in self.touches(read) {
+            b.push(touch);
+        }
         match s {
             Stmt::Let { dst, op, args, .. } => {
                 b.push(s.clone());
@@ -344,7 +357,7 @@ impl<'a> Instrument<'a> {
                 scalars.push(quote!((#k, #row)));
             }
         }
-        let mut stmts = Vec::new();
+        let mut stmts = self.touches(yields);
         if !vectors.is_empty() {
             // Before the scalars: a vector's rows are read from the tables as they were.
             stmts.push(Self::record(quote! {

@@ -68,7 +68,7 @@ impl Opaque {
     fn new(f: &Func, structs: &HashSet<Var>) -> Self {
         let mut opaque = Opaque {
             vars: structs.clone(),
-            fields: fields(f, structs),
+            fields: all_fields(f, structs),
         };
         // Copies of copies, through loop cells and `if` outputs: until nothing changes.
         loop {
@@ -132,7 +132,7 @@ impl Opaque {
 
 /// The parameters of `others` that `f` reads by field: parameter structs.
 pub fn structs(f: &Func, others: &HashSet<Var>) -> HashSet<Var> {
-    fields(f, others).iter().filter_map(Atom::var).collect()
+    all_fields(f, others).iter().filter_map(Atom::var).collect()
 }
 
 fn stmt(f: &Func, structs: &HashSet<Var>, s: &Stmt) -> bool {
@@ -176,7 +176,7 @@ fn operand(f: &Func, structs: &HashSet<Var>, a: &Atom) -> bool {
     match a {
         Atom::Var(v) => f.kind(*v) != Kind::Slice && !structs.contains(v),
         Atom::Field(v, path) if f.kind(*v) == Kind::Slice => index(path).is_some(),
-        Atom::Field(v, path) => structs.contains(v) && constant_path(path.clone()),
+        Atom::Field(v, _) => structs.contains(v),
         Atom::Const(_) => true,
     }
 }
@@ -193,8 +193,17 @@ fn constant_path(path: TokenStream) -> bool {
     })
 }
 
-/// The fields of the parameters `structs` that `f` reads, in the order they are first read.
+/// The fields of the parameters `structs` that `f` reads at constant paths, in the order they are
+/// first read: the input rows recorded before the body runs.
 pub fn fields(f: &Func, structs: &HashSet<Var>) -> Vec<Atom> {
+    all_fields(f, structs)
+        .into_iter()
+        .filter(|a| matches!(a, Atom::Field(_, path) if constant_path(path.clone())))
+        .collect()
+}
+
+/// Every field of the parameters `structs` that `f` reads, in the order they are first read.
+fn all_fields(f: &Func, structs: &HashSet<Var>) -> Vec<Atom> {
     let mut out: Vec<Atom> = Vec::new();
     let mut add = |a: &Atom| {
         if matches!(a, Atom::Field(v, _) if structs.contains(v)) && !out.iter().any(|o| o.same(a)) {
@@ -224,6 +233,62 @@ fn local(name: &str) -> Ident {
 }
 
 impl Instrument<'_> {
+    /// Whether `a` is a field of a parameter struct at a path known only at run time,
+    /// `model.layers[i].w`: its input row is recorded where it is first read.
+    pub(super) fn runtime_field(&self, a: &Atom) -> bool {
+        matches!(a, Atom::Field(v, path)
+            if self.struct_tangents.contains_key(v) && !constant_path(path.clone()))
+    }
+
+    /// The name of a field at run time: `format!("model.layers[{}].w", i)`.
+    fn field_name(&self, base: Var, path: &TokenStream) -> TokenStream {
+        let (mut text, mut args) = (self.primal.name(base).to_string(), Vec::new());
+        for t in path.clone() {
+            match t {
+                TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                    if let [TokenTree::Literal(l)] = &inner[..] {
+                        text.push_str(&format!("[{l}]"));
+                    } else {
+                        text.push_str("[{}]");
+                        let index = g.stream();
+                        args.push(quote!((#index)));
+                    }
+                }
+                other => text.push_str(&other.to_string().replace('{', "{{").replace('}', "}}")),
+            }
+        }
+        quote!(::std::format!(#text, #(#args),*))
+    }
+
+    /// The row of a field read at a run-time path, once [`Instrument::touches`] has recorded it.
+    pub(super) fn field_source(&self, a: &Atom) -> TokenStream {
+        let Atom::Field(base, path) = a else {
+            return quote!(::core::option::Option::None);
+        };
+        let (rec, name) = (&self.rec, self.field_name(*base, path));
+        quote!(#rec.field_named(&#name))
+    }
+
+    /// Before reading `atoms`: the input rows of the fields among them at run-time paths, each
+    /// recorded the first time it is read.
+    pub(super) fn touches(&self, atoms: &[Atom]) -> Vec<Stmt> {
+        let (rec, float) = (&self.rec, &self.float);
+        let probe = quote!(::diffx::explain::Probe::<#float, _>::new);
+        atoms
+            .iter()
+            .filter(|a| self.runtime_field(a))
+            .filter_map(|a| {
+                let Atom::Field(base, path) = a else { return None };
+                let (x, dx) = (self.primal.name(*base), self.struct_tangents.get(base)?);
+                let name = self.field_name(*base, path);
+                Some(Self::record(quote! {
+                    #rec.touch_field(#name, || (&#probe(&#x #path)).probe(), || (&#probe(&#dx #path)).probe());
+                }))
+            })
+            .collect()
+    }
+
     /// `::diffx::explain::Value::<F>`.
     fn value_type(&self) -> TokenStream {
         let float = &self.float;

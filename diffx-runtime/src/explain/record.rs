@@ -13,6 +13,8 @@
 //! and [`Recorder::finish`] sweeps the edges backwards from `ȳ = 1`, `ū += ∂v/∂u·v̄`. These are the
 //! sums `jvp_f` and `grad_f` compute, in the same order.
 
+use std::collections::BTreeMap;
+
 use super::value::{Partial, Value};
 use super::{Role, Trace};
 use crate::Float;
@@ -93,6 +95,8 @@ pub struct Recorder<'a, F: Float> {
     elements: Vec<Vec<Option<usize>>>,
     /// The rows of the fields of parameter structs the function reads (`model.layers[0].w`).
     fields: Vec<Option<usize>>,
+    /// The rows of the fields read at paths known only at run time (`model.layers[i].w`), by name.
+    named_fields: BTreeMap<String, Option<usize>>,
     places: Vec<Place>,
 }
 
@@ -108,6 +112,7 @@ impl<'a, F: Float> Recorder<'a, F> {
             rows: vec![None; values],
             elements: vec![Vec::new(); values],
             fields: Vec::new(),
+            named_fields: BTreeMap::new(),
             places: Vec::new(),
         }
     }
@@ -149,6 +154,8 @@ impl<'a, F: Float> Recorder<'a, F> {
 
     fn push_input(&mut self, name: &str, value: Value<F>, tangent: Value<F>) -> usize {
         let row = self.push(name, "", Role::Input, value);
+        // A field first read in a loop is an input all the same, not a value of the iteration.
+        self.trace.rows[row].context.clear();
         self.tangents[row].accumulate(tangent);
         row
     }
@@ -175,6 +182,32 @@ impl<'a, F: Float> Recorder<'a, F> {
             }
         };
         self.fields.push(row);
+    }
+
+    /// The field `name` read at a path known only at run time (`model.layers[1].w`), with its
+    /// tangent: an input row the first time it is read.
+    pub fn touch_field(
+        &mut self,
+        name: String,
+        value: impl FnOnce() -> Option<Value<F>>,
+        tangent: impl FnOnce() -> Option<Value<F>>,
+    ) {
+        if self.named_fields.contains_key(&name) {
+            return;
+        }
+        let row = match (value(), tangent()) {
+            (Some(v), Some(t)) => Some(self.push_input(&name, v, t)),
+            _ => {
+                self.not_a_value(&name);
+                None
+            }
+        };
+        self.named_fields.insert(name, row);
+    }
+
+    /// The row of the field `name` recorded by [`Recorder::touch_field`].
+    pub fn field_named(&self, name: &str) -> Option<usize> {
+        self.named_fields.get(name).copied().flatten()
     }
 
     /// A differentiable parameter (or field) `name` that is no number or tensor: a struct the
