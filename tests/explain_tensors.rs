@@ -444,3 +444,55 @@ fn layers_read_by_index_have_a_row_each() {
     assert_eq!(second.unwrap().context, "i = 1");
     assert_connected(&t, &t.to_dot());
 }
+
+/// Every tensor row of the rule table, with constants where the table has them.
+#[autodiff(wrt(x, w, s, onehot))]
+fn every_rule(x: &T, w: T, s: f64, labels: &[usize], onehot: &T) -> f64 {
+    let a = x.matmul(&w);
+    let b = (a.t().reshape(&[2, 3]) * s).sum_axis(1).mean_axis(0).sum();
+    let e = x.exp() + x.sigmoid() - x.relu() + x.square() * 0.5 - x.tanh() / s;
+    let c = e.mean() + (x * x).sqrt().sum() + x.powi(3).mean();
+    let p = a.softmax().sum() + a.log_softmax().mean() + a.logsumexp().sum();
+    let l = a.cross_entropy(labels) + a.cross_entropy_onehot(onehot);
+    b + c + p + l + (-&a).mean()
+}
+
+#[test]
+fn every_tensor_rule_is_explained() {
+    let (x, w) = (T::randn(&[2, 3], 20), T::randn(&[3, 3], 21));
+    let onehot = T::one_hot(&[1, 0], 3);
+    let (tx, tw) = (T::randn(&[2, 3], 22), T::randn(&[3, 3], 23));
+    let to = T::randn(&[2, 3], 24);
+    let t = explain_every_rule(
+        &x,
+        w.clone(),
+        0.7,
+        &[2, 1],
+        &onehot,
+        &tx,
+        tw.clone(),
+        -0.3,
+        &to,
+    );
+    let (y, dy) = jvp_every_rule(&x, w.clone(), 0.7, &[2, 1], &onehot, &tx, tw, -0.3, &to);
+    assert_eq!(t.value("every_rule"), Some(y));
+    assert_close(t.tangent("every_rule").unwrap(), dy, "tangent");
+    let (gx, gw, gs, go) = grad_every_rule(&x, w, 0.7, &[2, 1], &onehot);
+    assert_tensor_close(&adjoint(&t, "onehot"), &go, "∂onehot");
+    assert_tensor_close(&adjoint(&t, "x"), &gx, "∂x");
+    assert_tensor_close(&adjoint(&t, "w"), &gw, "∂w");
+    assert_close(t.adjoint("s").unwrap(), gs, "∂s");
+    assert_connected(&t, &t.to_dot());
+}
+
+/// A parameter called `ct`: the cotangent argument takes another name.
+#[autodiff]
+fn scaled(ct: f64, x: f64) -> [f64; 2] {
+    [ct * x, x]
+}
+
+#[test]
+fn the_cotangent_argument_never_clashes() {
+    let t = explain_scaled(2.0, 3.0, 1.0, 0.0, [1.0, 1.0]);
+    assert_eq!((t.adjoint("ct"), t.adjoint("x")), (Some(3.0), Some(3.0)));
+}

@@ -123,7 +123,8 @@ pub fn function(
             Some(quote!(#d: #t))
         });
     let ret = &sig.ret;
-    let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, ct: #ret));
+    let ct_name = cotangent_name(item);
+    let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, #ct_name: #ret));
     let fn_str = name.to_string();
     let jvp = pretty_item(emitted, &format_ident!("__diffx_jvp_{}", name));
     let vjp = pretty_item(emitted, &format_ident!("__diffx_vjp_{}", name));
@@ -163,6 +164,17 @@ fn doc(name: &Ident, ret: Kind) -> String {
     )
 }
 
+/// The cotangent parameter of `explain_f` for a vector or tensor result: `ct`, unless the function
+/// has a name `ct` already.
+fn cotangent_name(item: &ItemFn) -> Ident {
+    let user = user_idents(item);
+    let name = ["ct", "cotangent", "y_bar"]
+        .into_iter()
+        .find(|n| !user.contains(*n))
+        .unwrap_or("__diffx_ct");
+    Ident::new(name, Span::call_site())
+}
+
 /// The identifiers of the user's function.
 fn user_idents(item: &ItemFn) -> BTreeSet<String> {
     let mut user = BTreeSet::new();
@@ -188,11 +200,11 @@ fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
                 // Not read by field: a tensor under another name (`&T`), recorded if its type
                 // says it is a value; else it is never read as one.
                 quote! {
-                    if let (::core::option::Option::Some(v), ::core::option::Option::Some(t)) = (
+                    if let (::core::option::Option::Some(__diffx_v), ::core::option::Option::Some(__diffx_t)) = (
                         (&::diffx::explain::Probe::<#float, _>::new(&#x)).probe(),
                         (&::diffx::explain::Probe::<#float, _>::new(&#dx)).probe(),
                     ) {
-                        #rec.input_value(#k, #name, v, t);
+                        #rec.input_value(#k, #name, __diffx_v, __diffx_t);
                     } else {
                         #rec.not_a_value(#name);
                     }
@@ -222,6 +234,7 @@ fn recorded_body(
     p: &Programs,
 ) -> syn::Result<TokenStream> {
     let f = &p.primal.func;
+    let ct = cotangent_name(item);
     let inputs = inputs(ins, p);
     let mut b = p.primal.clone();
     b.func.body.clear();
@@ -253,12 +266,12 @@ fn recorded_body(
                     let k = Instrument::key(*v);
                     quote! {
                         let __diffx_rows = #rec.elements(#k);
-                        #rec.output_elements(#name, &#value[..], &__diffx_rows, &ct[..]);
+                        #rec.output_elements(#name, &#value[..], &__diffx_rows, &#ct[..]);
                     }
                 }
                 (Kind::Scalar, _) => quote!(#rec.output(#name, #expr, #value, #row);),
                 _ => {
-                    quote!(#rec.output_tensor(#name, #expr, #val::of(&#value), #row, #val::of(&ct));)
+                    quote!(#rec.output_tensor(#name, #expr, #val::of(&#value), #row, #val::of(&#ct));)
                 }
             }
         }
