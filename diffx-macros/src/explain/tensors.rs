@@ -22,8 +22,8 @@ use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
 /// Whether `f` can be recorded with values that are tensors or of types the macro cannot see:
-/// every operand a number, a tensor, an element `x[i]`, a field of a parameter struct at a constant
-/// path (`model.layers[0].w`) or a call's result; the result a value or a vector.
+/// every operand a number, a tensor, an element `x[i]`, a field of a parameter struct
+/// (`model.layers[0].w`, `model.layers[i].w`) or a call's result; the result a value or a vector.
 ///
 /// `structs`: the parameters read by field, parameter structs. They are only read by field, and
 /// none of them (see [`Opaque`]) is passed to a call.
@@ -88,12 +88,10 @@ impl Opaque {
         match a {
             Atom::Var(v) => self.vars.contains(v),
             Atom::Field(v, path) => {
-                let path = path.to_string();
+                // Token by token: `.w` holds `.w.x`, not `.weights`.
+                let prefix = format!("{path} ");
                 self.fields.iter().any(|other| match other {
-                    Atom::Field(w, p) => {
-                        let p = p.to_string();
-                        w == v && p.len() > path.len() && p.starts_with(&path)
-                    }
+                    Atom::Field(w, p) => w == v && p.to_string().starts_with(&prefix),
                     _ => false,
                 })
             }
