@@ -11,7 +11,7 @@ use diffx::explain::{Role, Trace};
 use seed_functions::*;
 #[path = "common/trace.rs"]
 mod trace_checks;
-use trace_checks::{assert_connected, snapshot};
+use trace_checks::{assert_close, assert_connected, snapshot};
 
 #[autodiff]
 fn inner(x: f32) -> f32 {
@@ -218,14 +218,6 @@ mod loop_functions;
 mod test_loops;
 use loop_functions::{explain_heron, explain_power, grad_heron, grad_power, jvp_heron, jvp_power};
 use test_loops::{explain_first_large, first_large, grad_first_large, jvp_first_large};
-
-#[track_caller]
-fn assert_close(a: f64, b: f64, what: &str) {
-    assert!(
-        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
-        "{what}: {a} vs {b}"
-    );
-}
 
 /// What both modes compute: the output's tangent is `jvp_`'s, the input rows' adjoints (in order)
 /// are `grad_`'s; and every row agrees with its edges by the chain rule.

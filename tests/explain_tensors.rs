@@ -7,7 +7,7 @@ use diffx::nn::{Activation, Mlp};
 use diffx::{autodiff, Tensor};
 #[path = "common/trace.rs"]
 mod trace_checks;
-use trace_checks::{assert_connected, snapshot};
+use trace_checks::{assert_close, assert_connected, snapshot};
 
 type T = Tensor<f64>;
 
@@ -30,12 +30,17 @@ fn assert_tensor_close(a: &T, b: &T, what: &str) {
     }
 }
 
+/// Every field's adjoint in `t` is the gradient's, `g`: `model.layers[i].w` and `.b`.
 #[track_caller]
-fn assert_close(a: f64, b: f64, what: &str) {
-    assert!(
-        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
-        "{what}: {a} vs {b}"
-    );
+fn assert_model_adjoints(t: &Trace, g: &Mlp<f64>) {
+    for (i, layer) in g.layers.iter().enumerate() {
+        let (w, b) = (
+            format!("model.layers[{i}].w"),
+            format!("model.layers[{i}].b"),
+        );
+        assert_tensor_close(&adjoint(t, &w), &layer.w, &w);
+        assert_tensor_close(&adjoint(t, &b), &layer.b, &b);
+    }
 }
 
 /// The full adjoint of the row called `name`.
@@ -58,15 +63,7 @@ fn the_iris_loss_is_explained() {
     assert_eq!(t.value("loss"), Some(y));
     assert_close(t.tangent("loss").unwrap(), dy, "tangent");
     let g = grad_loss(&model, &x, &labels);
-    for (i, layer) in g.layers.iter().enumerate() {
-        let w = adjoint(&t, &format!("model.layers[{i}].w"));
-        assert_tensor_close(&w, &layer.w, "∂w");
-        assert_tensor_close(
-            &adjoint(&t, &format!("model.layers[{i}].b")),
-            &layer.b,
-            "∂b",
-        );
-    }
+    assert_model_adjoints(&t, &g);
     // Rows of tensors show their shape and norm; the full tensors are there.
     let hidden = t.row("hidden").unwrap();
     assert_eq!(hidden.shape, [3, 5]);
@@ -326,18 +323,7 @@ fn calls_of_tensor_functions_and_tensor_branches() {
         let (_, dy) = jvp_two_layers(&model, &x, flip, &direction);
         assert_close(t.tangent("two_layers").unwrap(), dy, "tangent");
         let g = grad_two_layers(&model, &x, flip);
-        for (i, layer) in g.layers.iter().enumerate() {
-            assert_tensor_close(
-                &adjoint(&t, &format!("model.layers[{i}].w")),
-                &layer.w,
-                "∂w",
-            );
-            assert_tensor_close(
-                &adjoint(&t, &format!("model.layers[{i}].b")),
-                &layer.b,
-                "∂b",
-            );
-        }
+        assert_model_adjoints(&t, &g);
         // The negation is a row only where its arm ran.
         let negated = t.rows().iter().filter(|r| r.context == "flip").count();
         assert_eq!(negated, usize::from(flip), "{t}");
@@ -409,18 +395,7 @@ fn layers_read_by_index_have_a_row_each() {
     assert_close(t.tangent("deep").unwrap(), dy, "tangent");
     let (g, gx) = grad_deep(&model, &x, 3);
     assert_tensor_close(&adjoint(&t, "x"), &gx, "∂x");
-    for (i, layer) in g.layers.iter().enumerate() {
-        assert_tensor_close(
-            &adjoint(&t, &format!("model.layers[{i}].w")),
-            &layer.w,
-            "∂w",
-        );
-        assert_tensor_close(
-            &adjoint(&t, &format!("model.layers[{i}].b")),
-            &layer.b,
-            "∂b",
-        );
-    }
+    assert_model_adjoints(&t, &g);
     // One input row per field, recorded where the loop first reads it.
     let inputs: Vec<&str> = t.inputs().map(|r| r.name.as_str()).collect();
     assert_eq!(

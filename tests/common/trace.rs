@@ -7,6 +7,15 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use diffx::explain::{Role, Trace};
 
+/// `a` equals `b` up to rounding: `|a − b| ≤ 1e-12·max(1, |b|)`.
+#[track_caller]
+pub fn assert_close(a: f64, b: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+        "{what}: {a} vs {b}"
+    );
+}
+
 /// The nodes and edges of a DOT graph, checked line by line.
 pub fn check_dot(dot: &str) -> (BTreeSet<String>, Vec<(String, String)>) {
     let lines: Vec<&str> = dot.lines().map(str::trim).collect();
