@@ -70,6 +70,17 @@
 //! let trace = explain_power(2.0, 4, 1.0);
 //! assert_eq!(trace.rows().len(), 5);
 //! assert_eq!(trace.adjoint("x"), Some(grad_power(2.0, 4)));
+//!
+//! # use diffx::Tensor;
+//! # #[autodiff]
+//! # fn energy(x: &Tensor<f64>) -> f64 {
+//! #     (x * x).sum()
+//! # }
+//! // A tensor row: its shape and norms in the table, its tensors in full.
+//! let x = Tensor::from_rows(&[&[1.0, 2.0], &[3.0, 4.0]]);
+//! let trace = explain_energy(&x, &Tensor::ones(&[2, 2]));
+//! assert_eq!(trace.row("x").unwrap().shape, [2, 2]);
+//! assert_eq!(trace.tensors("x").unwrap().adjoint, grad_energy(&x)); // 2x
 //! ```
 //!
 //! ## Conventions at non-differentiable points
