@@ -32,6 +32,7 @@
 //! | `vjp_f(x, y, n, ct)` | `ct` times the gradient | reverse |
 //! | `jvp_f(x, y, n, tx, ty)` | `(value, directional derivative)` | forward |
 //! | `explain_f(x, y, n, tx, ty)` | an [`explain::Trace`]: each value, tangent and adjoint | both |
+//! | `explain_g(x, tx, ct)` (vector or tensor result) | the same, adjoints for the cotangent `ct` | both |
 //!
 //! Differentiable parameters are the `f64` and `f32` ones, slices, `Vec`s and arrays of them,
 //! [`Tensor`]s and parameter structs deriving [`Params`](trait@crate::Params) (all of them, or those named in
@@ -42,8 +43,9 @@
 //! ## Seeing inside
 //! `explain_f` (with the `explain` feature, on by default) records the function as it runs: every
 //! intermediate value (a row per executed iteration of a loop) with its tangent and adjoint, the
-//! local partials, and the derivative code. Functions of tensors and vector-valued functions have
-//! none yet.
+//! local partials, and the derivative code. Rows of tensors show their shape and norm, and keep
+//! the tensors in full; a vector- or tensor-valued function takes the cotangent of its result as
+//! last argument.
 //! ```
 //! # use diffx::autodiff;
 //! # #[autodiff]
@@ -68,6 +70,17 @@
 //! let trace = explain_power(2.0, 4, 1.0);
 //! assert_eq!(trace.rows().len(), 5);
 //! assert_eq!(trace.adjoint("x"), Some(grad_power(2.0, 4)));
+//!
+//! # use diffx::Tensor;
+//! # #[autodiff]
+//! # fn energy(x: &Tensor<f64>) -> f64 {
+//! #     (x * x).sum()
+//! # }
+//! // A tensor row: its shape and norms in the table, its tensors in full.
+//! let x = Tensor::from_rows(&[&[1.0, 2.0], &[3.0, 4.0]]);
+//! let trace = explain_energy(&x, &Tensor::ones(&[2, 2]));
+//! assert_eq!(trace.row("x").unwrap().shape, [2, 2]);
+//! assert_eq!(trace.tensors("x").unwrap().adjoint, grad_energy(&x)); // 2x
 //! ```
 //!
 //! ## Conventions at non-differentiable points

@@ -9,12 +9,19 @@
 //! adjoints (a reverse sweep over them from `ȳ = 1`): the sums `jvp_f` and `grad_f` compute. The
 //! code `jvp_f` and `grad_f` run is formatted with `prettyplease` and embedded as strings.
 //!
-//! Functions of scalars and of slices, `Vec`s and arrays (one input row per element, `x[0]`, …)
-//! with a scalar result are explained. Not yet: functions of tensors and parameter structs,
-//! vector-valued functions, and calls of other `#[autodiff]` functions from a function of slices
-//! (what they return is not known to be a scalar there); those get no `explain_`.
+//! Functions of numbers and of slices, `Vec`s and arrays (one input row per element, `x[0]`, …)
+//! with a scalar result are recorded with numbers for partials ([`Mode::Numbers`]). Functions of
+//! tensors and parameter structs (an input row per field read, `model.layers[0].w`), vector- and
+//! tensor-valued functions (with a cotangent argument `ct`) and functions that call other
+//! `#[autodiff]` functions with arguments that are not all numbers are recorded through the
+//! runtime's `Value`, a number or a tensor decided by type (see [`tensors`]). What neither can
+//! record soundly gets no `explain_` (a parameter struct passed to a call beside rows of its
+//! fields).
 
 mod instrument;
+mod tensors;
+
+use std::collections::{BTreeSet, HashSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -23,7 +30,7 @@ use syn::ItemFn;
 use crate::builder::Builder;
 use crate::emit::{self, place};
 use crate::forward::Forward;
-use crate::ir::{Kind, Var};
+use crate::ir::{Atom, Kind, Var};
 use crate::parse::Signature;
 use instrument::Instrument;
 
@@ -36,6 +43,35 @@ pub struct Programs<'a> {
     pub fwd: &'a Forward,
 }
 
+/// How `explain_f` records the values of the function.
+enum Mode {
+    /// Every value a number (or a vector of numbers): partials are numbers.
+    Numbers,
+    /// Values that may be tensors, parameter structs read by field, results of calls whose type
+    /// the macro cannot see, or a vector-valued result (see [`tensors`]).
+    Values,
+}
+
+/// How `explain_f` can record `p`, if it can.
+fn mode(sig: &Signature, p: &Programs, others: &HashSet<Var>) -> Option<Mode> {
+    let numbers = sig.ret_kind == Kind::Scalar
+        && sig
+            .params
+            .iter()
+            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
+    if numbers && instrument::recordable(&p.primal.func) {
+        Some(Mode::Numbers)
+    } else if tensors::recordable(
+        &p.primal.func,
+        &tensors::structs(&p.primal.func, others),
+        sig.ret_kind,
+    ) {
+        Some(Mode::Values)
+    } else {
+        None
+    }
+}
+
 /// `explain_f` for `item`, given everything `#[autodiff]` emitted for it; nothing for the
 /// functions it cannot record (see the module documentation).
 pub fn function(
@@ -44,16 +80,34 @@ pub fn function(
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let supported = sig.ret_kind == Kind::Scalar
-        && sig
-            .params
-            .iter()
-            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
-    if !supported || !instrument::recordable(&p.primal.func) {
+    let list = p.primal.func.to_string();
+    let others: HashSet<Var> = p
+        .params
+        .iter()
+        .flatten()
+        .filter(|v| p.primal.func.kind(**v) == Kind::Other)
+        .copied()
+        .collect();
+    let f = &p.primal.func;
+    let Some(mode) = mode(sig, p, &others) else {
         return Ok(TokenStream::new());
-    }
+    };
     let rec = Ident::new("__rec", Span::mixed_site());
-    let body = recorded_body(&rec, item, p)?;
+    let mut ins = Instrument::new(rec.clone(), sig.float.clone(), f, user_idents(item));
+    if let Mode::Values = mode {
+        let structs = tensors::structs(f, &others);
+        ins.values = true;
+        ins.fields = tensors::fields(f, &structs);
+        for (v, d) in p.params.iter().zip(&p.fwd.param_dots) {
+            if let (Some(v), Some(d)) = (v, d) {
+                if structs.contains(v) {
+                    ins.struct_tangents
+                        .insert(*v, p.fwd.b.func.name(*d).clone());
+                }
+            }
+        }
+    }
+    let body = recorded_body(&mut ins, item, sig, p)?;
     let name = &item.sig.ident;
     let (fn_name, vis, float) = (format_ident!("explain_{}", name), &item.vis, &sig.float);
     let params = sig.params.iter().map(|p| {
@@ -68,25 +122,19 @@ pub fn function(
             let (d, t) = (p.fwd.b.func.name((*d)?), &param.ty);
             Some(quote!(#d: #t))
         });
-    let (fn_str, list) = (name.to_string(), p.primal.func.to_string());
+    let ret = &sig.ret;
+    let ct_name = cotangent_name(item);
+    let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, #ct_name: #ret));
+    let fn_str = name.to_string();
     let jvp = pretty_item(emitted, &format_ident!("__diffx_jvp_{}", name));
     let vjp = pretty_item(emitted, &format_ident!("__diffx_vjp_{}", name));
-    let values = proc_macro2::Literal::usize_unsuffixed(p.primal.func.vars.len());
-    let doc = format!(
-        " The evaluation trace of [`{name}`] at a point, for learning and debugging: each value of \
-         its Wengert list as it is computed (a row per executed iteration of a loop, the rows of \
-         the arm of an `if` that ran), with its expression, its value, its tangent along the given \
-         direction (as `jvp_{name}` computes it) and its adjoint for the seed ȳ = 1 (as \
-         `grad_{name}` computes it), the local partial derivatives, and the derivative code. Print \
-         it as a table with `{{}}`, or as a graph with `to_dot()`.\n\n It records every value and \
-         allocates: for speed, call `jvp_{name}` and `grad_{name}`, which it does not change.\n\n \
-         Written by `#[autodiff]`."
-    );
+    let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
+    let doc = doc(name, sig.ret_kind);
     Ok(quote! {
         #[doc = #doc]
         #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
-        #vis fn #fn_name(#(#params,)* #(#tangents),*) -> ::diffx::explain::Trace {
-            use ::diffx::explain::{ShowDisplay as _, ShowNothing as _};
+        #vis fn #fn_name(#(#params,)* #(#tangents),* #ct) -> ::diffx::explain::Trace {
+            use ::diffx::explain::{CastNothing as _, CastValue as _, ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
             let mut #rec = ::diffx::explain::Recorder::<#float>::new(
                 ::diffx::explain::Trace::new(#fn_str).with_code(#list, #jvp, #vjp),
                 #values,
@@ -97,43 +145,143 @@ pub fn function(
     })
 }
 
-/// The inputs, the instrumented list and the output.
-fn recorded_body(rec: &Ident, item: &ItemFn, p: &Programs) -> syn::Result<TokenStream> {
-    let f = &p.primal.func;
+/// The documentation of `explain_f`.
+fn doc(name: &Ident, ret: Kind) -> String {
+    let seed = match ret {
+        Kind::Scalar => format!("its adjoint for the seed ȳ = 1 (as `grad_{name}` computes it)"),
+        _ => format!(
+            "its adjoint for the cotangent `ct` of the result (as `vjp_{name}` computes it)"
+        ),
+    };
+    format!(
+        " The evaluation trace of [`{name}`] at a point, for learning and debugging: each value of \
+         its Wengert list as it is computed (a row per executed iteration of a loop, the rows of \
+         the arm of an `if` that ran), with its expression, its value, its tangent along the given \
+         direction (as `jvp_{name}` computes it) and {seed}, the local partial derivatives, and the \
+         derivative code. Print it as a table with `{{}}`, or as a graph with `to_dot()`.\n\n It \
+         records every value and allocates: for speed, call `jvp_{name}` and `vjp_{name}`, which it \
+         does not change.\n\n Written by `#[autodiff]`."
+    )
+}
+
+/// The cotangent parameter of `explain_f` for a vector or tensor result: `ct`, unless the function
+/// has a name `ct` already.
+fn cotangent_name(item: &ItemFn) -> Ident {
+    let user = user_idents(item);
+    let name = ["ct", "cotangent", "y_bar"]
+        .into_iter()
+        .find(|n| !user.contains(*n))
+        .unwrap_or("__diffx_ct");
+    Ident::new(name, Span::call_site())
+}
+
+/// The identifiers of the user's function.
+fn user_idents(item: &ItemFn) -> BTreeSet<String> {
+    let mut user = BTreeSet::new();
+    crate::tokens::idents(quote!(#item), &mut user);
+    user
+}
+
+/// The input rows of the parameters: numbers, elements of vectors, tensors, and the fields of
+/// parameter structs the function reads.
+fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
+    let (f, rec, float) = (&p.primal.func, &ins.rec, &ins.float);
     let mut inputs = Vec::new();
     for (v, d) in p.params.iter().zip(&p.fwd.param_dots) {
         let (Some(v), Some(d)) = (v, d) else { continue };
         let (name, x, dx) = (f.name(*v).to_string(), f.name(*v), p.fwd.b.func.name(*d));
         let k = proc_macro2::Literal::usize_unsuffixed(v.0);
+        let val = quote!(::diffx::explain::Value::<#float>);
         inputs.push(match f.kind(*v) {
             Kind::Slice => quote!(#rec.input_elements(#k, #name, &#x[..], &#dx[..]);),
-            _ => quote!(#rec.input(#k, #name, #x, #dx);),
+            Kind::Scalar => quote!(#rec.input(#k, #name, #x, #dx);),
+            Kind::Tensor => quote!(#rec.input_value(#k, #name, #val::of(&#x), #val::of(&#dx));),
+            Kind::Other if !ins.struct_tangents.contains_key(v) => {
+                // Not read by field: a tensor under another name (`&T`), recorded if its type
+                // says it is a value; else it is never read as one.
+                quote! {
+                    if let (::core::option::Option::Some(__diffx_v), ::core::option::Option::Some(__diffx_t)) = (
+                        (&::diffx::explain::Probe::<#float, _>::new(&#x)).probe(),
+                        (&::diffx::explain::Probe::<#float, _>::new(&#dx)).probe(),
+                    ) {
+                        #rec.input_value(#k, #name, __diffx_v, __diffx_t);
+                    } else {
+                        #rec.not_a_value(#name);
+                    }
+                }
+            }
+            Kind::Other => {
+                let fields = ins.fields.iter().filter(|a| a.var() == Some(*v)).map(|a| {
+                    let Atom::Field(_, path) = a else {
+                        return TokenStream::new();
+                    };
+                    let (value, shown) = (quote!(#x #path), pretty_expr(&place(f, a)));
+                    let probe = quote!(::diffx::explain::Probe::<#float, _>::new);
+                    quote!(#rec.input_field(#shown, (&#probe(&#value)).probe(), (&#probe(&#dx #path)).probe());)
+                });
+                quote!(#(#fields)*)
+            }
         });
     }
+    inputs
+}
+
+/// The inputs, the instrumented list and the output.
+fn recorded_body(
+    ins: &mut Instrument,
+    item: &ItemFn,
+    sig: &Signature,
+    p: &Programs,
+) -> syn::Result<TokenStream> {
+    let f = &p.primal.func;
+    let ct = cotangent_name(item);
+    let inputs = inputs(ins, p);
     let mut b = p.primal.clone();
     b.func.body.clear();
-    let mut user = std::collections::BTreeSet::new();
-    crate::tokens::idents(quote!(#item), &mut user);
-    let mut ins = Instrument::new(rec.clone(), f, user);
     ins.list(&mut b, &f.body)?;
     let body = emit::body(&b.func);
     let name = item.sig.ident.to_string();
-    let (value, expr, row) = match &f.ret {
-        Some(r) => (
-            place(f, r),
-            pretty_expr(&place(f, &ins.shown(r))),
-            ins.source(r),
-        ),
-        None => (
-            quote!(0.0),
-            String::new(),
-            quote!(::core::option::Option::None),
-        ),
+    let rec = &ins.rec;
+    let touches = f
+        .ret
+        .iter()
+        .flat_map(|r| ins.touches(std::slice::from_ref(r)));
+    let touches: TokenStream = touches
+        .map(|s| match s {
+            crate::ir::Stmt::Verbatim { tokens, .. } => tokens,
+            _ => TokenStream::new(),
+        })
+        .collect();
+    let output = match &f.ret {
+        Some(r) => {
+            let (value, expr, row) = (
+                place(f, r),
+                pretty_expr(&place(f, &ins.shown(r))),
+                ins.source(r),
+            );
+            let float = &sig.float;
+            let val = quote!(::diffx::explain::Value::<#float>);
+            match (sig.ret_kind, r) {
+                (Kind::Slice, Atom::Var(v)) => {
+                    let k = Instrument::key(*v);
+                    quote! {
+                        let __diffx_rows = #rec.elements(#k);
+                        #rec.output_elements(#name, &#value[..], &__diffx_rows, &#ct[..]);
+                    }
+                }
+                (Kind::Scalar, _) => quote!(#rec.output(#name, #expr, #value, #row);),
+                _ => {
+                    quote!(#rec.output_tensor(#name, #expr, #val::of(&#value), #row, #val::of(&#ct));)
+                }
+            }
+        }
+        None => quote!(#rec.output(#name, "", 0.0, ::core::option::Option::None);),
     };
     Ok(quote! {
         #(#inputs)*
         #body
-        #rec.output(#name, #expr, #value, #row);
+        #touches
+        #output
     })
 }
 
@@ -177,241 +325,4 @@ fn pretty_expr(e: &TokenStream) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use quote::quote;
-
-    use crate::expand;
-
-    /// Everything `#[autodiff]` writes for `item`, as a file.
-    fn expand(item: proc_macro2::TokenStream) -> syn::File {
-        syn::parse2(expand::expand(quote!(), item).unwrap()).unwrap()
-    }
-
-    fn fn_names(file: &syn::File) -> Vec<String> {
-        file.items
-            .iter()
-            .filter_map(|i| match i {
-                syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn expressions_read_like_the_source() {
-        assert_eq!(super::pretty_expr(&quote!(x1.ln())), "x1.ln()");
-        assert_eq!(super::pretty_expr(&quote!(v4 - v3)), "v4 - v3");
-        assert_eq!(super::pretty_expr(&quote!(b + (-1.0))), "b + (-1.0)");
-    }
-
-    /// `explain_f` of `item`, as a token string.
-    fn explain_of(item: proc_macro2::TokenStream) -> Option<String> {
-        expand(item).items.iter().find_map(|i| match i {
-            syn::Item::Fn(f) if f.sig.ident.to_string().starts_with("explain_") => {
-                Some(quote!(#f).to_string())
-            }
-            _ => None,
-        })
-    }
-
-    #[track_caller]
-    fn assert_contains_all(text: &str, want: &[&str]) {
-        for w in want {
-            assert!(text.contains(w), "{w}\n in {text}");
-        }
-    }
-
-    #[test]
-    fn explain_records_every_value_and_edge() {
-        let explain = explain_of(quote!(
-            pub fn f(x1: f64, x2: f64, n: usize) -> f64 {
-                let v1 = x1.ln();
-                v1 * x2
-            }
-        ))
-        .expect("explain_f");
-        assert_contains_all(
-            &explain,
-            &[
-                "pub fn explain_f (x1 : f64 , x2 : f64 , n : usize , x1_dot : f64 , x2_dot : f64) -> :: diffx :: explain :: Trace",
-                // Values 0 … 3 of the list: x1, x2, v1, t2 (n is a constant).
-                "Recorder :: < f64 > :: new (:: diffx :: explain :: Trace :: new (\"f\") . with_code (\"v1 = ln(x1)\\nt2 = mul(v1, x2)\\nreturn t2\\n\"",
-                "\") , 4 ,) ;",
-                "__rec . input (0 , \"x1\" , x1 , x1_dot) ;",
-                // v1 = x1.ln() and its partial 1/x1, then its row with an edge from x1's row.
-                "let v1 = x1 . ln () ; let t3 = 1.0 / x1 ;",
-                "__rec . operation (2 , \"v1\" , \"x1.ln()\" , v1 , & [(__rec . value (0) , :: core :: option :: Option :: Some (t3) , \"x1\")]) ;",
-                // ∂t2/∂v1 = x2 and ∂t2/∂x2 = v1, read straight from the values.
-                "(__rec . value (2) , :: core :: option :: Option :: Some (x2) , \"v1\") , (__rec . value (1) , :: core :: option :: Option :: Some (v1) , \"x2\")",
-                "__rec . output (\"f\" , \"t2\" , t2 , __rec . value (3)) ;",
-                "__rec . finish ()",
-            ],
-        );
-    }
-
-    #[test]
-    fn loops_and_branches_record_as_they_run() {
-        let explain = explain_of(quote!(
-            fn f(x: &[f64], y: f64) -> f64 {
-                let mut s = y;
-                for i in 0..x.len() {
-                    if x[i] > s {
-                        s = s * x[i];
-                    }
-                }
-                s
-            }
-        ))
-        .expect("explain_f");
-        assert_contains_all(
-            &explain,
-            &[
-                "x_dot : & [f64] , y_dot : f64",
-                "__rec . input_elements (0 , \"x\" , & x [..] , & x_dot [..]) ;",
-                // The cell s starts at y's row; each iteration shows i.
-                "__rec . bind (& [(2 , __rec . value (1))]) ; __rec . enter_loop () ; for i in 0 .. x . len () { __rec . iteration (& [(\"i\" , (& :: diffx :: explain :: Shown (& i)) . shown ())]) ;",
-                "__rec . enter_arm (\"x[i] > s\") ;",
-                "(__rec . element (0 , i) , :: core :: option :: Option :: Some (s) , \"x[i]\")",
-                "__rec . exit_arm () ;",
-                "__rec . enter_arm (\"!(x[i] > s)\") ;",
-                // The write-back: the cell takes the row of the if's output.
-                "__rec . bind (& [(2 , __rec . value (",
-                "__rec . exit_loop () ;",
-            ],
-        );
-    }
-
-    #[test]
-    fn calls_get_partials_from_the_callees_gradient() {
-        let explain = explain_of(quote!(
-            fn f(x: f64) -> f64 {
-                g(x, 2.0) * x
-            }
-        ))
-        .expect("explain_f");
-        assert_contains_all(
-            &explain,
-            &[
-                "let __g = __diffx_vjp_g (x , 2.0 , 1.0) . 1 ;",
-                "\"g(x, 2.0)\"",
-                "(__rec . value (0) , :: diffx :: explain :: CallPartial :: partial (& __g . 0) , \"x\")",
-            ],
-        );
-    }
-
-    #[test]
-    fn the_other_functions_are_unchanged() {
-        let item = quote!(
-            fn f(x: f64, y: f64) -> f64 {
-                x * y.sin()
-            }
-        );
-        let file = expand(item.clone());
-        assert_eq!(
-            fn_names(&file),
-            [
-                "f",
-                "__diffx_jvp_f",
-                "__diffx_vjp_f",
-                "jvp_f",
-                "vjp_f",
-                "grad_f",
-                "value_and_grad_f",
-                "hvp_f",
-                "hessian_f",
-                "explain_f"
-            ]
-        );
-        // Everything before `explain_f` is what emission alone writes.
-        let parsed: syn::ItemFn = syn::parse2(item).unwrap();
-        let sig = crate::parse::signature(&parsed, &crate::parse::Args::default()).unwrap();
-        let (primal, params) = expand::lower(&parsed, &sig).unwrap();
-        let fwd = crate::forward::transform(&primal, &params).unwrap();
-        let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();
-        let rev = crate::reverse::transform(&primal, &typed, sig.ret_kind).unwrap();
-        let plain = crate::emit::functions(&parsed, &sig, &fwd, &rev).to_string();
-        let all = expand::expand(quote!(), quote!(#parsed))
-            .unwrap()
-            .to_string();
-        assert!(all.starts_with(&plain), "{all}");
-    }
-
-    #[test]
-    fn the_code_is_formatted_rust() {
-        let file = expand(quote!(
-            fn f(x: f64) -> f64 {
-                x.exp()
-            }
-        ));
-        let text = quote!(#file).to_string();
-        assert!(
-            text.contains("fn __diffx_vjp_f(x: f64, ct: f64) -> (f64, (f64,)) {\\n"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn what_cannot_be_recorded_gets_no_explain() {
-        let gaps = [
-            // Tensors.
-            quote!(
-                fn f(w: &Tensor<f64>) -> f64 {
-                    w.sum()
-                }
-            ),
-            // A vector-valued result.
-            quote!(
-                fn f(x: f64) -> [f64; 2] {
-                    [x, x * x]
-                }
-            ),
-            // A call from a function of slices: what it returns is not known to be a scalar.
-            quote!(
-                fn f(x: &[f64]) -> f64 {
-                    g(x[0]) * 2.0
-                }
-            ),
-        ];
-        for item in gaps {
-            let file = expand(item);
-            assert!(fn_names(&file).contains(&"jvp_f".to_string()));
-            assert!(!fn_names(&file).contains(&"explain_f".to_string()));
-        }
-    }
-
-    #[test]
-    fn unusual_shapes_are_recorded_without_panicking() {
-        let items = [
-            // A constant result: an output row with no edge.
-            quote!(
-                fn f(x: f64) -> f64 {
-                    2.0
-                }
-            ),
-            // An element as the result, a branch yielding an element or an input.
-            quote!(
-                fn f(x: &[f64], k: usize) -> f64 {
-                    let y = if k > 0 { x[k] } else { x[0] * 2.0 };
-                    y
-                }
-            ),
-            // A loop with nothing to record, and a `while` with no variables.
-            quote!(
-                fn f(x: f64, n: usize) -> f64 {
-                    let mut c = 0;
-                    for _ in 0..n {
-                        c += 1;
-                    }
-                    let mut y = x;
-                    while y > 1.0 {
-                        y = y / 2.0;
-                    }
-                    y + c as f64
-                }
-            ),
-        ];
-        for item in items {
-            assert!(explain_of(item).is_some());
-        }
-    }
-}
+mod tests;

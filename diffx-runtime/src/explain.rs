@@ -20,6 +20,17 @@
 //! six decimals), with a `where` column when rows are in loops or arms, and as a Graphviz graph
 //! ([`Trace::to_dot`]).
 //!
+//! Functions of tensors and parameter structs are traced too. A parameter struct has an input row
+//! per field the function reads (`model.layers[0].w`), and its tangent is a value of its type. A
+//! row whose value is a tensor has its [`Row::shape`]; its `value`, `tangent` and `adjoint` are
+//! Frobenius norms, which the table prints as `‖2.5‖`, and [`Trace::tensors`] gives the three
+//! tensors in full. An edge whose local derivative is not a number (a tensor of elementwise
+//! partials, or a linear map such as `matmul`) has no [`Edge::partial`] but an [`Edge::map`], the
+//! operation the graph labels it with. A vector-valued function (`-> [f64; M]`, `-> Vec<f64>`) has an
+//! output row per element, `g[0]`, `g[1]`, …, and `explain_g` takes the cotangent `ȳ` of its result
+//! as last argument: the adjoints are those of `⟨ȳ, g⟩`, what `vjp_g(…, ȳ)` returns. A
+//! tensor-valued function takes a tensor cotangent likewise.
+//!
 //! A trace can also be built by hand:
 //! ```
 //! use diffx_runtime::explain::Trace;
@@ -43,8 +54,16 @@ use core::fmt::{self, Write as _};
 use std::path::Path;
 
 mod record;
+mod value;
 #[doc(hidden)]
-pub use record::{CallPartial, Recorder, ShowDisplay, ShowNothing, Shown};
+pub use record::{CallPartial, Operand, Recorder, ShowDisplay, ShowNothing, Shown};
+#[doc(hidden)]
+pub use value::{
+    cast, CastNothing, CastTo, CastValue, FromValue, Partial, Probe, ProbeNothing, ProbeValue,
+    ToValue, Value,
+};
+
+use crate::Tensor;
 
 /// What a row of a trace stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +95,24 @@ pub struct Row {
     /// The tangent `v̇`: the derivative of the value along the chosen input direction.
     pub tangent: f64,
     /// The adjoint `v̄ = ∂y/∂v` for the seed `ȳ = 1`; 0 if the output does not depend on the value.
+    /// (For a vector- or tensor-valued function, `∂⟨ȳ, y⟩/∂v` for the cotangent `ȳ` given.)
     pub adjoint: f64,
+    /// The shape of a tensor value, `[rows, cols]`; empty for a number. For a tensor, `value`,
+    /// `tangent` and `adjoint` are Frobenius norms, and [`Row::tensors`] holds them in full.
+    pub shape: Vec<usize>,
+    /// A tensor value, its tangent and its adjoint, in `f64`; `None` for a number.
+    pub tensors: Option<Box<Tensors>>,
+}
+
+/// The tensors of a row whose value is a tensor, in `f64`: each has the value's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensors {
+    /// The value at the point.
+    pub value: Tensor<f64>,
+    /// The tangent along the chosen direction.
+    pub tangent: Tensor<f64>,
+    /// The adjoint: the gradient of the output (or of `⟨ȳ, y⟩`) with respect to this value.
+    pub adjoint: Tensor<f64>,
 }
 
 /// A dependency in the computation graph: row `to` is computed from row `from`.
@@ -92,6 +128,9 @@ pub struct Edge {
     /// The operand as `to`'s expression names it: `p` in `p * x`. The row it comes from may be
     /// called otherwise, as the value a loop cell had after the previous iteration.
     pub operand: String,
+    /// For a partial that is no number, the operation the edge stands for: `matmul` for a linear
+    /// map (applied to tangents, transposed for adjoints), `⊙ tanh` for elementwise partials.
+    pub map: Option<String>,
 }
 
 /// The evaluation trace of a function at a point: values, tangents, adjoints, local partials and
@@ -104,6 +143,10 @@ pub struct Trace {
     wengert_list: String,
     forward_code: String,
     reverse_code: String,
+    /// The cotangent of a vector- or tensor-valued result, as the header shows it.
+    cotangent: Option<String>,
+    /// What the table cannot show, printed below it.
+    notes: Vec<String>,
 }
 
 impl Trace {
@@ -137,6 +180,8 @@ impl Trace {
             value,
             tangent,
             adjoint: 0.0,
+            shape: Vec::new(),
+            tensors: None,
         });
         self.rows.len() - 1
     }
@@ -177,6 +222,7 @@ impl Trace {
             to,
             partial: Some(partial.into()),
             operand: self.name_of(from),
+            map: None,
         });
     }
 
@@ -187,6 +233,7 @@ impl Trace {
             to,
             partial: None,
             operand: self.name_of(from),
+            map: None,
         });
     }
 
@@ -244,9 +291,20 @@ impl Trace {
         self.row(name).map(|r| r.adjoint)
     }
 
-    /// The result's row.
+    /// The tensors of the last row called `name`, if its value is a tensor: value, tangent and
+    /// adjoint in full (the table shows their norms).
+    pub fn tensors(&self, name: &str) -> Option<&Tensors> {
+        self.row(name).and_then(|r| r.tensors.as_deref())
+    }
+
+    /// The result's row (the last one, for a vector-valued result).
     pub fn output_row(&self) -> Option<&Row> {
         self.rows.iter().rev().find(|r| r.role == Role::Output)
+    }
+
+    /// The rows of the result: one, or one per element of a vector-valued result.
+    pub fn outputs(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.role == Role::Output)
     }
 
     /// The rows of the parameters.
@@ -288,11 +346,20 @@ impl Trace {
             } else {
                 format!("\n({})", r.context)
             };
-            let label = format!(
-                "{head}{place}\nvalue {}\ngrad {}",
-                short(r.value),
-                short(r.adjoint)
-            );
+            let label = if r.shape.is_empty() {
+                format!(
+                    "{head}{place}\nvalue {}\ngrad {}",
+                    short(r.value),
+                    short(r.adjoint)
+                )
+            } else {
+                format!(
+                    "{head}{place}\n{:?}\nvalue ‖{}‖\ngrad ‖{}‖",
+                    r.shape,
+                    short(r.value),
+                    short(r.adjoint)
+                )
+            };
             let style = match r.role {
                 Role::Input => "shape=ellipse, style=filled, fillcolor=\"#dbe9f6\"",
                 Role::Operation => "shape=box",
@@ -302,12 +369,18 @@ impl Trace {
         }
         for e in &self.edges {
             let _ = write!(s, "    n{} -> n{}", e.from, e.to);
-            match (e.partial, self.rows.get(e.to)) {
-                (Some(p), Some(to)) => {
-                    let label = format!("∂{}/∂{} = {}", to.name, e.operand, short(p));
+            let label = match (e.partial, &e.map, self.rows.get(e.to)) {
+                (Some(p), _, Some(to)) => {
+                    Some(format!("∂{}/∂{} = {}", to.name, e.operand, short(p)))
+                }
+                (None, Some(map), Some(to)) => Some(format!("∂{}/∂{}: {map}", to.name, e.operand)),
+                _ => None,
+            };
+            match label {
+                Some(label) => {
                     let _ = writeln!(s, " [label={}];", quoted(&label));
                 }
-                _ => s.push_str(";\n"),
+                None => s.push_str(";\n"),
             }
         }
         s.push_str("}\n");
@@ -322,7 +395,7 @@ impl Trace {
     /// `(x1, x2) = (2, 5)` for the given field of the input rows.
     fn inputs_line(&self, mark: &str, field: impl Fn(&Row) -> f64) -> String {
         let names: Vec<String> = self.inputs().map(|r| marked(&r.name, mark)).collect();
-        let values: Vec<String> = self.inputs().map(|r| short(field(r))).collect();
+        let values: Vec<String> = self.inputs().map(|r| norm(r, short(field(r)))).collect();
         format!("({}) = ({})", names.join(", "), values.join(", "))
     }
 }
@@ -337,12 +410,24 @@ impl fmt::Display for Trace {
             self.function,
             self.inputs_line("", |r| r.value)
         )?;
+        let y = self.output_row().map_or("y", |r| &r.name);
+        let y = y.split('[').next().unwrap_or(y);
+        let adjoints = match &self.cotangent {
+            Some(ct) => format!("∂⟨y\u{304}, {y}⟩/∂v for y\u{304} = {ct}"),
+            None => format!("∂{y}/∂v"),
+        };
         writeln!(
             f,
-            "tangents v\u{307} along {}; adjoints v\u{304} = ∂{}/∂v",
+            "tangents v\u{307} along {}; adjoints v\u{304} = {adjoints}",
             self.inputs_line("\u{307}", |r| r.tangent),
-            self.output_row().map_or("y", |r| &r.name)
         )?;
+        let tensors = self.rows.iter().any(|r| !r.shape.is_empty());
+        if tensors {
+            writeln!(
+                f,
+                "tensors show their shape and Frobenius norm ‖·‖ (all entries: trace.tensors(name))"
+            )?;
+        }
         // The column of loop iterations and arms only where there are any: straight-line code
         // prints the textbooks' table.
         let nested = self.rows.iter().any(|r| !r.context.is_empty());
@@ -350,12 +435,11 @@ impl fmt::Display for Trace {
         if nested {
             header.push("where");
         }
-        header.extend([
-            "expression",
-            "value",
-            "tangent v\u{307}",
-            "adjoint v\u{304}",
-        ]);
+        header.push("expression");
+        if tensors {
+            header.push("shape");
+        }
+        header.extend(["value", "tangent v\u{307}", "adjoint v\u{304}"]);
         let texts = header.len() - 3;
         let mut cells: Vec<Vec<String>> = vec![header.into_iter().map(String::from).collect()];
         for r in &self.rows {
@@ -363,12 +447,20 @@ impl fmt::Display for Trace {
                 Role::Input => "input".to_string(),
                 _ => r.expr.clone(),
             };
-            let num = |x: f64| format!("{:.prec$}", x + 0.0);
+            let num = |x: f64| norm(r, format!("{:.prec$}", x + 0.0));
             let mut row = vec![r.name.clone()];
             if nested {
                 row.push(r.context.clone());
             }
-            row.extend([expr, num(r.value), num(r.tangent), num(r.adjoint)]);
+            row.push(expr);
+            if tensors {
+                row.push(if r.shape.is_empty() {
+                    String::new()
+                } else {
+                    format!("{:?}", r.shape)
+                });
+            }
+            row.extend([num(r.value), num(r.tangent), num(r.adjoint)]);
             cells.push(row);
         }
         let widths: Vec<usize> = (0..cells[0].len())
@@ -386,7 +478,19 @@ impl fmt::Display for Trace {
             }
             writeln!(f, "{}", line.trim_end())?;
         }
+        for note in &self.notes {
+            writeln!(f, "note: {note}")?;
+        }
         Ok(())
+    }
+}
+
+/// A number of row `r` as the table shows it: a tensor's norm as `‖2.5‖`.
+fn norm(r: &Row, number: String) -> String {
+    if r.shape.is_empty() {
+        number
+    } else {
+        format!("‖{number}‖")
     }
 }
 
@@ -397,17 +501,14 @@ fn width(s: &str) -> usize {
         .count()
 }
 
-/// `x1` with a combining `mark` on its letter: `ẋ1`, `ẋ[0]`.
+/// `x1` with a combining `mark` on its first letter: `ẋ1`, `ẋ[0]`, `ṁodel.w`.
 fn marked(name: &str, mark: &str) -> String {
-    let split = name
-        .char_indices()
-        .find(|(_, c)| c.is_ascii_digit() || matches!(c, '_' | '['))
-        .map_or(name.len(), |(i, _)| i);
+    let split = name.chars().next().map_or(0, char::len_utf8);
     format!("{}{mark}{}", &name[..split], &name[split..])
 }
 
 /// A number with at most three decimals and no trailing zeros: `0.693`, `5.5`, `2`.
-fn short(x: f64) -> String {
+pub(crate) fn short(x: f64) -> String {
     let s = format!("{:.3}", x + 0.0);
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
@@ -455,6 +556,7 @@ mod tests {
         assert_eq!(marked("x1", "\u{307}"), "x\u{307}1");
         assert_eq!(marked("a", "\u{307}"), "a\u{307}");
         assert_eq!(marked("x[10]", "\u{307}"), "x\u{307}[10]");
+        assert_eq!(marked("model.w", "\u{307}"), "m\u{307}odel.w");
         assert_eq!(width("tangent v\u{307}"), 9);
     }
 

@@ -92,7 +92,7 @@ fn loop_cells(f: &Func) -> HashSet<Var> {
 }
 
 /// `i` of the path `[i]`.
-fn index(path: &TokenStream) -> Option<TokenStream> {
+pub(super) fn index(path: &TokenStream) -> Option<TokenStream> {
     let mut tokens = path.clone().into_iter();
     match (tokens.next(), tokens.next()) {
         (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => {
@@ -105,11 +105,21 @@ fn index(path: &TokenStream) -> Option<TokenStream> {
 /// Copies a list into a builder, recording as it goes.
 pub struct Instrument<'a> {
     /// The recorder, `__rec`.
-    rec: Ident,
+    pub(super) rec: Ident,
+    /// The function's float type.
+    pub(super) float: Ident,
+    /// Whether values may be tensors or of types the macro cannot see (see `tensors`): then every
+    /// value is recorded through the runtime's `Value`.
+    pub(super) values: bool,
+    /// The fields of parameter structs the function reads at constant paths, in the recorder's
+    /// order.
+    pub(super) fields: Vec<Atom>,
+    /// The tangent of each parameter struct, `model_dot`: its fields are the fields' tangents.
+    pub(super) struct_tangents: HashMap<Var, Ident>,
     /// The gradient of a call, `__g`, read for its partials.
     grads: Ident,
     /// The function's own list, for names and kinds.
-    primal: &'a Func,
+    pub(super) primal: &'a Func,
     /// Every constant local seen so far: `cond = s > 1.0` labels the arms of an `if`.
     consts: HashMap<String, TokenStream>,
     /// The identifiers of the user's function: the other names in a condition were generated
@@ -123,9 +133,13 @@ pub struct Instrument<'a> {
 }
 
 impl<'a> Instrument<'a> {
-    pub fn new(rec: Ident, primal: &'a Func, user: BTreeSet<String>) -> Self {
+    pub fn new(rec: Ident, float: Ident, primal: &'a Func, user: BTreeSet<String>) -> Self {
         Instrument {
             rec,
+            float,
+            values: false,
+            fields: Vec::new(),
+            struct_tangents: HashMap::new(),
             grads: Ident::new("__g", Span::mixed_site()),
             primal,
             consts: HashMap::new(),
@@ -144,7 +158,7 @@ impl<'a> Instrument<'a> {
     }
 
     /// `tokens` as a statement of the list.
-    fn record(tokens: TokenStream) -> Stmt {
+    pub(super) fn record(tokens: TokenStream) -> Stmt {
         Stmt::Verbatim {
             binds: Vec::new(),
             tokens,
@@ -152,7 +166,7 @@ impl<'a> Instrument<'a> {
     }
 
     /// The index of `v` in the recorder's tables.
-    fn key(v: Var) -> proc_macro2::Literal {
+    pub(super) fn key(v: Var) -> proc_macro2::Literal {
         proc_macro2::Literal::usize_unsuffixed(v.0)
     }
 
@@ -161,8 +175,15 @@ impl<'a> Instrument<'a> {
         let rec = &self.rec;
         match (a, a.var().map(Self::key)) {
             (Atom::Var(_), Some(k)) => quote!(#rec.value(#k)),
-            (Atom::Field(_, path), Some(k)) => match index(path) {
-                Some(i) => quote!(#rec.element(#k, #i)),
+            (Atom::Field(v, path), Some(k)) if self.primal.kind(*v) == Kind::Slice => {
+                match index(path) {
+                    Some(i) => quote!(#rec.element(#k, #i)),
+                    None => quote!(::core::option::Option::None),
+                }
+            }
+            (Atom::Field(..), _) if self.runtime_field(a) => self.field_source(a),
+            (Atom::Field(..), _) => match self.fields.iter().position(|x| x.same(a)) {
+                Some(j) => quote!(#rec.field(#j)),
                 None => quote!(::core::option::Option::None),
             },
             _ => quote!(::core::option::Option::None),
@@ -206,6 +227,14 @@ impl<'a> Instrument<'a> {
     }
 
     fn stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
+        let read: &[Atom] = match s {
+            Stmt::Let { args, .. } => args,
+            Stmt::SetElem { value, .. } => std::slice::from_ref(value),
+            _ => &[],
+        };
+        for touch in self.touches(read) {
+            b.push(touch);
+        }
         match s {
             Stmt::Let { dst, op, args, .. } => {
                 b.push(s.clone());
@@ -253,6 +282,8 @@ impl<'a> Instrument<'a> {
                 let row = self.source(a);
                 quote!(#rec.bind(&[(#k, #row)]);)
             }
+            (Op::Rule(rule), _) if self.values => self.value_rule(b, dst, rule, args)?,
+            (Op::Call(path), _) if self.values => self.value_call(dst, path, args),
             (Op::Rule(rule), _) => {
                 let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
                 let parts = partials(b, rule, args, &Atom::Var(dst), &needed)?;
@@ -326,7 +357,7 @@ impl<'a> Instrument<'a> {
                 scalars.push(quote!((#k, #row)));
             }
         }
-        let mut stmts = Vec::new();
+        let mut stmts = self.touches(yields);
         if !vectors.is_empty() {
             // Before the scalars: a vector's rows are read from the tables as they were.
             stmts.push(Self::record(quote! {

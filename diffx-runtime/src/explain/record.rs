@@ -13,6 +13,9 @@
 //! and [`Recorder::finish`] sweeps the edges backwards from `ȳ = 1`, `ū += ∂v/∂u·v̄`. These are the
 //! sums `jvp_f` and `grad_f` compute, in the same order.
 
+use std::collections::BTreeMap;
+
+use super::value::{Partial, Value};
 use super::{Role, Trace};
 use crate::Float;
 
@@ -25,31 +28,91 @@ enum Place {
     Arm(String),
 }
 
+/// An operand of a recorded operation: the row it comes from (`None`: a constant), the local
+/// partial derivative, the operand as the expression names it, and for a partial that is not a
+/// number, what the graph labels the edge with (`matmul`, `⊙ tanh`).
+#[doc(hidden)]
+pub struct Operand<'a, F: Float> {
+    pub from: Option<usize>,
+    pub partial: Partial<'a, F>,
+    pub name: &'a str,
+    pub map: &'a str,
+    /// For a linear map, its tangent map applied to the operand's tangent.
+    pub tangent: Option<Value<F>>,
+}
+
+impl<'a, F: Float> Operand<'a, F> {
+    /// An operand whose partial is a number or a tensor (or `None`).
+    pub fn new(from: Option<usize>, partial: Partial<'a, F>, name: &'a str) -> Self {
+        Operand {
+            from,
+            partial,
+            name,
+            map: "",
+            tangent: None,
+        }
+    }
+
+    /// The same operand, its edge labelled `map` (`⊙ tanh′`) where the partial is no number.
+    pub fn with_map(mut self, map: &'a str) -> Self {
+        self.map = map;
+        self
+    }
+
+    /// An operand `map` (`matmul`) is linear in: the tangent map applied to the operand's
+    /// tangent ([`Recorder::tangent`]), and the transpose.
+    pub fn linear(
+        from: Option<usize>,
+        name: &'a str,
+        map: &'a str,
+        tangent: Option<Value<F>>,
+        transpose: impl Fn(&Value<F>) -> Value<F> + 'a,
+    ) -> Self {
+        Operand {
+            from,
+            partial: Partial::linear(transpose),
+            name,
+            map,
+            tangent,
+        }
+    }
+}
+
 /// A trace under construction. See the [module documentation](self).
 #[doc(hidden)]
-#[derive(Clone, Debug)]
-pub struct Recorder<F> {
+pub struct Recorder<'a, F: Float> {
     trace: Trace,
-    /// The tangent of each row, and the partial of each edge (`None`: not differentiable), in `F`.
-    tangents: Vec<F>,
-    partials: Vec<Option<F>>,
+    /// The value and the tangent of each row, and the partial of each edge, in `F`.
+    values: Vec<Value<F>>,
+    tangents: Vec<Value<F>>,
+    partials: Vec<Partial<'a, F>>,
+    /// The cotangent each output row starts the reverse sweep with.
+    seeds: Vec<(usize, Value<F>)>,
     /// The row holding the current value of each value of the list, by its index; `None` while it
     /// does not depend on the inputs.
     rows: Vec<Option<usize>>,
     /// The rows of the elements of each vector (slice parameters and local vectors).
     elements: Vec<Vec<Option<usize>>>,
+    /// The rows of the fields of parameter structs the function reads (`model.layers[0].w`).
+    fields: Vec<Option<usize>>,
+    /// The rows of the fields read at paths known only at run time (`model.layers[i].w`), by name.
+    named_fields: BTreeMap<String, Option<usize>>,
     places: Vec<Place>,
 }
 
-impl<F: Float> Recorder<F> {
+impl<'a, F: Float> Recorder<'a, F> {
     /// A recorder for a list of `values` values.
     pub fn new(trace: Trace, values: usize) -> Self {
         Recorder {
             trace,
+            values: Vec::new(),
             tangents: Vec::new(),
             partials: Vec::new(),
+            seeds: Vec::new(),
             rows: vec![None; values],
             elements: vec![Vec::new(); values],
+            fields: Vec::new(),
+            named_fields: BTreeMap::new(),
             places: Vec::new(),
         }
     }
@@ -69,16 +132,90 @@ impl<F: Float> Recorder<F> {
         self.elements[var].clone()
     }
 
-    fn push(&mut self, name: &str, expr: &str, role: Role, value: F, tangent: F) -> usize {
-        let row = self.trace.push(name, expr, role, value.to_f64(), 0.0);
+    /// The row of field `index` of the parameter structs, in the order [`Recorder::input_field`]
+    /// recorded them.
+    pub fn field(&self, index: usize) -> Option<usize> {
+        self.fields.get(index).copied().flatten()
+    }
+
+    /// The tangent of row `row`, if there is one.
+    pub fn tangent(&self, row: Option<usize>) -> Option<&Value<F>> {
+        self.tangents.get(row?)
+    }
+
+    fn push(&mut self, name: &str, expr: &str, role: Role, value: Value<F>) -> usize {
+        let row = self.trace.push(name, expr, role, value.summary(), 0.0);
         self.trace.rows[row].context = self.context();
-        self.tangents.push(tangent);
+        self.trace.rows[row].shape = value.shape().to_vec();
+        self.tangents.push(value.zero_like());
+        self.values.push(value);
+        row
+    }
+
+    fn push_input(&mut self, name: &str, value: Value<F>, tangent: Value<F>) -> usize {
+        let row = self.push(name, "", Role::Input, value);
+        // A field first read in a loop is an input all the same, not a value of the iteration.
+        self.trace.rows[row].context.clear();
+        self.tangents[row].accumulate(tangent);
         row
     }
 
     /// A scalar parameter, value `var`, with its tangent.
     pub fn input(&mut self, var: usize, name: &str, value: F, tangent: F) {
-        self.rows[var] = Some(self.push(name, "", Role::Input, value, tangent));
+        let row = self.push_input(name, Value::Scalar(value), Value::Scalar(tangent));
+        self.rows[var] = Some(row);
+    }
+
+    /// A tensor parameter, value `var`, with its tangent.
+    pub fn input_value(&mut self, var: usize, name: &str, value: Value<F>, tangent: Value<F>) {
+        self.rows[var] = Some(self.push_input(name, value, tangent));
+    }
+
+    /// The next field of a parameter struct the function reads, `model.layers[0].w`, with the
+    /// same field of the struct's tangent: a row if it is a value (not a nested struct).
+    pub fn input_field(&mut self, name: &str, value: Option<Value<F>>, tangent: Option<Value<F>>) {
+        let row = match (value, tangent) {
+            (Some(v), Some(t)) => Some(self.push_input(name, v, t)),
+            _ => {
+                self.not_a_value(name);
+                None
+            }
+        };
+        self.fields.push(row);
+    }
+
+    /// The field `name` read at a path known only at run time (`model.layers[1].w`), with its
+    /// tangent: an input row the first time it is read.
+    pub fn touch_field(
+        &mut self,
+        name: String,
+        value: impl FnOnce() -> Option<Value<F>>,
+        tangent: impl FnOnce() -> Option<Value<F>>,
+    ) {
+        if self.named_fields.contains_key(&name) {
+            return;
+        }
+        let row = match (value(), tangent()) {
+            (Some(v), Some(t)) => Some(self.push_input(&name, v, t)),
+            _ => {
+                self.not_a_value(&name);
+                None
+            }
+        };
+        self.named_fields.insert(name, row);
+    }
+
+    /// The row of the field `name` recorded by [`Recorder::touch_field`].
+    pub fn field_named(&self, name: &str) -> Option<usize> {
+        self.named_fields.get(name).copied().flatten()
+    }
+
+    /// A differentiable parameter (or field) `name` that is no number or tensor: a struct the
+    /// function reads by no field. It has no row, which the trace says.
+    pub fn not_a_value(&mut self, name: &str) {
+        self.trace
+            .notes
+            .push(format!("`{name}` is no number or tensor: it has no row"));
     }
 
     /// A slice, `Vec` or array parameter: one input row per element, `x[0]`, `x[1]`, ….
@@ -95,23 +232,43 @@ impl<F: Float> Recorder<F> {
             .iter()
             .zip(tangents)
             .enumerate()
-            .map(|(i, (v, t))| Some(self.push(&format!("{name}[{i}]"), "", Role::Input, *v, *t)))
+            .map(|(i, (v, t))| {
+                let (v, t) = (Value::Scalar(*v), Value::Scalar(*t));
+                Some(self.push_input(&format!("{name}[{i}]"), v, t))
+            })
             .collect();
         self.elements[var] = rows;
     }
 
-    fn edge(&mut self, from: usize, to: usize, partial: Option<F>, operand: &str) {
+    /// Edge `from → to`: its tangent contribution now, its partial kept for the reverse sweep.
+    fn edge(&mut self, to: usize, operand: Operand<'a, F>) {
+        let Some(from) = operand.from else { return };
+        // A map between numbers (a call of a function of numbers) is a number: its transpose at 1.
+        let number = match (&operand.partial, &self.values[from], &self.values[to]) {
+            (Partial::Linear(_), Value::Scalar(_), Value::Scalar(_)) => {
+                match operand.partial.pull(&Value::Scalar(F::ONE)) {
+                    Some(Value::Scalar(p)) => Some(p),
+                    _ => None,
+                }
+            }
+            (partial, _, _) => partial.number(),
+        };
         self.trace.edges.push(super::Edge {
             from,
             to,
-            partial: partial.map(F::to_f64),
-            operand: operand.to_string(),
+            partial: number.map(F::to_f64),
+            operand: operand.name.to_string(),
+            map: (number.is_none() && !operand.map.is_empty()).then(|| operand.map.to_string()),
         });
-        self.partials.push(partial);
-        if let Some(p) = partial {
-            let t = p * self.tangents[from];
-            self.tangents[to] += t;
+        let t = match (&operand.partial, operand.tangent) {
+            (_, Some(t)) => Some(t),
+            (Partial::Elementwise(p), None) => Some(p.mul(&self.tangents[from])),
+            _ => None,
+        };
+        if let Some(t) = t {
+            self.tangents[to].accumulate(t);
         }
+        self.partials.push(operand.partial);
     }
 
     /// Value `var = expr`, computed from operands (as `expr` names them) at the rows `edges`
@@ -123,27 +280,112 @@ impl<F: Float> Recorder<F> {
         name: &str,
         expr: &str,
         value: F,
-        edges: &[(Option<usize>, Option<F>, &str)],
+        edges: &[(Option<usize>, Option<F>, &'a str)],
     ) {
-        if edges.iter().all(|(from, _, _)| from.is_none()) {
+        let operands = edges
+            .iter()
+            .map(|(from, partial, operand)| {
+                let p = partial.map_or(Partial::None, |p| Partial::Elementwise(Value::Scalar(p)));
+                Operand::new(*from, p, operand)
+            })
+            .collect();
+        self.operation_value(var, name, expr, Value::Scalar(value), operands);
+    }
+
+    /// [`Recorder::operation`] of a value that may be a tensor, with partials that may be tensors
+    /// or linear maps.
+    pub fn operation_value(
+        &mut self,
+        var: usize,
+        name: &str,
+        expr: &str,
+        value: Value<F>,
+        operands: Vec<Operand<'a, F>>,
+    ) {
+        if operands.iter().all(|o| o.from.is_none()) {
             self.rows[var] = None;
             return;
         }
-        let row = self.push(name, expr, Role::Operation, value, F::ZERO);
-        for (from, partial, operand) in edges {
-            if let Some(from) = from {
-                self.edge(*from, row, *partial, operand);
-            }
+        let row = self.push(name, expr, Role::Operation, value);
+        for operand in operands {
+            self.edge(row, operand);
         }
         self.rows[var] = Some(row);
     }
 
     /// The result, `expr`, at row `from`; its adjoint is the seed `ȳ = 1`.
     pub fn output(&mut self, name: &str, expr: &str, value: F, from: Option<usize>) {
-        let row = self.push(name, expr, Role::Output, value, F::ZERO);
+        self.output_value(
+            name,
+            expr,
+            Value::Scalar(value),
+            from,
+            Value::Scalar(F::ONE),
+        );
+    }
+
+    /// The result (or one element of it), `expr`, at row `from`, and the cotangent `seed` the
+    /// reverse sweep starts from there.
+    pub fn output_value(
+        &mut self,
+        name: &str,
+        expr: &str,
+        value: Value<F>,
+        from: Option<usize>,
+        seed: Value<F>,
+    ) {
+        let row = self.push(name, expr, Role::Output, value);
         if let Some(from) = from {
-            self.edge(from, row, Some(F::ONE), expr);
+            self.trace.edges.push(super::Edge {
+                from,
+                to: row,
+                partial: Some(1.0),
+                operand: expr.to_string(),
+                map: None,
+            });
+            self.partials
+                .push(Partial::Elementwise(Value::Scalar(F::ONE)));
+            let t = self.tangents[from].clone();
+            self.tangents[row].accumulate(t);
         }
+        self.seeds.push((row, seed));
+    }
+
+    /// A vector-valued result: an output row per element, `g[0]`, `g[1]`, …, each seeded with
+    /// its entry of the cotangent `ct`.
+    ///
+    /// # Panics
+    /// If the cotangent does not have one entry per element.
+    pub fn output_elements(&mut self, name: &str, values: &[F], rows: &[Option<usize>], ct: &[F]) {
+        assert_eq!(
+            values.len(),
+            ct.len(),
+            "the cotangent of `{name}` must have one entry per element"
+        );
+        self.trace.cotangent = Some(list(ct));
+        for (i, (v, c)) in values.iter().zip(ct).enumerate() {
+            let from = rows.get(i).copied().flatten();
+            let expr = from.map_or(String::new(), |r| self.trace.rows[r].name.clone());
+            let (v, c) = (Value::Scalar(*v), Value::Scalar(*c));
+            self.output_value(&format!("{name}[{i}]"), &expr, v, from, c);
+        }
+    }
+
+    /// A tensor-valued result, seeded with the cotangent `ct`.
+    pub fn output_tensor(
+        &mut self,
+        name: &str,
+        expr: &'a str,
+        value: Value<F>,
+        from: Option<usize>,
+        ct: Value<F>,
+    ) {
+        self.trace.cotangent = Some(format!(
+            "a tensor {:?} of norm {}",
+            ct.shape(),
+            super::short(ct.summary())
+        ));
+        self.output_value(name, expr, value, from, ct);
     }
 
     /// Values now held by the rows given (loop cells written back, outputs of an `if`, copies): all
@@ -216,28 +458,42 @@ impl<F: Float> Recorder<F> {
         self.places.iter().map(place).collect::<Vec<_>>().join(", ")
     }
 
-    /// The trace, with the adjoints of the reverse sweep over the recorded edges. Edges are
-    /// recorded with the row they lead to, so in reverse order each row's adjoint is complete
-    /// before it is passed on.
+    /// The trace, with the adjoints of the reverse sweep over the recorded edges from the seeds.
+    /// Edges are recorded with the row they lead to, so in reverse order each row's adjoint is
+    /// complete before it is passed on.
     pub fn finish(mut self) -> Trace {
-        let mut adjoints = vec![F::ZERO; self.tangents.len()];
-        if let Some(out) = self.trace.rows.iter().rposition(|r| r.role == Role::Output) {
-            adjoints[out] = F::ONE;
+        let mut adjoints: Vec<Value<F>> = self.values.iter().map(Value::zero_like).collect();
+        for (row, seed) in std::mem::take(&mut self.seeds) {
+            adjoints[row].accumulate(seed);
         }
         for (e, partial) in self.trace.edges.iter().zip(&self.partials).rev() {
-            if let Some(p) = partial {
-                let a = *p * adjoints[e.to];
-                adjoints[e.from] += a;
+            if let Some(a) = partial.pull(&adjoints[e.to]) {
+                adjoints[e.from].accumulate(a);
             }
         }
-        for ((row, t), a) in self.trace.rows.iter_mut().zip(self.tangents).zip(adjoints) {
-            row.tangent = t.to_f64();
-            row.adjoint = a.to_f64();
+        let all = self.values.into_iter().zip(self.tangents).zip(adjoints);
+        for (row, ((v, t), a)) in self.trace.rows.iter_mut().zip(all) {
+            row.tangent = t.summary();
+            row.adjoint = a.summary();
+            if let (Some(value), Some(tangent), Some(adjoint)) =
+                (v.tensor_f64(), t.tensor_f64(), a.tensor_f64())
+            {
+                row.tensors = Some(Box::new(super::Tensors {
+                    value,
+                    tangent,
+                    adjoint,
+                }));
+            }
         }
         self.trace
     }
 }
 
+/// `(1, 0, 2)`.
+fn list<F: Float>(xs: &[F]) -> String {
+    let items: Vec<String> = xs.iter().map(|x| super::short(x.to_f64())).collect();
+    format!("({})", items.join(", "))
+}
 /// The partial derivative of a call of another `#[autodiff]` function with respect to one
 /// argument: an entry of its gradient (`__diffx_vjp_g(…, 1.0)`), or [`Zero`](crate::private::Zero)
 /// for a parameter it does not differentiate.
