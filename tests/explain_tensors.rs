@@ -250,6 +250,7 @@ fn vector_results_have_a_row_per_element() {
         .collect();
     assert_eq!(adjoints, columns);
     assert_eq!(adjoints, [12.0, -20.0, 3.0]);
+    assert_eq!(vjp_cumulative(&x, ct), adjoints);
     assert_eq!(t.outputs().count(), 3);
     assert_eq!(
         t.inputs().map(|r| r.role).collect::<Vec<_>>(),

@@ -310,3 +310,24 @@ fn a_reassigned_loop_bound_is_read_at_its_new_value() {
         assert!((value - x * x * x).abs() < 1e-12 && (tangent - want).abs() < 1e-12);
     }
 }
+
+/// `a` is not read after the loop, but each iteration adds it into `b`: b = x + x² + x³.
+#[autodiff]
+fn series(x: f64) -> f64 {
+    let mut a = x;
+    let mut b = 0.0;
+    for _ in 0..3 {
+        b += a;
+        a *= x;
+    }
+    b
+}
+
+#[test]
+fn a_cell_read_only_inside_the_loop_carries_its_adjoint() {
+    for x in [-1.5, 0.5, 2.0] {
+        let exact = 1.0 + 2.0 * x + 3.0 * x * x;
+        assert!((grad_series(x) - exact).abs() < 1e-12, "grad at {x}");
+        assert!((jvp_series(x, 1.0).1 - exact).abs() < 1e-12, "jvp at {x}");
+    }
+}

@@ -169,3 +169,46 @@ fn writes_inside_if_arms() {
         check(|v| branch_writes(v[0], v[1]), &[gx, gy], &units, &[x, y]);
     }
 }
+
+/// Running sums of squares written into a vector; the running sum itself is not read after the
+/// loop. out[i] = Σ_{j ≤ i} x_j², so Σ_i w_i·out[i] has ∂/∂x_j = 2x_j·Σ_{i ≥ j} w_i.
+#[autodiff]
+fn weighted_prefix_sums(x: &[f64]) -> f64 {
+    let mut out = vec![0.0; x.len()];
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+        out[i] = s;
+    }
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += (i + 1) as f64 * out[i];
+    }
+    total
+}
+
+#[test]
+fn a_running_value_read_only_through_a_vector() {
+    for x in [
+        vec![1.0, 2.0],
+        vec![1.0, -2.0, 0.5],
+        vec![0.3, 0.1, -0.7, 2.0],
+    ] {
+        let n = x.len();
+        let g = grad_weighted_prefix_sums(&x);
+        let exact: Vec<f64> = (0..n)
+            .map(|j| 2.0 * x[j] * (j + 1..=n).map(|w| w as f64).sum::<f64>())
+            .collect();
+        for (a, b) in g.iter().zip(&exact) {
+            assert!(close(*a, *b, 1e-12), "{g:?} vs {exact:?}");
+        }
+        let units: Vec<f64> = (0..n)
+            .map(|j| {
+                let mut e = vec![0.0; n];
+                e[j] = 1.0;
+                jvp_weighted_prefix_sums(&x, &e).1
+            })
+            .collect();
+        check(weighted_prefix_sums, &g, &units, &x);
+    }
+}

@@ -45,7 +45,6 @@ pub(crate) fn by_name(f: &Func) -> HashMap<String, Var> {
 
 /// The values statement `s` reads (once per mention).
 pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
-    let atoms = |a: &[Atom]| a.iter().filter_map(Atom::var).collect::<Vec<_>>();
     let named = |t: &TokenStream| {
         let mut out = Vec::new();
         tokens::substitute(t.clone(), &mut |id| {
@@ -53,6 +52,15 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             None
         });
         out
+    };
+    // A constant operand may still name values (`f64::from(t13 > 0.0)`, a partial's condition).
+    let atoms = |a: &[Atom]| {
+        a.iter()
+            .flat_map(|x| match x {
+                Atom::Const(t) => named(t),
+                _ => x.var().into_iter().collect(),
+            })
+            .collect::<Vec<_>>()
     };
     match s {
         Stmt::If {

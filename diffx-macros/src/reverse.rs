@@ -419,22 +419,28 @@ impl Sweep {
             .iter()
             .copied()
             .enumerate()
-            .filter(|(i, c)| active[*i] && self.adj.contains_key(c))
+            .filter(|(i, _)| active[*i])
             .collect();
         // A loop reaches the result through its cells or through the vectors it writes.
-        if live.is_empty() && logs.is_empty() {
+        if !live.iter().any(|(_, c)| self.adj.contains_key(c)) && logs.is_empty() {
             return Ok(());
         }
         // The cells' adjoints are reset in every backward iteration: give each its own variable
-        // (the adjoint may be another value's, or the `ct` argument).
+        // (the adjoint may be another value's, or the `ct` argument). Every cell that carries
+        // derivatives gets one, zero if nothing after the loop reads it: inside the loop it may
+        // still reach the result, through another cell or a vector it is written into.
         for (_, c) in &live {
             let bar = self.b.fresh(
                 &format!("{}_bar", self.b.func.name(*c)),
                 self.b.func.kind(*c),
             );
+            let value = match self.adj.get(c) {
+                Some(&a) => Atom::Var(a),
+                None => crate::forward::zero(&self.b, &Atom::Var(*c)),
+            };
             self.b.push(Stmt::Adjoint {
                 dst: bar,
-                value: Atom::Var(self.adj[c]),
+                value,
                 like: None,
             });
             self.adj.insert(*c, bar);
