@@ -321,6 +321,89 @@ fn outer_reads(arms: &[&Branch]) -> Vec<Var> {
     out
 }
 
+/// Which of a loop's `cells` carry adjoints backwards: the active ones `reached` after the loop,
+/// and, until nothing changes, each active cell that the next value of a carried cell depends on
+/// within one iteration.
+fn carried(
+    body: &Branch,
+    cells: &[Var],
+    active: &[bool],
+    reached: &dyn Fn(Var) -> bool,
+) -> Vec<bool> {
+    // The cells each value of the body depends on (a value defined by an `if` or a nested loop
+    // depends on everything read inside it).
+    let mut deps: HashMap<Var, Vec<usize>> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (*c, vec![i]))
+        .collect();
+    let union = |deps: &HashMap<Var, Vec<usize>>, reads: &[Var]| -> Vec<usize> {
+        let mut out: Vec<usize> = reads
+            .iter()
+            .flat_map(|v| deps.get(v).cloned().unwrap_or_default())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
+    for s in &body.body {
+        let (mut defs, mut reads) = (Vec::new(), Vec::new());
+        s.walk(&mut |s| match s {
+            Stmt::Let { dst, args, .. } => {
+                defs.push(*dst);
+                reads.extend(args.iter().filter_map(Atom::var));
+            }
+            Stmt::If {
+                then_, else_, outs, ..
+            } => {
+                defs.extend(outs.iter().copied());
+                reads.extend(
+                    then_
+                        .yields
+                        .iter()
+                        .chain(&else_.yields)
+                        .filter_map(Atom::var),
+                );
+            }
+            Stmt::Loop { cells, body, .. } => {
+                defs.extend(cells.iter().copied());
+                reads.extend(body.yields.iter().filter_map(Atom::var));
+            }
+            Stmt::SetElem { vec, value, .. } => {
+                defs.push(*vec);
+                reads.extend(value.var());
+            }
+            _ => {}
+        });
+        let d = union(&deps, &reads);
+        for v in defs {
+            deps.entry(v).or_default().extend(d.iter().copied());
+        }
+    }
+    let mut carried: Vec<bool> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| active[i] && reached(*c))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..cells.len() {
+            if !carried[i] {
+                continue;
+            }
+            let next: Vec<Var> = body.yields[i].var().into_iter().collect();
+            for j in union(&deps, &next) {
+                if active[j] && !carried[j] {
+                    carried[j] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    carried
+}
+
 impl Sweep {
     /// `v̄ = 0`, shaped like `v`.
     fn zeros(&mut self, v: Var, ty: TokenStream) {
@@ -415,29 +498,13 @@ impl Sweep {
         else {
             return Ok(());
         };
-        let live: Vec<(usize, Var)> = cells
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(i, c)| active[*i] && self.adj.contains_key(c))
-            .collect();
         // A loop reaches the result through its cells or through the vectors it writes.
-        if live.is_empty() && logs.is_empty() {
+        let reached = cells
+            .iter()
+            .enumerate()
+            .any(|(i, c)| active[i] && self.adj.contains_key(c));
+        if !reached && logs.is_empty() {
             return Ok(());
-        }
-        // The cells' adjoints are reset in every backward iteration: give each its own variable
-        // (the adjoint may be another value's, or the `ct` argument).
-        for (_, c) in &live {
-            let bar = self.b.fresh(
-                &format!("{}_bar", self.b.func.name(*c)),
-                self.b.func.kind(*c),
-            );
-            self.b.push(Stmt::Adjoint {
-                dst: bar,
-                value: Atom::Var(self.adj[c]),
-                like: None,
-            });
-            self.adj.insert(*c, bar);
         }
         let active_cells: Vec<Var> = cells
             .iter()
@@ -446,6 +513,34 @@ impl Sweep {
             .filter(|(i, _)| active[*i])
             .map(|(_, c)| c)
             .collect();
+        // A cell's adjoint is carried from one backward iteration to the one before if the result
+        // reaches the cell after the loop, or through another such cell in a later iteration, even
+        // if its own final value is not used: `p` in `for … { s += p.sin(); p = p * y; }`.
+        let carried = carried(body, cells, active, &|c| self.adj.contains_key(&c));
+        let live: Vec<(usize, Var)> = cells
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(i, _)| carried[*i])
+            .collect();
+        // The cells' adjoints are reset in every backward iteration: give each its own variable
+        // (the adjoint may be another value's, or the `ct` argument).
+        for (_, c) in &live {
+            let bar = self.b.fresh(
+                &format!("{}_bar", self.b.func.name(*c)),
+                self.b.func.kind(*c),
+            );
+            let value = self.adj.get(c).map_or_else(
+                || crate::forward::zero(&self.b, &Atom::Var(*c)),
+                |a| Atom::Var(*a),
+            );
+            self.b.push(Stmt::Adjoint {
+                dst: bar,
+                value,
+                like: None,
+            });
+            self.adj.insert(*c, bar);
+        }
         self.outer_adjoints(&[body], &active_cells);
         let saved = self.adj.clone();
         let outer = std::mem::take(&mut self.b.func.body);
