@@ -317,6 +317,7 @@ mod tests {
                 "vjp_f",
                 "grad_f",
                 "value_and_grad_f",
+                "__diffx_hvp_f",
                 "hvp_f",
                 "hessian_f",
                 "explain_f"

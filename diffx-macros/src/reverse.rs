@@ -26,8 +26,6 @@ pub struct Reverse {
     pub ct: Var,
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
-    /// The undo log of each vector written element by element.
-    pub logs: Vec<(Var, Ident)>,
 }
 
 struct Sweep {
@@ -121,7 +119,6 @@ pub fn transform(
         b: sweep.b,
         ct,
         grads,
-        logs,
     })
 }
 
