@@ -84,7 +84,8 @@ fn looped(x: f64, y: f64, n: usize) -> f64 {
     let mut s = 0.0;
     let mut p = x;
     for i in 0..n {
-        s += inner(p, y) * 0.5 + weighted(p, 0.3, i as u32);
+        // `inner`'s cotangent p·s̄ has a tangent of its own: `__diffx_hvp_inner` gets a `ct_dot`.
+        s += inner(p, y) * p + weighted(p, 0.3, i as u32);
         p = g(p) * 0.25 + y;
     }
     s
@@ -107,12 +108,14 @@ fn hessian_through_a_loop_that_calls() {
     }
 }
 
-/// A slice parameter passed on, element by element, to a scalar callee.
+/// A slice parameter passed on, element by element, to a scalar callee whose result is squared
+/// (so the callee's cotangent has a tangent).
 #[autodiff(order = 2)]
 fn sum_of_g(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() - 1 {
-        s += g(x[i] * x[i + 1]);
+        let t = g(x[i] * x[i + 1]);
+        s += t * t;
     }
     s
 }

@@ -223,17 +223,31 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             copy_tangent(b, dot, *dst, t, Span::call_site());
             Some(())
         }
-        Stmt::Accum {
+        // Summing a contribution to an adjoint's shape (`like`) is linear: its tangent is summed
+        // the same way.
+        Stmt::Adjoint {
             dst,
             value,
-            like: None,
+            like: Some(like),
         } => {
+            b.push(s.clone());
+            let t = tangent(dot, value).unwrap_or_else(|| zero(b, value));
+            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
+            b.push(Stmt::Adjoint {
+                dst: d,
+                value: t,
+                like: Some(like.clone()),
+            });
+            dot.insert(*dst, d);
+            Some(())
+        }
+        Stmt::Accum { dst, value, like } => {
             b.push(s.clone());
             if let (Some(dd), Some(dv)) = (tangent(dot, dst), dot.get(value).copied()) {
                 b.push(Stmt::Accum {
                     dst: dd,
                     value: dv,
-                    like: None,
+                    like: like.clone(),
                 });
             }
             Some(())

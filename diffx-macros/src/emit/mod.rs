@@ -271,7 +271,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
                 Some(t) => operand(f, t),
                 None => quote!(::diffx::__private::Zero),
             });
-            let ct_dot = ct_dot.as_ref().map_or(quote!(0.0), |t| operand(f, t));
+            let ct_dot = ct_dot.as_ref().map_or(quote!(0.0), |t| place(f, t));
             let pattern = |vs: &[Option<Var>]| -> Vec<TokenStream> {
                 vs.iter()
                     .map(|g| match g {
