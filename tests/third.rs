@@ -251,3 +251,30 @@ fn third_derivatives_through_slices_and_vector_writes() {
         }
     }
 }
+
+/// `f32`, and `wrt` leaving a parameter constant: its direction is not asked for.
+#[autodiff(order = 3)]
+fn cube32(x: f32) -> f32 {
+    x * x * x - x
+}
+
+#[autodiff(wrt(x), order = 3)]
+fn only_x(x: f64, y: f64) -> f64 {
+    x.powi(4) * y.sin()
+}
+
+#[test]
+fn f32_and_wrt() {
+    // (x³ − x)‴ = 6.
+    assert_eq!(d3_cube32(0.7), 6.0);
+    for (x, y) in [(0.5_f64, 1.2_f64), (-1.5, 0.3)] {
+        // ∂³/∂x³ (x⁴ sin y) = 24x·sin y.
+        let want = 24.0 * x * y.sin();
+        assert!(
+            close(d3_only_x(x, y), want, 1e-13),
+            "{} vs {want}",
+            d3_only_x(x, y)
+        );
+        assert!(close(dhvp_only_x(x, y, 0.5, 2.0), want, 1e-13));
+    }
+}
