@@ -212,27 +212,9 @@ fn third_derivatives_through_a_branch_and_a_while_loop() {
     }
 }
 
-/// A slice, and a local vector written in a loop and an `if` arm: the undo logs of `hvp_`'s
-/// tangents get their own tangents' logs.
-#[autodiff(order = 3)]
-#[allow(clippy::needless_range_loop)]
-fn written(x: &[f64]) -> f64 {
-    let n = x.len();
-    let mut y = vec![0.0; n];
-    for i in 0..n {
-        if x[i] > 0.0 {
-            y[i] = x[i] * x[i] * x[i];
-        } else {
-            y[i] = (2.0 * x[i]).sin();
-        }
-    }
-    let mut s = 0.0;
-    for i in 1..n {
-        y[i] = y[i] * y[i - 1] + x[i];
-        s += y[i] * y[i];
-    }
-    s
-}
+#[path = "common/vector_writes.rs"]
+mod vector_writes;
+use vector_writes::*;
 
 #[test]
 fn third_derivatives_through_slices_and_vector_writes() {

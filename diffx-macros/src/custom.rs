@@ -23,6 +23,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::ItemFn;
 
+use crate::emit::signature::{grad_types, param_list, tangent_inputs};
 use crate::parse::{self, Signature};
 
 struct Rules {
@@ -89,16 +90,6 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     Ok(quote!(#item #(#hidden)* #public #second))
 }
 
-/// `x` for a `&T` parameter, `&x` otherwise: the value a zero tangent is shaped like.
-fn like(p: &parse::Param) -> TokenStream {
-    let n = &p.name;
-    if matches!(p.ty, syn::Type::Reference(_)) {
-        quote!(#n)
-    } else {
-        quote!(&#n)
-    }
-}
-
 fn hidden_jvp(
     item: &ItemFn,
     sig: &Signature,
@@ -107,21 +98,8 @@ fn hidden_jvp(
 ) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
     let name = format_ident!("__diffx_jvp_{}", item.sig.ident);
-    let params = sig.params.iter().map(|p| {
-        let (n, t) = (&p.name, &p.ty);
-        quote!(#n: #t)
-    });
-    let tangents = sig.params.iter().zip(dots).map(|(p, d)| match d {
-        Some(d) => {
-            let (g, o) = (&p.grad, &p.owned);
-            quote!(#d: impl ::diffx::__private::IntoTangent<#g, #o>)
-        }
-        None => quote!(_: impl ::core::marker::Sized),
-    });
-    let converts = sig.params.iter().zip(dots).filter_map(|(p, d)| {
-        let (d, g, l) = (d.as_ref()?, &p.grad, like(p));
-        Some(quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #l);))
-    });
+    let params = param_list(sig);
+    let (tangents, converts) = tangent_inputs(sig, dots);
     let args = sig.params.iter().map(|p| p.name.to_token_stream());
     let tangent_args = dots.iter().flatten();
     // Spanned at the rule, so a rule of the wrong shape is reported there.
@@ -152,18 +130,8 @@ fn hidden_hvp(
 ) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
     let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
-    let params = crate::emit::second::param_list(sig);
-    let tangents = sig.params.iter().zip(dots).map(|(p, d)| match d {
-        Some(d) => {
-            let (g, o) = (&p.grad, &p.owned);
-            quote!(#d: impl ::diffx::__private::IntoTangent<#g, #o>)
-        }
-        None => quote!(_: impl ::core::marker::Sized),
-    });
-    let converts = sig.params.iter().zip(dots).filter_map(|(p, d)| {
-        let (d, g, l) = (d.as_ref()?, &p.grad, like(p));
-        Some(quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #l);))
-    });
+    let params = param_list(sig);
+    let (tangents, converts) = tangent_inputs(sig, dots);
     let id = |s: String| Ident::new(&s, Span::mixed_site());
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
@@ -186,17 +154,7 @@ fn hidden_hvp(
     } else {
         quote!((#(#gtys),*))
     };
-    let tys: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            if p.differentiable {
-                p.grad.to_token_stream()
-            } else {
-                quote!(::diffx::__private::Zero)
-            }
-        })
-        .collect();
+    let tys = grad_types(sig);
     let (ct, ct_dot, value) = (
         id("__ct".into()),
         id("__ct_dot".into()),
@@ -248,13 +206,7 @@ fn hidden_vjp(item: &ItemFn, sig: &Signature, rule: &syn::Path, ct: &Ident) -> T
         quote!(#n: #t)
     });
     let args = sig.params.iter().map(|p| p.name.to_token_stream());
-    let tys = sig.params.iter().map(|p| {
-        if p.differentiable {
-            p.grad.to_token_stream()
-        } else {
-            quote!(::diffx::__private::Zero)
-        }
-    });
+    let tys = grad_types(sig);
     let grads: Vec<Ident> = (0..sig.params.iter().filter(|p| p.differentiable).count())
         .map(|i| Ident::new(&format!("__g{i}"), Span::mixed_site()))
         .collect();

@@ -284,34 +284,41 @@ impl Tapes<'_> {
     }
 }
 
+/// The values `s` and the statements nested in it define (`let`s, the outputs of `if`s) and read
+/// (operands, yields).
+fn defs_and_reads(s: &Stmt, defs: &mut Vec<Var>, reads: &mut Vec<Var>) {
+    s.walk(&mut |s| match s {
+        Stmt::Let { dst, args, .. } => {
+            defs.push(*dst);
+            reads.extend(args.iter().filter_map(Atom::var));
+        }
+        Stmt::If {
+            then_, else_, outs, ..
+        } => {
+            defs.extend(outs.iter().copied());
+            reads.extend(
+                then_
+                    .yields
+                    .iter()
+                    .chain(&else_.yields)
+                    .filter_map(Atom::var),
+            );
+        }
+        Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
+        _ => {}
+    });
+}
+
 /// The values the arms read that are defined outside them.
 fn outer_reads(arms: &[&Branch]) -> Vec<Var> {
-    let (mut defs, mut reads) = (std::collections::HashSet::new(), Vec::new());
+    let (mut defs, mut reads) = (Vec::new(), Vec::new());
     for arm in arms {
         for s in &arm.body {
-            s.walk(&mut |s| match s {
-                Stmt::Let { dst, args, .. } => {
-                    defs.insert(*dst);
-                    reads.extend(args.iter().filter_map(Atom::var));
-                }
-                Stmt::If {
-                    then_, else_, outs, ..
-                } => {
-                    defs.extend(outs.iter().copied());
-                    reads.extend(
-                        then_
-                            .yields
-                            .iter()
-                            .chain(&else_.yields)
-                            .filter_map(Atom::var),
-                    );
-                }
-                Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
-                _ => {}
-            });
+            defs_and_reads(s, &mut defs, &mut reads);
         }
         reads.extend(arm.yields.iter().filter_map(Atom::var));
     }
+    let defs: std::collections::HashSet<Var> = defs.into_iter().collect();
     let mut out: Vec<Var> = reads.into_iter().filter(|v| !defs.contains(v)).collect();
     out.sort();
     out.dedup();
@@ -345,27 +352,10 @@ fn carried(
     };
     for s in &body.body {
         let (mut defs, mut reads) = (Vec::new(), Vec::new());
+        defs_and_reads(s, &mut defs, &mut reads);
+        // A nested loop also redefines its cells, and a write redefines its vector.
         s.walk(&mut |s| match s {
-            Stmt::Let { dst, args, .. } => {
-                defs.push(*dst);
-                reads.extend(args.iter().filter_map(Atom::var));
-            }
-            Stmt::If {
-                then_, else_, outs, ..
-            } => {
-                defs.extend(outs.iter().copied());
-                reads.extend(
-                    then_
-                        .yields
-                        .iter()
-                        .chain(&else_.yields)
-                        .filter_map(Atom::var),
-                );
-            }
-            Stmt::Loop { cells, body, .. } => {
-                defs.extend(cells.iter().copied());
-                reads.extend(body.yields.iter().filter_map(Atom::var));
-            }
+            Stmt::Loop { cells, .. } => defs.extend(cells.iter().copied()),
             Stmt::SetElem { vec, value, .. } => {
                 defs.push(*vec);
                 reads.extend(value.var());

@@ -14,6 +14,7 @@ use crate::liveness;
 
 mod control;
 pub mod second;
+pub(crate) mod signature;
 pub mod third;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
@@ -514,13 +515,7 @@ impl<'a> Generated<'a> {
         );
         let f = &rev.b.func;
         let ct = f.name(rev.ct);
-        let tys = self.sig.params.iter().map(|p| {
-            if p.differentiable {
-                p.grad.to_token_stream()
-            } else {
-                quote!(::diffx::__private::Zero)
-            }
-        });
+        let tys = signature::grad_types(self.sig);
         let grads = self
             .sig
             .params

@@ -3,9 +3,10 @@
 //! direction); `jacobian_g` of a vector-valued `g`.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 use syn::ItemFn;
 
+use super::signature::{grad_types, param_list, tangent_inputs};
 use super::{allow, body, place};
 use crate::forward::Forward;
 use crate::ir::{Atom, Var};
@@ -22,45 +23,15 @@ pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) 
     let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
     let f = &hvp.b.func;
     let params = param_list(sig);
-    let tangents = sig
-        .params
-        .iter()
-        .zip(&hvp.param_dots)
-        .map(|(p, d)| match d {
-            Some(d) => {
-                let (d, g, o) = (f.name(*d), &p.grad, &p.owned);
-                quote!(#d: impl ::diffx::__private::IntoTangent<#g, #o>)
-            }
-            None => quote!(_: impl ::core::marker::Sized),
-        });
-    let converts = sig.params.iter().zip(&hvp.param_dots).filter_map(|(p, d)| {
-        let (d, g) = (f.name((*d)?), &p.grad);
-        let n = &p.name;
-        let like = if matches!(p.ty, syn::Type::Reference(_)) {
-            quote!(#n)
-        } else {
-            quote!(&#n)
-        };
-        Some(quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
-    });
-    let ct = rev.b.func.name(rev.ct);
-    let ct_dot = hvp
+    let dots: Vec<Option<Ident>> = hvp
         .param_dots
-        .last()
-        .copied()
-        .flatten()
-        .map(|d| f.name(d).clone());
-    let tys: Vec<TokenStream> = sig
-        .params
         .iter()
-        .map(|p| {
-            if p.differentiable {
-                p.grad.to_token_stream()
-            } else {
-                quote!(::diffx::__private::Zero)
-            }
-        })
+        .take(sig.params.len())
+        .map(|d| d.map(|d| f.name(d).clone()))
         .collect();
+    let (tangents, converts) = tangent_inputs(sig, &dots);
+    let (ct, ct_dot) = cotangent_names(hvp, rev);
+    let tys = grad_types(sig);
     let entry = |i: usize, v: Option<Var>| match v {
         Some(v) => place(f, &Atom::Var(v)),
         None if sig.params[i].differentiable => quote!(0.0),
@@ -81,6 +52,14 @@ pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) 
             (#value, (#(#grads,)*), (#(#grad_dots,)*))
         }
     }
+}
+
+/// The names of the cotangent and its tangent (the last tangent parameter of `hvp`, the forward
+/// program of `rev`).
+pub(super) fn cotangent_names<'a>(hvp: &'a Forward, rev: &'a Reverse) -> (&'a Ident, &'a Ident) {
+    let ct_dot = hvp.param_dots.last().copied().flatten();
+    let ct_dot = ct_dot.expect("the cotangent is seeded in the program of `hvp_`");
+    (rev.b.func.name(rev.ct), hvp.b.func.name(ct_dot))
 }
 
 /// `hvp_f` and `hessian_f`, over `__diffx_hvp_f` (written by `#[autodiff]`, or around a
@@ -150,17 +129,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
 pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
     let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
-    let tys: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            if p.differentiable {
-                p.grad.to_token_stream()
-            } else {
-                quote!(::diffx::__private::Zero)
-            }
-        })
-        .collect();
+    let tys = grad_types(sig);
     let a = Ident::new("__A", Span::mixed_site());
     let first = Ident::new("__first", Span::mixed_site());
     let trait_ = if custom {
@@ -336,17 +305,6 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         }
     }
-}
-
-/// `x: f64, n: usize`: the parameters as declared.
-pub(crate) fn param_list(sig: &Signature) -> Vec<TokenStream> {
-    sig.params
-        .iter()
-        .map(|p| {
-            let (n, t) = (&p.name, &p.ty);
-            quote!(#n: #t)
-        })
-        .collect()
 }
 
 /// A clone of each argument, for the repeated calls of `hvp_`, `jvp_` and `vjp_`.

@@ -6,7 +6,8 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use super::second::{doc, param_list};
+use super::second::doc;
+use super::signature::{like, param_list};
 use super::{allow, body, place};
 use crate::forward::Forward;
 use crate::ir::{Atom, Kind};
@@ -47,22 +48,11 @@ pub fn functions(
     // As in the hidden functions, each tangent becomes the parameter's gradient type.
     let converts = diff.iter().zip(us.iter().zip(&vs)).flat_map(|(i, (u, v))| {
         let p = &sig.params[*i];
-        let (n, g) = (&p.name, &p.grad);
-        let like = if matches!(p.ty, syn::Type::Reference(_)) {
-            quote!(#n)
-        } else {
-            quote!(&#n)
-        };
+        let (g, like) = (&p.grad, like(p));
         [u, v]
             .map(|d| quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
     });
-    let ct = rev.b.func.name(rev.ct);
-    let ct_dot = hvp
-        .param_dots
-        .last()
-        .copied()
-        .flatten()
-        .map(|d| hvp.b.func.name(d).clone());
+    let (ct, ct_dot) = super::second::cotangent_names(hvp, rev);
     let results: Vec<TokenStream> = diff
         .iter()
         .map(|i| {
