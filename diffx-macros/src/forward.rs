@@ -23,7 +23,6 @@ pub struct Forward {
     /// The tangent of the result (`None`: it does not depend on the inputs).
     pub ret_dot: Option<Atom>,
     /// The tangent of each value that has one.
-    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub dots: HashMap<Var, Var>,
 }
 
