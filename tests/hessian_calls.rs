@@ -190,3 +190,48 @@ fn a_caller_of_a_custom_rule_gets_its_hessian() {
         );
     }
 }
+
+mod helpers {
+    use diffx::autodiff;
+
+    /// A callee in another module, with `order = 2` because it calls itself: xⁿ by recursion.
+    #[autodiff(order = 2)]
+    pub fn pow_rec(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            1.0
+        } else {
+            x * pow_rec(x, n - 1)
+        }
+    }
+}
+
+/// A call through a module path of a recursive callee.
+#[autodiff(order = 2)]
+fn poly_rec(x: f64, y: f64) -> f64 {
+    helpers::pow_rec(x, 4) * y + helpers::pow_rec(y, 3)
+}
+
+#[test]
+fn hessian_through_recursion_and_a_module_path() {
+    for x in [0.7_f64, -1.3] {
+        // (xⁿ)″ = n(n − 1)xⁿ⁻².
+        assert!(close(
+            helpers::hessian_pow_rec(x, 5)[0][0],
+            20.0 * x.powi(3),
+            1e-13
+        ));
+    }
+    for (x, y) in [(0.7_f64, -1.2_f64), (1.5, 0.4)] {
+        // f = x⁴y + y³: ∇²f = [[12x²y, 4x³], [4x³, 6y]].
+        let want = [
+            [12.0 * x * x * y, 4.0 * x.powi(3)],
+            [4.0 * x.powi(3), 6.0 * y],
+        ];
+        let h = hessian_poly_rec(x, y);
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!(close(h[i][j], want[i][j], 1e-12), "{h:?} vs {want:?}");
+            }
+        }
+    }
+}
