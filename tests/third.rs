@@ -260,3 +260,50 @@ fn f32_and_wrt() {
         assert!(close(dhvp_only_x(x, y, 0.5, 2.0), want, 1e-13));
     }
 }
+
+/// Two cells updated together in a loop, each feeding the other.
+#[autodiff(order = 3)]
+fn iterated(x: f64, y: f64, n: u32) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    for _ in 0..n {
+        let t = 0.5 * (a * b).sin() + 0.1 * a;
+        b = 0.9 * b + 0.1 * t;
+        a = t;
+    }
+    a + b
+}
+
+mod random_points {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// At random points and directions: `hvp_` against central differences of `grad_`, `dhvp_`
+        /// against central differences of `hvp_`, and D³f[u, v, w] = D³f[w, u, v].
+        #[test]
+        fn third_order_of_a_loop_with_two_cells(
+            x in -1.5..1.5_f64, y in -1.5..1.5_f64, n in 0..6_u32,
+            u in prop::array::uniform2(-1.0..1.0_f64), v in prop::array::uniform2(-1.0..1.0_f64),
+            w in prop::array::uniform2(-1.0..1.0_f64),
+        ) {
+            let h = hvp_iterated(x, y, n, v[0], v[1]);
+            let fd = |i: usize| derivative(|e| {
+                let g = grad_iterated(x + e * v[0], y + e * v[1], n);
+                [g.0, g.1][i]
+            }, 0.0);
+            prop_assert!(close(h.0, fd(0), 1e-6) && close(h.1, fd(1), 1e-6), "{h:?} vs {} {}", fd(0), fd(1));
+            let d = dhvp_iterated(x, y, n, u[0], u[1], v[0], v[1]);
+            let fd = |i: usize| derivative(|e| {
+                let h = hvp_iterated(x + e * u[0], y + e * u[1], n, v[0], v[1]);
+                [h.0, h.1][i]
+            }, 0.0);
+            prop_assert!(close(d.0, fd(0), 1e-6) && close(d.1, fd(1), 1e-6), "{d:?} vs {} {}", fd(0), fd(1));
+            let form = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| {
+                let d = dhvp_iterated(x, y, n, a[0], a[1], b[0], b[1]);
+                d.0 * c[0] + d.1 * c[1]
+            };
+            prop_assert!(close(form(u, v, w), form(w, u, v), 1e-12));
+        }
+    }
+}
