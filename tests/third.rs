@@ -261,17 +261,21 @@ fn f32_and_wrt() {
     }
 }
 
-/// Two cells updated together in a loop, each feeding the other.
+/// Two cells updated together in a loop, each feeding the other, one of them in alternating arms.
 #[autodiff(order = 3)]
 fn iterated(x: f64, y: f64, n: u32) -> f64 {
     let mut a = x;
     let mut b = y;
-    for _ in 0..n {
+    for k in 0..n {
         let t = 0.5 * (a * b).sin() + 0.1 * a;
-        b = 0.9 * b + 0.1 * t;
+        if k % 2 == 0 {
+            b = 0.9 * b + 0.1 * t * t;
+        } else {
+            b = 0.5 * b.cos() + t;
+        }
         a = t;
     }
-    a + b
+    a * b + b
 }
 
 mod random_points {
@@ -282,7 +286,7 @@ mod random_points {
         /// At random points and directions: `hvp_` against central differences of `grad_`, `dhvp_`
         /// against central differences of `hvp_`, and D³f[u, v, w] = D³f[w, u, v].
         #[test]
-        fn third_order_of_a_loop_with_two_cells(
+        fn third_order_of_a_loop_with_two_cells_and_a_branch(
             x in -1.5..1.5_f64, y in -1.5..1.5_f64, n in 0..6_u32,
             u in prop::array::uniform2(-1.0..1.0_f64), v in prop::array::uniform2(-1.0..1.0_f64),
             w in prop::array::uniform2(-1.0..1.0_f64),
