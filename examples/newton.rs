@@ -1,7 +1,9 @@
 //! Newton's method with derivatives written at compile time: a root of x³ − 2x − 5 (Andrews et
-//! al.'s Newton–Raphson, with `jvp_`), the minimum of 2-D Rosenbrock from (−1.2, 1) with `grad_`
-//! and `hessian_`, and the extended Rosenbrock with n = 100 by Newton–CG: conjugate gradients on
-//! H·p = −∇f with Hessian-vector products from `hvp_`, never forming H.
+//! al.'s Newton–Raphson, with `jvp_`), the same root by Halley's method as the minimum of
+//! x⁴/4 − x² − 5x (with its first, second and third derivatives: `grad_`, `hvp_`, `d3_`), the
+//! minimum of 2-D Rosenbrock from (−1.2, 1) with `grad_` and `hessian_`, and the extended
+//! Rosenbrock with n = 100 by Newton–CG: conjugate gradients on H·p = −∇f with Hessian-vector
+//! products from `hvp_`, never forming H.
 //!
 //! ```text
 //! cargo run --release --example newton
@@ -31,6 +33,30 @@ fn root(mut x: f64) -> f64 {
             break;
         }
         x -= fx / dfx;
+    }
+    x
+}
+
+/// g(x) = x⁴/4 − x² − 5x, whose derivative is x³ − 2x − 5: its minimum is the cubic's root.
+/// `order = 3` adds `d3_quartic`, g‴.
+#[autodiff(order = 3)]
+fn quartic(x: f64) -> f64 {
+    0.25 * x * x * x * x - x * x - 5.0 * x
+}
+
+/// Halley's method on g′(x) = 0: x ← x − 2g′g″ / (2g″² − g′g‴), cubically convergent, with g′ by
+/// reverse mode, g″ by forward over reverse and g‴ by forward over forward over reverse.
+fn halley(mut x: f64) -> f64 {
+    println!(
+        "Halley's method for the minimum of x⁴/4 − x² − 5x (where x³ − 2x − 5 = 0) from x = {x}"
+    );
+    for k in 0..20 {
+        let (d1, d2, d3) = (grad_quartic(x), hvp_quartic(x, 1.0), d3_quartic(x));
+        println!("  {k:>2}: x = {x:.15}  g′(x) = {d1:+.3e}  g‴(x) = {d3:.6}");
+        if d1.abs() < 1e-14 {
+            break;
+        }
+        x -= 2.0 * d1 * d2 / (2.0 * d2 * d2 - d1 * d3);
     }
     x
 }
@@ -143,6 +169,8 @@ pub fn newton_cg(x: &mut [f64], verbose: bool) -> usize {
 fn main() {
     let r = root(2.0);
     println!("root {r:.15}\n");
+    let h = halley(2.0);
+    println!("root {h:.15}\n");
     let m = minimize([-1.2, 1.0]);
     println!("minimum at ({:.12}, {:.12})\n", m[0], m[1]);
     let mut x: Vec<f64> = (0..100)

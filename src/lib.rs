@@ -40,6 +40,26 @@
 //! reassignment, `if`/`else`, `match`, `for`/`while`/`loop` with `break`/`continue`, early `return`,
 //! calls of other `#[autodiff]` functions and recursion; the README lists the details.
 //!
+//! ## Higher order
+//! Where the body allows it (`f64`/`f32` parameters and their slices, a scalar result, no calls or
+//! tensors), `#[autodiff]` also writes `hvp_f(x, y, n, tx, ty)`, the Hessian times a direction
+//! shaped like the gradient (forward mode over the reverse program), and `hessian_f(x, y, n)`.
+//! `#[autodiff(order = 2)]` asks for them through calls of other functions too (each callee needs
+//! second order of its own: `#[autodiff]`, or `#[custom_derivative]` with an `hvp` rule) and makes
+//! whatever is in the way a compile error; `#[autodiff(order = 3)]` adds `dhvp_f(x, y, n, ux, uy,
+//! vx, vy)`, the third derivative D³f[u, v, ·] shaped like the gradient (forward mode once more,
+//! over `hvp_f`), and for a function of one scalar `d3_f(x, n)`; `order = 1` writes first order
+//! only.
+//! ```
+//! # use diffx::autodiff;
+//! #[autodiff(order = 3)]
+//! fn quartic(x: f64) -> f64 {
+//!     x * x * x * x
+//! }
+//! assert_eq!(hvp_quartic(2.0, 1.0), 48.0); // (x⁴)″ = 12x²
+//! assert_eq!(d3_quartic(2.0), 48.0); // (x⁴)‴ = 24x
+//! ```
+//!
 //! ## Seeing inside
 //! `explain_f` (with the `explain` feature, on by default) records the function as it runs: every
 //! intermediate value (a row per executed iteration of a loop) with its tangent and adjoint, the

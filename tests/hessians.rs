@@ -224,26 +224,9 @@ fn hessian_over_a_scalar_and_a_slice_is_flattened_in_parameter_order() {
     }
 }
 
-/// A local vector written in loops and `if` arms, elements overwritten after they were read.
-#[autodiff]
-#[allow(clippy::needless_range_loop)]
-fn written(x: &[f64]) -> f64 {
-    let n = x.len();
-    let mut y = vec![0.0; n];
-    for i in 0..n {
-        if x[i] > 0.0 {
-            y[i] = x[i] * x[i] * x[i];
-        } else {
-            y[i] = (2.0 * x[i]).sin();
-        }
-    }
-    let mut s = 0.0;
-    for i in 1..n {
-        y[i] = y[i] * y[i - 1] + x[i];
-        s += y[i] * y[i];
-    }
-    s
-}
+#[path = "common/vector_writes.rs"]
+mod vector_writes;
+use vector_writes::*;
 
 #[test]
 #[allow(clippy::needless_range_loop)]

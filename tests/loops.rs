@@ -331,3 +331,36 @@ fn a_cell_read_only_inside_the_loop_carries_its_adjoint() {
         assert!((jvp_series(x, 1.0).1 - exact).abs() < 1e-12, "jvp at {x}");
     }
 }
+
+/// A cell whose final value is never used, feeding the result through another cell in later
+/// iterations: its adjoint must still be carried back from iteration to iteration.
+#[autodiff]
+fn sines_of_a_geometric_sequence(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    let mut p = x;
+    for _ in 0..3 {
+        s += p.sin();
+        p *= y;
+    }
+    s
+}
+
+#[test]
+fn an_unused_cell_carries_its_adjoint_through_the_loop() {
+    for (x, y) in [(0.4_f64, 0.2_f64), (1.3, -0.7), (-2.0, 1.1)] {
+        // f = sin x + sin xy + sin xy²: ∂f/∂x = cos x + y cos xy + y² cos xy²,
+        // ∂f/∂y = x cos xy + 2xy cos xy².
+        let analytic = [
+            x.cos() + y * (x * y).cos() + y * y * (x * y * y).cos(),
+            x * (x * y).cos() + 2.0 * x * y * (x * y * y).cos(),
+        ];
+        check_binary(
+            [x, y],
+            analytic,
+            sines_of_a_geometric_sequence,
+            grad_sines_of_a_geometric_sequence,
+            jvp_sines_of_a_geometric_sequence,
+            vjp_sines_of_a_geometric_sequence,
+        );
+    }
+}

@@ -25,6 +25,9 @@ pub struct Builder {
     /// Forward mode over an adjoint program (`hvp_`): every value gets a tangent, zero where
     /// nothing flows yet, since adjoints are accumulated into later.
     pub dense: bool,
+    /// Over reverse mode: the undo log of each vector's tangent, by the vector's own log (a fresh
+    /// name, so a third-order pass over `hvp_` gives the logs of `hvp_` their own).
+    pub tangent_logs: Vec<(Ident, Ident)>,
 }
 
 impl Builder {
@@ -37,6 +40,7 @@ impl Builder {
             float,
             call_kind: Kind::Other,
             dense: false,
+            tangent_logs: Vec::new(),
         }
     }
 

@@ -2,15 +2,15 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::ItemFn;
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Kind, Var};
+use crate::ir::{Atom, Kind, Op, Stmt, Var};
 use crate::lower::Lowerer;
-use crate::parse::{self, Signature};
+use crate::parse::{self, Order, Signature};
 use crate::{desugar, emit, forward, reverse, tape, tokens};
 
 /// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
@@ -44,37 +44,48 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
     let mut rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
-    // Forward over reverse differentiates the adjoint program as the sweep wrote it: its tapes
-    // are trimmed after it has added its tangents.
-    let hvp = if second_order_supported(&primal, &sig) {
-        let mut over = rev.b.clone();
-        over.dense = true;
-        let seeded: Vec<Option<Var>> = params.iter().copied().chain([Some(rev.ct)]).collect();
-        let mut hvp = forward::transform(&over, &seeded)?;
-        let float = &sig.float;
-        for (_, log) in &rev.logs {
-            let log = forward::tangent_log(log);
-            hvp.b.func.body.insert(
-                    0,
-                    crate::ir::Stmt::Verbatim {
-                        binds: Vec::new(),
-                        tokens: quote!(let mut #log: ::std::vec::Vec<(usize, #float)> = ::std::vec::Vec::new();),
-                    },
-                );
-        }
-        tape::trim(&mut hvp.b.func);
-        Some(hvp)
-    } else {
-        None
+    let order = order(&primal, &sig, &item, args.order)?;
+    // Forward over reverse differentiates the adjoint program as the sweep wrote it, and a third
+    // pass the `hvp_` program as the second wrote it: tapes are trimmed after the last pass.
+    let mut hvp = match order {
+        2.. => Some(over(
+            &rev.b,
+            &params
+                .iter()
+                .copied()
+                .chain([Some(rev.ct)])
+                .collect::<Vec<_>>(),
+        )?),
+        _ => None,
     };
+    let mut third = match &hvp {
+        Some(hvp) if order == 3 => Some(third_program(hvp, &params, &sig)?),
+        _ => None,
+    };
+    for program in hvp.iter_mut().chain(third.iter_mut()) {
+        tape::trim(&mut program.b.func);
+    }
     tape::trim(&mut rev.b.func);
     let mut out = emit::functions(&item, &sig, &fwd, &rev);
     if sig.ret_kind == Kind::Slice {
         let jacobian = emit::second::jacobian(&item, &sig);
         out = quote!(#out #jacobian);
     }
-    if let Some(hvp) = &hvp {
-        let extra = emit::second::functions(&item, &sig, hvp, &rev);
+    let second = match &hvp {
+        Some(hvp) => {
+            let dots: Vec<Option<Ident>> = hvp.param_dots[..sig.params.len()]
+                .iter()
+                .map(|d| d.map(|d| hvp.b.func.name(d).clone()))
+                .collect();
+            let hidden = emit::second::hidden_hvp(&item, &sig, hvp, &rev);
+            let public = emit::second::public(&item, &sig, &dots);
+            quote!(#hidden #public)
+        }
+        None => emit::second::no_hvp(&item, &sig, false),
+    };
+    out = quote!(#out #second);
+    if let (Some(third), Some(hvp)) = (&third, &hvp) {
+        let extra = emit::third::functions(&item, &sig, third, hvp, &rev);
         out = quote!(#out #extra);
     }
     #[cfg(feature = "explain")]
@@ -97,27 +108,110 @@ fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
-/// Whether `hvp_`/`hessian_` are written: scalar or slice parameters, a scalar result, and no
-/// calls (a callee would need a forward-over-reverse function of its own) or verbatim expressions.
-fn second_order_supported(primal: &Builder, sig: &Signature) -> bool {
-    let scalar = sig.ret_kind == Kind::Scalar
-        && sig
-            .params
-            .iter()
-            .all(|p| !p.differentiable || matches!(p.kind, Kind::Scalar | Kind::Slice));
-    let mut simple = true;
+/// Forward mode over `program`, an adjoint program (or its forward program), with every value
+/// carrying a tangent; `seeded` gets tangent parameters. Declares the tangents' undo logs.
+fn over(program: &Builder, seeded: &[Option<Var>]) -> syn::Result<forward::Forward> {
+    let mut dense = program.clone();
+    dense.dense = true;
+    let mut out = forward::transform(&dense, seeded)?;
+    let float = out.b.float.clone();
+    for (_, log) in out.b.tangent_logs.clone() {
+        out.b.func.body.insert(
+            0,
+            Stmt::Verbatim {
+                binds: Vec::new(),
+                tokens: quote!(let mut #log: ::std::vec::Vec<(usize, #float)> = ::std::vec::Vec::new();),
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The program of `dhvp_`: forward mode over `hvp`'s, along a new direction `u` of the parameters
+/// (`hvp`'s own direction `v` and the cotangent stay as they are). The directions are renamed
+/// `u_x`, `v_x` for the signature.
+fn third_program(
+    hvp: &forward::Forward,
+    params: &[Option<Var>],
+    sig: &Signature,
+) -> syn::Result<forward::Forward> {
+    let mut third = over(&hvp.b, params)?;
+    for (i, p) in sig.params.iter().enumerate() {
+        if let (Some(u), Some(v)) = (third.param_dots[i], hvp.param_dots[i]) {
+            third.b.rename(u, &format!("u_{}", p.name));
+            third.b.rename(v, &format!("v_{}", p.name));
+        }
+    }
+    Ok(third)
+}
+
+/// The highest order of derivative functions to write: `order = n` if asked (an error at the
+/// first thing in the way otherwise); without it, 2 where the body allows it without calls
+/// (whose callees might have no second order), else 1.
+fn order(
+    primal: &Builder,
+    sig: &Signature,
+    item: &ItemFn,
+    asked: Option<Order>,
+) -> syn::Result<u8> {
+    match asked {
+        None => Ok(if obstacle(primal, sig, item, 2, false).is_none() {
+            2
+        } else {
+            1
+        }),
+        Some(Order { n: 1, .. }) => Ok(1),
+        Some(Order { n, .. }) => match obstacle(primal, sig, item, n, n == 2) {
+            Some(e) => Err(e),
+            None => Ok(n),
+        },
+    }
+}
+
+/// What keeps derivatives of order `n` from being written, as an error at it: a result or
+/// parameter that is not a scalar (or slice), an operation on tensors, or a call (unless
+/// `calls`).
+fn obstacle(
+    primal: &Builder,
+    sig: &Signature,
+    item: &ItemFn,
+    n: u8,
+    calls: bool,
+) -> Option<syn::Error> {
+    let what = if n == 3 {
+        "`dhvp_`"
+    } else {
+        "`hvp_` and `hessian_`"
+    };
+    if sig.ret_kind != Kind::Scalar {
+        return Some(syn::Error::new_spanned(
+            &item.sig.output,
+            format!("`order = {n}` needs a scalar result: {what} are for functions returning `f64` or `f32` (for a vector result, use `jacobian_`)"),
+        ));
+    }
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| p.differentiable && !matches!(p.kind, Kind::Scalar | Kind::Slice))
+    {
+        return Some(syn::Error::new_spanned(
+            &p.ty,
+            format!("`order = {n}`: {what} take `f64`/`f32` parameters and their slices, `Vec`s and arrays, not tensors or parameter structs yet; leave this one out with `wrt(…)`"),
+        ));
+    }
+    let mut found = None;
     for s in &primal.func.body {
-        s.walk(&mut |s| {
-            if let crate::ir::Stmt::Let {
-                op: crate::ir::Op::Call(_) | crate::ir::Op::Expr(_),
-                ..
-            } = s
-            {
-                simple = false;
+        s.walk(&mut |s| match s {
+            Stmt::Let { op: Op::Expr(_), span, .. } if found.is_none() => {
+                found = Some(syn::Error::new(*span, format!("`order = {n}`: {what} do not go through tensor operations yet")));
             }
+            Stmt::Let { op: Op::Call(_), span, .. } if found.is_none() && !calls => {
+                found = Some(syn::Error::new(*span, format!("`order = {n}` does not go through calls of other functions yet: use `order = 2` for `hvp_` and `hessian_` through calls, or write the callee's body here")));
+            }
+            _ => {}
         });
     }
-    scalar && simple
+    found
 }
 
 /// The body as a Wengert list, and the value of each differentiable parameter.

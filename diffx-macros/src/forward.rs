@@ -23,7 +23,6 @@ pub struct Forward {
     /// The tangent of the result (`None`: it does not depend on the inputs).
     pub ret_dot: Option<Atom>,
     /// The tangent of each value that has one.
-    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub dots: HashMap<Var, Var>,
 }
 
@@ -31,6 +30,7 @@ pub struct Forward {
 pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forward> {
     let mut b = primal.clone();
     b.func.body.clear();
+    b.tangent_logs.clear();
     let mut dot: HashMap<Var, Var> = HashMap::new();
     let param_dots: Vec<Option<Var>> = params
         .iter()
@@ -179,9 +179,14 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
 }
 
 /// The undo log of a vector's tangent, beside the vector's own `log` (pushed and popped with it,
-/// so the marks of `log` serve both).
-pub fn tangent_log(log: &Ident) -> Ident {
-    quote::format_ident!("{}_dot", log)
+/// so the marks of `log` serve both); `expand` declares each one `b.tangent_logs` lists.
+fn tangent_log(b: &mut Builder, log: &Ident) -> Ident {
+    if let Some((_, t)) = b.tangent_logs.iter().find(|(l, _)| l == log) {
+        return t.clone();
+    }
+    let t = b.fresh_name(&format!("{log}_dot"));
+    b.tangent_logs.push((log.clone(), t.clone()));
+    t
 }
 
 /// A new tangent `v_dot` of `v`, holding a copy of `value`, recorded as `v`'s tangent.
@@ -217,17 +222,31 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             copy_tangent(b, dot, *dst, t, Span::call_site());
             Some(())
         }
-        Stmt::Accum {
+        // Summing a contribution to an adjoint's shape (`like`) is linear: its tangent is summed
+        // the same way.
+        Stmt::Adjoint {
             dst,
             value,
-            like: None,
+            like: Some(like),
         } => {
+            b.push(s.clone());
+            let t = tangent(dot, value).unwrap_or_else(|| zero(b, value));
+            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
+            b.push(Stmt::Adjoint {
+                dst: d,
+                value: t,
+                like: Some(like.clone()),
+            });
+            dot.insert(*dst, d);
+            Some(())
+        }
+        Stmt::Accum { dst, value, like } => {
             b.push(s.clone());
             if let (Some(dd), Some(dv)) = (tangent(dot, dst), dot.get(value).copied()) {
                 b.push(Stmt::Accum {
                     dst: dd,
                     value: dv,
-                    like: None,
+                    like: like.clone(),
                 });
             }
             Some(())
@@ -259,15 +278,17 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
         } => {
             // The forward loop pushed a tangent cell after the cells for each cell that carries
             // derivatives: pop it under its name too.
-            let tangents: Vec<TokenStream> = cells
+            // They are cells of the new loop, so a pass over this program pops their tangents too.
+            let tangents: Vec<Var> = cells
                 .iter()
                 .filter(|(_, a)| *a)
-                .filter_map(|(c, _)| dot.get(c))
-                .map(|d| b.func.name(*d).to_token_stream())
+                .filter_map(|(c, _)| dot.get(c).copied())
                 .collect();
             let mut all: Vec<TokenStream> = names[..cells.len()].to_vec();
-            all.extend(tangents);
+            all.extend(tangents.iter().map(|d| b.func.name(*d).to_token_stream()));
             all.extend(names[cells.len()..].iter().cloned());
+            let mut all_cells = cells.clone();
+            all_cells.extend(tangents.iter().map(|d| (*d, true)));
             let mut local = dot.clone();
             let outer = std::mem::take(&mut b.func.body);
             let result = body.iter().try_for_each(|s| stmt(b, &mut local, s));
@@ -277,12 +298,52 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
                 tape: tape.clone(),
                 names: all,
                 body: inner,
-                cells: cells.clone(),
+                cells: all_cells,
             });
+            Some(())
+        }
+        Stmt::CallVjp {
+            path,
+            args,
+            ct,
+            grads,
+        } => {
+            call_hvp(b, dot, path, args, *ct, grads);
             Some(())
         }
         _ => None,
     }
+}
+
+/// A callee's pullback, differentiated: its gradients and their tangents from its
+/// forward-over-reverse function `__diffx_hvp_`.
+fn call_hvp(
+    b: &mut Builder,
+    dot: &mut HashMap<Var, Var>,
+    path: &syn::Path,
+    args: &[Atom],
+    ct: Var,
+    grads: &[Option<Var>],
+) {
+    let grad_dots: Vec<Option<Var>> = grads
+        .iter()
+        .map(|g| {
+            g.map(|g| {
+                let d = b.fresh(&format!("{}_dot", b.func.name(g)), b.func.kind(g));
+                dot.insert(g, d);
+                d
+            })
+        })
+        .collect();
+    b.push(Stmt::CallHvp {
+        path: path.clone(),
+        args: args.to_vec(),
+        tangents: args.iter().map(|a| tangent(dot, a)).collect(),
+        ct,
+        ct_dot: tangent(dot, &Atom::Var(ct)),
+        grads: grads.to_vec(),
+        grad_dots,
+    });
 }
 
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
@@ -308,11 +369,12 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         b.push(s.clone());
         if let Some(d) = dot.get(vec).copied() {
             let value = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            let log = log.as_ref().map(|l| tangent_log(b, l));
             b.push(Stmt::SetElem {
                 vec: d,
                 index: index.clone(),
                 value,
-                log: log.as_ref().map(tangent_log),
+                log,
             });
         }
         return Ok(());
@@ -321,9 +383,10 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     if let Stmt::Undo { vec, log, mark } = s {
         b.push(s.clone());
         if let Some(d) = dot.get(vec).copied() {
+            let log = tangent_log(b, log);
             b.push(Stmt::Undo {
                 vec: d,
-                log: tangent_log(log),
+                log,
                 mark: mark.clone(),
             });
         }

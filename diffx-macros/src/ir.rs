@@ -211,6 +211,18 @@ pub enum Stmt {
         ct: Var,
         grads: Vec<Option<Var>>,
     },
+    /// Forward mode over a [`Stmt::CallVjp`] (`hvp_` of a caller): `grads` and their tangents
+    /// `grad_dots`, from the callee's forward-over-reverse function, along the arguments'
+    /// `tangents` and the cotangent's tangent `ct_dot`.
+    CallHvp {
+        path: syn::Path,
+        args: Vec<Atom>,
+        tangents: Vec<Option<Atom>>,
+        ct: Var,
+        ct_dot: Option<Atom>,
+        grads: Vec<Option<Var>>,
+        grad_dots: Vec<Option<Var>>,
+    },
 }
 
 /// A loop's tape in reverse mode: the stack each iteration pushes its entry state on.
@@ -324,6 +336,13 @@ impl Func {
             .join(", ")
     }
 
+    fn opt_atoms(&self, args: &[Option<Atom>]) -> String {
+        args.iter()
+            .map(|t| t.as_ref().map_or("_".to_string(), |t| self.atom(t)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn opt_names(&self, vs: &[Option<Var>]) -> String {
         let name = |v: &Option<Var>| v.map_or("_".to_string(), |v| self.name(v).to_string());
         vs.iter().map(name).collect::<Vec<_>>().join(", ")
@@ -404,11 +423,7 @@ impl Func {
                 self.name(*dst_dot),
                 Op::Call(path.clone()).name(),
                 self.atoms(args),
-                tangents
-                    .iter()
-                    .map(|t| t.as_ref().map_or("_".to_string(), |t| self.atom(t)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.opt_atoms(tangents)
             ),
             Stmt::CallVjp {
                 path,
@@ -422,6 +437,25 @@ impl Func {
                 Op::Call(path.clone()).name(),
                 self.atoms(args),
                 self.name(*ct)
+            ),
+            Stmt::CallHvp {
+                path,
+                args,
+                tangents,
+                ct,
+                ct_dot,
+                grads,
+                grad_dots,
+            } => writeln!(
+                f,
+                "({}; {}) = hvp[{}]({}; {}; {}, {})",
+                self.opt_names(grads),
+                self.opt_names(grad_dots),
+                Op::Call(path.clone()).name(),
+                self.atoms(args),
+                self.opt_atoms(tangents),
+                self.name(*ct),
+                ct_dot.as_ref().map_or("_".to_string(), |t| self.atom(t))
             ),
         }
     }

@@ -30,8 +30,10 @@ mod tests;
 use proc_macro::TokenStream;
 
 /// Writes the derivative functions of a numeric function: `grad_f`, `value_and_grad_f`, `vjp_f`
-/// (reverse mode) and `jvp_f` (forward mode); with the `explain` feature also `explain_f`, its
-/// evaluation trace at a point. See the `diffx` crate for the full contract.
+/// (reverse mode) and `jvp_f` (forward mode); `hvp_f` and `hessian_f` where the body allows them
+/// (with `order = 2` also through calls), `dhvp_f` and `d3_f` with `order = 3`; with the `explain`
+/// feature also `explain_f`, its evaluation trace at a point. See the `diffx` crate for the full
+/// contract.
 #[proc_macro_attribute]
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::autodiff(attr.into(), item.into()).into()
@@ -47,8 +49,9 @@ pub fn derive_params(input: TokenStream) -> TokenStream {
 
 /// Gives a function a hand-written derivative, used instead of differentiating its body, by both
 /// modes and by every `#[autodiff]` function that calls it:
-/// `#[custom_derivative(jvp = f_jvp, vjp = f_vjp)]`. See the `diffx` crate for the rules'
-/// signatures.
+/// `#[custom_derivative(jvp = f_jvp, vjp = f_vjp)]`, with an optional second-order rule
+/// `hvp = f_hvp` for `hvp_f`, `hessian_f` and callers with `#[autodiff(order = 2)]`. See the
+/// `diffx` crate for the rules' signatures.
 #[proc_macro_attribute]
 pub fn custom_derivative(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: proc_macro2::TokenStream = item.into();

@@ -133,5 +133,23 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.push(*ct);
             r
         }
+        Stmt::CallHvp {
+            args,
+            tangents,
+            ct,
+            ct_dot,
+            ..
+        } => {
+            let mut r = atoms(args);
+            r.extend(
+                tangents
+                    .iter()
+                    .chain([ct_dot])
+                    .flatten()
+                    .filter_map(Atom::var),
+            );
+            r.push(*ct);
+            r
+        }
     }
 }

@@ -7,10 +7,20 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::ir::Kind;
 
-/// `#[autodiff(wrt(x, y))]`.
+/// `#[autodiff(wrt(x, y), order = 3)]`.
 #[derive(Default)]
 pub struct Args {
     pub wrt: Option<Vec<Ident>>,
+    /// `order = n`: the highest order of derivative functions asked for, which must then be
+    /// written (an error says why not otherwise). Without it, first order always and second
+    /// order where the body allows it without calls.
+    pub order: Option<Order>,
+}
+
+/// An `order = n` argument: 1, 2 or 3.
+#[derive(Clone, Copy)]
+pub struct Order {
+    pub n: u8,
 }
 
 pub fn args(attr: TokenStream) -> syn::Result<Args> {
@@ -23,10 +33,22 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
                 content.parse_terminated(<Ident as syn::parse::Parse>::parse, syn::Token![,])?;
             args.wrt = Some(names.into_iter().collect());
             Ok(())
+        } else if meta.path.is_ident("order") {
+            let lit: syn::LitInt = meta.value()?.parse()?;
+            match lit.base10_parse::<u8>() {
+                Ok(n @ 1..=3) => {
+                    args.order = Some(Order { n });
+                    Ok(())
+                }
+                _ => Err(syn::Error::new(
+                    lit.span(),
+                    "`order` is 1, 2 or 3: the highest derivative to write (`order = 2` adds `hvp_`/`hessian_` also through calls, `order = 3` adds `dhvp_`)",
+                )),
+            }
         } else {
             let name = meta.path.to_token_stream().to_string().replace(' ', "");
             Err(meta.error(format!(
-                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate"
+                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate and `order = 2` or `order = 3` for higher derivatives"
             )))
         }
     });

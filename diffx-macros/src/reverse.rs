@@ -26,8 +26,6 @@ pub struct Reverse {
     pub ct: Var,
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
-    /// The undo log of each vector written element by element.
-    pub logs: Vec<(Var, Ident)>,
 }
 
 struct Sweep {
@@ -121,7 +119,6 @@ pub fn transform(
         b: sweep.b,
         ct,
         grads,
-        logs,
     })
 }
 
@@ -287,38 +284,121 @@ impl Tapes<'_> {
     }
 }
 
+/// The values `s` and the statements nested in it define (`let`s, the outputs of `if`s) and read
+/// (operands, yields).
+fn defs_and_reads(s: &Stmt, defs: &mut Vec<Var>, reads: &mut Vec<Var>) {
+    s.walk(&mut |s| match s {
+        Stmt::Let { dst, args, .. } => {
+            defs.push(*dst);
+            reads.extend(args.iter().filter_map(Atom::var));
+        }
+        Stmt::If {
+            then_, else_, outs, ..
+        } => {
+            defs.extend(outs.iter().copied());
+            reads.extend(
+                then_
+                    .yields
+                    .iter()
+                    .chain(&else_.yields)
+                    .filter_map(Atom::var),
+            );
+        }
+        Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
+        _ => {}
+    });
+}
+
 /// The values the arms read that are defined outside them.
 fn outer_reads(arms: &[&Branch]) -> Vec<Var> {
-    let (mut defs, mut reads) = (std::collections::HashSet::new(), Vec::new());
+    let (mut defs, mut reads) = (Vec::new(), Vec::new());
     for arm in arms {
         for s in &arm.body {
-            s.walk(&mut |s| match s {
-                Stmt::Let { dst, args, .. } => {
-                    defs.insert(*dst);
-                    reads.extend(args.iter().filter_map(Atom::var));
-                }
-                Stmt::If {
-                    then_, else_, outs, ..
-                } => {
-                    defs.extend(outs.iter().copied());
-                    reads.extend(
-                        then_
-                            .yields
-                            .iter()
-                            .chain(&else_.yields)
-                            .filter_map(Atom::var),
-                    );
-                }
-                Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
-                _ => {}
-            });
+            defs_and_reads(s, &mut defs, &mut reads);
         }
         reads.extend(arm.yields.iter().filter_map(Atom::var));
     }
+    let defs: std::collections::HashSet<Var> = defs.into_iter().collect();
     let mut out: Vec<Var> = reads.into_iter().filter(|v| !defs.contains(v)).collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// Which of a loop's `cells` carry adjoints backwards: the active ones `reached` after the loop or
+/// written into a vector that is, and, until nothing changes, each active cell that the next value
+/// of a carried cell depends on within one iteration.
+fn carried(
+    body: &Branch,
+    cells: &[Var],
+    active: &[bool],
+    reached: &dyn Fn(Var) -> bool,
+) -> Vec<bool> {
+    // The cells each value of the body depends on (a value defined by an `if` or a nested loop
+    // depends on everything read inside it).
+    let mut deps: HashMap<Var, Vec<usize>> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (*c, vec![i]))
+        .collect();
+    let union = |deps: &HashMap<Var, Vec<usize>>, reads: &[Var]| -> Vec<usize> {
+        let mut out: Vec<usize> = reads
+            .iter()
+            .flat_map(|v| deps.get(v).cloned().unwrap_or_default())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
+    let mut written = Vec::new();
+    for s in &body.body {
+        let (mut defs, mut reads) = (Vec::new(), Vec::new());
+        defs_and_reads(s, &mut defs, &mut reads);
+        // A nested loop also redefines its cells, and a write redefines its vector.
+        s.walk(&mut |s| match s {
+            Stmt::Loop { cells, .. } => defs.extend(cells.iter().copied()),
+            Stmt::SetElem { vec, value, .. } => {
+                defs.push(*vec);
+                reads.extend(value.var());
+                written.push(*vec);
+            }
+            _ => {}
+        });
+        let d = union(&deps, &reads);
+        for v in defs {
+            deps.entry(v).or_default().extend(d.iter().copied());
+        }
+    }
+    // A cell written into a vector the result reads (`out[i] = s`) reaches it that way.
+    let into_vectors = union(
+        &deps,
+        &written
+            .into_iter()
+            .filter(|v| reached(*v))
+            .collect::<Vec<_>>(),
+    );
+    let mut carried: Vec<bool> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| active[i] && (reached(*c) || into_vectors.contains(&i)))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..cells.len() {
+            if !carried[i] {
+                continue;
+            }
+            let next: Vec<Var> = body.yields[i].var().into_iter().collect();
+            for j in union(&deps, &next) {
+                if active[j] && !carried[j] {
+                    carried[j] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    carried
 }
 
 impl Sweep {
@@ -415,35 +495,13 @@ impl Sweep {
         else {
             return Ok(());
         };
-        let live: Vec<(usize, Var)> = cells
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(i, _)| active[*i])
-            .collect();
         // A loop reaches the result through its cells or through the vectors it writes.
-        if !live.iter().any(|(_, c)| self.adj.contains_key(c)) && logs.is_empty() {
+        let reached = cells
+            .iter()
+            .enumerate()
+            .any(|(i, c)| active[i] && self.adj.contains_key(c));
+        if !reached && logs.is_empty() {
             return Ok(());
-        }
-        // The cells' adjoints are reset in every backward iteration: give each its own variable
-        // (the adjoint may be another value's, or the `ct` argument). Every cell that carries
-        // derivatives gets one, zero if nothing after the loop reads it: inside the loop it may
-        // still reach the result, through another cell or a vector it is written into.
-        for (_, c) in &live {
-            let bar = self.b.fresh(
-                &format!("{}_bar", self.b.func.name(*c)),
-                self.b.func.kind(*c),
-            );
-            let value = match self.adj.get(c) {
-                Some(&a) => Atom::Var(a),
-                None => crate::forward::zero(&self.b, &Atom::Var(*c)),
-            };
-            self.b.push(Stmt::Adjoint {
-                dst: bar,
-                value,
-                like: None,
-            });
-            self.adj.insert(*c, bar);
         }
         let active_cells: Vec<Var> = cells
             .iter()
@@ -452,6 +510,34 @@ impl Sweep {
             .filter(|(i, _)| active[*i])
             .map(|(_, c)| c)
             .collect();
+        // A cell's adjoint is carried from one backward iteration to the one before if the result
+        // reaches the cell after the loop, or through another such cell in a later iteration, even
+        // if its own final value is not used: `p` in `for … { s += p.sin(); p = p * y; }`.
+        let carried = carried(body, cells, active, &|c| self.adj.contains_key(&c));
+        let live: Vec<(usize, Var)> = cells
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(i, _)| carried[*i])
+            .collect();
+        // The cells' adjoints are reset in every backward iteration: give each its own variable
+        // (the adjoint may be another value's, or the `ct` argument).
+        for (_, c) in &live {
+            let bar = self.b.fresh(
+                &format!("{}_bar", self.b.func.name(*c)),
+                self.b.func.kind(*c),
+            );
+            let value = self.adj.get(c).map_or_else(
+                || crate::forward::zero(&self.b, &Atom::Var(*c)),
+                |a| Atom::Var(*a),
+            );
+            self.b.push(Stmt::Adjoint {
+                dst: bar,
+                value,
+                like: None,
+            });
+            self.adj.insert(*c, bar);
+        }
         self.outer_adjoints(&[body], &active_cells);
         let saved = self.adj.clone();
         let outer = std::mem::take(&mut self.b.func.body);
@@ -606,11 +692,7 @@ impl Sweep {
                 }
             }
             Op::Rule(rule) => {
-                let mut contributions = self.contributions(rule, *dst, g, args, *span)?;
-                // Accumulating into an existing adjoint borrows the contribution; a new adjoint
-                // can take it over (`b̄ += z̄; ā = z̄` moves z̄ where `ā = z̄; b̄ += z̄` copies it).
-                contributions.sort_by_key(|(a, _)| self.starts_adjoint(a));
-                for (a, c) in contributions {
+                for (a, c) in self.contributions(rule, *dst, g, args, *span)? {
                     self.accumulate(&a, c, *span, mark);
                 }
             }
@@ -662,11 +744,6 @@ impl Sweep {
             }
         }
         Ok(out)
-    }
-
-    /// Whether a contribution to `a` would create its adjoint rather than add to one.
-    fn starts_adjoint(&self, a: &Atom) -> bool {
-        matches!(a, Atom::Var(v) if !self.adj.contains_key(v))
     }
 
     /// `ā += c`; the first contribution creates `ā` (values from `mark` on are this step's own).

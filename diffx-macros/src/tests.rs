@@ -290,3 +290,64 @@ fn a_square_gives_one_contribution() {
     ));
     assert_eq!(rev.matches("x_bar").count(), 1, "{rev}");
 }
+
+/// The item `#[autodiff(attr)]` writes for `item`, as text.
+fn expanded(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+    expand::expand(attr, item).unwrap().to_string()
+}
+
+#[test]
+fn a_caller_gets_second_order_through_its_callees_only_when_it_asks() {
+    let item = quote!(
+        fn f(x: f64, y: f64) -> f64 {
+            g(x * y) + x
+        }
+    );
+    // Without `order = 2`, no `hvp_f`: `g` may have no second order (a hand-written rule).
+    let plain = expanded(quote!(), item.clone());
+    assert!(!plain.contains("fn hvp_f"), "{plain}");
+    assert!(plain.contains("fn __diffx_hvp_f < __A : :: diffx :: __private :: SecondOrder >"));
+    let asked = expanded(quote!(order = 2), item);
+    assert!(asked.contains("fn hvp_f"), "{asked}");
+    // The callee's pullback, differentiated: its gradient and that gradient's tangent.
+    assert!(
+        asked.contains("let (_ , (t1_bar ,) , (t1_bar_dot ,)) = __diffx_hvp_g ({ let __arg = t1 ; __arg } , t1_dot , t2_bar , t2_bar_dot) ;"),
+        "{asked}"
+    );
+}
+
+#[test]
+fn order_three_adds_dhvp_and_d3_for_one_variable() {
+    let one = expanded(
+        quote!(order = 3),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x * x * x * x
+            }
+        ),
+    );
+    assert!(
+        one.contains("fn dhvp_f (x : f64 , u_x : f64 , v_x : f64) -> f64"),
+        "{one}"
+    );
+    assert!(one.contains("fn d3_f (x : f64) -> f64"), "{one}");
+    let two = expanded(
+        quote!(order = 3),
+        quote!(
+            fn f(x: f64, y: f64) -> f64 {
+                x * y
+            }
+        ),
+    );
+    assert!(two.contains("fn dhvp_f (x : f64 , y : f64 , u_x : f64 , u_y : f64 , v_x : f64 , v_y : f64) -> (f64 , f64)"), "{two}");
+    assert!(!two.contains("fn d3_f"), "{two}");
+    assert!(!expanded(
+        quote!(),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x * x * x
+            }
+        )
+    )
+    .contains("dhvp_f"));
+}

@@ -35,6 +35,65 @@ pub trait ScalarResult: sealed::Never {
     fn never(self) -> !;
 }
 
+/// The bound of the `__diffx_hvp_g` that `#[autodiff]` writes for a `g` without second-order
+/// derivatives: a caller's `hvp_` fails to compile with this message, at the call.
+#[diagnostic::on_unimplemented(
+    message = "this `#[autodiff]` function has no second-order derivatives, so a caller's `hvp_` cannot go through it",
+    label = "called here from a function with `#[autodiff(order = 2)]`",
+    note = "a callee that calls other functions itself needs `#[autodiff(order = 2)]` too; functions of tensors and vector-valued functions have no second order yet"
+)]
+pub trait SecondOrder: sealed::Never {
+    fn never(self) -> !;
+}
+
+/// The bound of the `__diffx_hvp_g` that `#[custom_derivative]` writes for a `g` without an
+/// `hvp` rule: a caller's `hvp_` fails to compile with this message, at the call.
+#[diagnostic::on_unimplemented(
+    message = "this `#[custom_derivative]` function has no second-order rule, so a caller's `hvp_` cannot go through it",
+    label = "called here from a function with `#[autodiff(order = 2)]`",
+    note = "add `hvp = g_hvp` to its `#[custom_derivative(…)]`: `fn g_hvp(args…, tangents…)`, the Hessian times the tangents, shaped like the gradient"
+)]
+pub trait HvpRule: sealed::Never {
+    fn never(self) -> !;
+}
+
+/// `a·x + b·y` for a gradient `x`, `y` of a scalar, slice, `Vec` or array parameter: the
+/// `__diffx_hvp_` of a hand-written rule scales its gradient and Hessian-vector product by the
+/// cotangent and its tangent.
+pub trait Combine<F> {
+    fn combine(a: F, x: &Self, b: F, y: &Self) -> Self;
+}
+
+/// `a·x + b·y`, for generated code.
+#[inline]
+pub fn combine<F, G: Combine<F>>(a: F, x: &G, b: F, y: &G) -> G {
+    G::combine(a, x, b, y)
+}
+
+macro_rules! combine_support {
+    ($($t:ty),*) => {$(
+        impl Combine<$t> for $t {
+            #[inline(always)]
+            fn combine(a: $t, x: &$t, b: $t, y: &$t) -> $t {
+                a * x + b * y
+            }
+        }
+        impl Combine<$t> for Vec<$t> {
+            #[inline]
+            fn combine(a: $t, x: &Vec<$t>, b: $t, y: &Vec<$t>) -> Vec<$t> {
+                x.iter().zip(y).map(|(x, y)| a * x + b * y).collect()
+            }
+        }
+        impl<const N: usize> Combine<$t> for [$t; N] {
+            #[inline]
+            fn combine(a: $t, x: &[$t; N], b: $t, y: &[$t; N]) -> [$t; N] {
+                ::core::array::from_fn(|i| a * x[i] + b * y[i])
+            }
+        }
+    )*};
+}
+combine_support!(f32, f64);
+
 mod sealed {
     /// Implemented by nothing, so `ScalarResult` stays unimplemented.
     pub trait Never {}

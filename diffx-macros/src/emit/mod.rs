@@ -14,6 +14,8 @@ use crate::liveness;
 
 mod control;
 pub mod second;
+pub(crate) mod signature;
+pub mod third;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
@@ -253,6 +255,41 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             });
             quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct);)
         }
+        Stmt::CallHvp {
+            path,
+            args,
+            tangents,
+            ct,
+            ct_dot,
+            grads,
+            grad_dots,
+        } => {
+            let path = derived_path(path, "hvp");
+            let (mut a, ct) = (atoms(f, args), f.name(*ct));
+            // Spanned at the user's call, where a callee without second order is reported.
+            if let (Some(first), Some(seg)) = (a.first_mut(), path.segments.last()) {
+                let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));
+                *first = quote::quote_spanned!(seg.ident.span() => { let #a = #first; #a });
+            }
+            let t = tangents.iter().map(|t| match t {
+                Some(t) => operand(f, t),
+                None => quote!(::diffx::__private::Zero),
+            });
+            let ct_dot = ct_dot.as_ref().map_or(quote!(0.0), |t| place(f, t));
+            let pattern = |vs: &[Option<Var>]| -> Vec<TokenStream> {
+                vs.iter()
+                    .map(|g| match g {
+                        Some(v) => {
+                            let (mt, name) = (m(v), f.name(*v));
+                            quote!(#mt #name)
+                        }
+                        None => quote!(_),
+                    })
+                    .collect()
+            };
+            let (g, d) = (pattern(grads), pattern(grad_dots));
+            quote!(let (_, (#(#g,)*), (#(#d,)*)) = #path(#(#a,)* #(#t,)* #ct, #ct_dot);)
+        }
     }
 }
 
@@ -481,13 +518,7 @@ impl<'a> Generated<'a> {
         );
         let f = &rev.b.func;
         let ct = f.name(rev.ct);
-        let tys = self.sig.params.iter().map(|p| {
-            if p.differentiable {
-                p.grad.to_token_stream()
-            } else {
-                quote!(::diffx::__private::Zero)
-            }
-        });
+        let tys = signature::grad_types(self.sig);
         let grads = self
             .sig
             .params

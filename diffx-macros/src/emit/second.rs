@@ -1,55 +1,106 @@
-//! Second order: `hvp_f` (a Hessian-vector product by forward mode over the reverse program) and
-//! `hessian_f` (one `hvp_f` per input direction).
+//! Second order: `hvp_f` (a Hessian-vector product by forward mode over the reverse program, through
+//! the hidden `__diffx_hvp_f` that callers' `hvp_` use too) and `hessian_f` (one `hvp_f` per input
+//! direction); `jacobian_g` of a vector-valued `g`.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
+use super::signature::{grad_types, param_list, tangent_inputs};
 use super::{allow, body, place};
 use crate::forward::Forward;
-use crate::ir::Atom;
+use crate::ir::{Atom, Var};
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 
-/// `hvp_f` and `hessian_f`, from `hvp`: the forward program of the reverse program `rev`, whose
-/// last tangent parameter is the seed's.
-pub fn functions(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -> TokenStream {
-    let (vis, name, float) = (&item.vis, &item.sig.ident, &sig.float);
+/// `__diffx_hvp_f`, from `hvp`, the forward program of the reverse program `rev` (its last
+/// tangent parameter is the cotangent's): the value, `ct` times the gradient, and that product's
+/// tangent along the parameters' tangents and `ct_dot` — the interface a caller's `hvp_` calls,
+/// as `__diffx_vjp_` is for `grad_`. One tangent per parameter (constants' are ignored), as in
+/// `__diffx_jvp_`.
+pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -> TokenStream {
+    let (vis, float, ret_ty) = (&item.vis, &sig.float, &sig.ret);
+    let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
     let f = &hvp.b.func;
-    let (hvp_name, hessian_name) = (
+    let params = param_list(sig);
+    let dots: Vec<Option<Ident>> = hvp
+        .param_dots
+        .iter()
+        .take(sig.params.len())
+        .map(|d| d.map(|d| f.name(d).clone()))
+        .collect();
+    let (tangents, converts) = tangent_inputs(sig, &dots);
+    let (ct, ct_dot) = cotangent_names(hvp, rev);
+    let tys = grad_types(sig);
+    let entry = |i: usize, v: Option<Var>| match v {
+        Some(v) => place(f, &Atom::Var(v)),
+        None if sig.params[i].differentiable => quote!(0.0),
+        None => quote!(::diffx::__private::Zero),
+    };
+    let grads = (0..sig.params.len()).map(|i| entry(i, rev.grads[i]));
+    let grad_dots = (0..sig.params.len())
+        .map(|i| entry(i, rev.grads[i].and_then(|g| hvp.dots.get(&g).copied())));
+    let (code, allow) = (body(f), allow());
+    let value = hvp.b.func.ret.as_ref().map_or(quote!(0.0), |r| place(f, r));
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #name(#(#params,)* #(#tangents,)* #ct: #ret_ty, #ct_dot: #float) -> (#ret_ty, (#(#tys,)*), (#(#tys,)*)) {
+            #(#converts)*
+            #code
+            (#value, (#(#grads,)*), (#(#grad_dots,)*))
+        }
+    }
+}
+
+/// The names of the cotangent and its tangent (the last tangent parameter of `hvp`, the forward
+/// program of `rev`).
+pub(super) fn cotangent_names<'a>(hvp: &'a Forward, rev: &'a Reverse) -> (&'a Ident, &'a Ident) {
+    let ct_dot = hvp.param_dots.last().copied().flatten();
+    let ct_dot = ct_dot.expect("the cotangent is seeded in the program of `hvp_`");
+    (rev.b.func.name(rev.ct), hvp.b.func.name(ct_dot))
+}
+
+/// `hvp_f` and `hessian_f`, over `__diffx_hvp_f` (written by `#[autodiff]`, or around a
+/// hand-written rule by `#[custom_derivative]`); `dots` names each differentiable parameter's
+/// tangent.
+pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenStream {
+    let (vis, name) = (&item.vis, &item.sig.ident);
+    let (hvp_name, hessian_name, hidden) = (
         format_ident!("hvp_{}", name),
         format_ident!("hessian_{}", name),
+        format_ident!("__diffx_hvp_{}", name),
     );
     let params = param_list(sig);
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
         .collect();
-    let dot_names: Vec<&Ident> = diff
-        .iter()
-        .filter_map(|i| hvp.param_dots[*i].map(|d| f.name(d)))
-        .collect();
-    let tangent_params = diff.iter().zip(&dot_names).map(|(i, d)| {
-        let t = &sig.params[*i].ty;
-        quote!(#d: #t)
+    let tangent_params = sig.params.iter().zip(dots).filter_map(|(p, d)| {
+        let (d, t) = (d.as_ref()?, &p.ty);
+        Some(quote!(#d: #t))
     });
-    let ct = rev.b.func.name(rev.ct);
-    let ct_dot = hvp
-        .param_dots
-        .last()
-        .copied()
-        .flatten()
-        .map(|d| f.name(d).clone());
-    let results: Vec<TokenStream> = diff
-        .iter()
-        .map(|i| match rev.grads[*i].and_then(|g| hvp.dots.get(&g)) {
-            Some(d) => place(f, &Atom::Var(*d)),
-            None => quote!(0.0),
-        })
+    let tangent_args = dots.iter().map(|d| {
+        d.as_ref()
+            .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
+    });
+    let args = sig.params.iter().map(|p| &p.name);
+    let id = |s: &str| Ident::new(s, Span::mixed_site());
+    let names: Vec<Ident> = (0..sig.params.len())
+        .map(|i| id(&format!("__h{i}")))
         .collect();
-    let result = if results.len() == 1 {
-        quote!(#(#results)*)
+    let pattern = names.iter().zip(&sig.params).map(|(n, p)| {
+        if p.differentiable {
+            quote!(#n)
+        } else {
+            quote!(_)
+        }
+    });
+    let kept: Vec<&Ident> = diff.iter().map(|i| &names[*i]).collect();
+    let result = if kept.len() == 1 {
+        quote!(#(#kept)*)
     } else {
-        quote!((#(#results),*))
+        quote!((#(#kept),*))
     };
     let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
     let gty = if grads.len() == 1 {
@@ -57,23 +108,43 @@ pub fn functions(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -
     } else {
         quote!((#(#grads),*))
     };
-    let (code, allow) = (body(f), allow());
     let hvp_doc = doc(format!(
         "The Hessian of [`{name}`] times the direction given as tangents (as in `jvp_{name}`), shaped like its gradient: forward mode over the reverse program, a small constant times one gradient."
     ));
     let hvp_fn = quote! {
         #hvp_doc
         #[inline]
-        #allow
+        #[allow(dead_code, clippy::too_many_arguments)]
         #vis fn #hvp_name(#(#params,)* #(#tangent_params),*) -> #gty {
-            let #ct: #float = 1.0;
-            let #ct_dot: #float = 0.0;
-            #code
+            let (_, _, (#(#pattern,)*)) = #hidden(#(#args,)* #(#tangent_args,)* 1.0, 0.0);
             #result
         }
     };
     let hessian = hessian(sig, &hvp_name, &hessian_name, &diff, vis, name);
     quote!(#hvp_fn #hessian)
+}
+
+/// For a function without second-order derivatives, a `__diffx_hvp_f` whose call (from a caller's
+/// `hvp_`) is a compile error at the call that says what to add.
+pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
+    let (vis, ret) = (&item.vis, &sig.ret);
+    let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
+    let tys = grad_types(sig);
+    let a = Ident::new("__A", Span::mixed_site());
+    let first = Ident::new("__first", Span::mixed_site());
+    let trait_ = if custom {
+        quote!(::diffx::__private::HvpRule)
+    } else {
+        quote!(::diffx::__private::SecondOrder)
+    };
+    let rest = (1..2 * sig.params.len() + 2).map(|_| quote!(_: impl ::core::marker::Sized));
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, clippy::too_many_arguments)]
+        #vis fn #name<#a: #trait_>(#first: #a, #(#rest),*) -> (#ret, (#(#tys,)*), (#(#tys,)*)) {
+            #trait_::never(#first)
+        }
+    }
 }
 
 /// `hessian_f`: row k is the Hessian-vector product along the k-th unit vector of all scalar
@@ -160,7 +231,7 @@ fn hessian(
     }
 }
 
-fn doc(text: String) -> TokenStream {
+pub(super) fn doc(text: String) -> TokenStream {
     let text = format!(" {text}\n\n Written by `#[autodiff]`.");
     quote!(#[doc = #text])
 }
@@ -234,17 +305,6 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         }
     }
-}
-
-/// `x: f64, n: usize`: the parameters as declared.
-fn param_list(sig: &Signature) -> Vec<TokenStream> {
-    sig.params
-        .iter()
-        .map(|p| {
-            let (n, t) = (&p.name, &p.ty);
-            quote!(#n: #t)
-        })
-        .collect()
 }
 
 /// A clone of each argument, for the repeated calls of `hvp_`, `jvp_` and `vjp_`.

@@ -139,6 +139,7 @@ fn the_other_functions_are_unchanged() {
             "vjp_f",
             "grad_f",
             "value_and_grad_f",
+            "__diffx_hvp_f",
             "hvp_f",
             "hessian_f",
             "explain_f"

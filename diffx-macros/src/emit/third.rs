@@ -1,0 +1,107 @@
+//! Third order, with `#[autodiff(order = 3)]`: `dhvp_f`, the third-derivative tensor contracted
+//! with two directions (forward mode once more, over the program of `hvp_f`), and `d3_f`, the
+//! third derivative of a function of one scalar.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use syn::ItemFn;
+
+use super::second::doc;
+use super::signature::{like, param_list};
+use super::{allow, body, place};
+use crate::forward::Forward;
+use crate::ir::{Atom, Kind};
+use crate::parse::Signature;
+use crate::reverse::Reverse;
+
+/// `dhvp_f` (and `d3_f` for one scalar parameter) from `third`, the forward program of `hvp`,
+/// itself the forward program of the reverse program `rev`.
+pub fn functions(
+    item: &ItemFn,
+    sig: &Signature,
+    third: &Forward,
+    hvp: &Forward,
+    rev: &Reverse,
+) -> TokenStream {
+    let (vis, name, float) = (&item.vis, &item.sig.ident, &sig.float);
+    let f = &third.b.func;
+    let diff: Vec<usize> = (0..sig.params.len())
+        .filter(|i| sig.params[*i].differentiable)
+        .collect();
+    // Direction u is the tangent of this pass, v the tangent of `hvp_`'s.
+    let dirs = |dots: &[Option<crate::ir::Var>]| -> Vec<Ident> {
+        diff.iter()
+            .filter_map(|i| dots[*i].map(|d| f.name(d).clone()))
+            .collect()
+    };
+    let (us, vs) = (dirs(&third.param_dots), dirs(&hvp.param_dots));
+    let typed = |names: &[Ident]| -> Vec<TokenStream> {
+        diff.iter()
+            .zip(names)
+            .map(|(i, d)| {
+                let t = &sig.params[*i].ty;
+                quote!(#d: #t)
+            })
+            .collect()
+    };
+    let (u_params, v_params) = (typed(&us), typed(&vs));
+    // As in the hidden functions, each tangent becomes the parameter's gradient type.
+    let converts = diff.iter().zip(us.iter().zip(&vs)).flat_map(|(i, (u, v))| {
+        let p = &sig.params[*i];
+        let (g, like) = (&p.grad, like(p));
+        [u, v]
+            .map(|d| quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
+    });
+    let (ct, ct_dot) = super::second::cotangent_names(hvp, rev);
+    let results: Vec<TokenStream> = diff
+        .iter()
+        .map(|i| {
+            let d = rev.grads[*i]
+                .and_then(|g| hvp.dots.get(&g))
+                .and_then(|h| third.dots.get(h));
+            d.map_or(quote!(0.0), |d| place(f, &Atom::Var(*d)))
+        })
+        .collect();
+    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
+    let (result, gty) = if diff.len() == 1 {
+        (quote!(#(#results)*), quote!(#(#grads)*))
+    } else {
+        (quote!((#(#results),*)), quote!((#(#grads),*)))
+    };
+    let params = param_list(sig);
+    let dhvp = format_ident!("dhvp_{}", name);
+    let (code, allow) = (body(f), allow());
+    let dhvp_doc = doc(format!(
+        "The third derivative of [`{name}`] contracted with the directions `u` and `v`, D³{name}[u, v, ·], shaped like its gradient: the derivative of `hvp_{name}` (along `v`) along `u`, by forward mode over its forward-over-reverse program. Symmetric in `u` and `v`; each direction is given as tangents, as in `jvp_{name}`."
+    ));
+    let dhvp_fn = quote! {
+        #dhvp_doc
+        #[inline]
+        #allow
+        #vis fn #dhvp(#(#params,)* #(#u_params,)* #(#v_params),*) -> #gty {
+            #(#converts)*
+            let #ct: #float = 1.0;
+            let #ct_dot: #float = 0.0;
+            #code
+            #result
+        }
+    };
+    let one_scalar = diff.len() == 1 && sig.params[diff[0]].kind == Kind::Scalar;
+    if !one_scalar {
+        return dhvp_fn;
+    }
+    let d3 = format_ident!("d3_{}", name);
+    let args = sig.params.iter().map(|p| &p.name);
+    let d3_doc = doc(format!(
+        "The third derivative of [`{name}`], a function of one scalar: `dhvp_{name}` along 1 and 1."
+    ));
+    quote! {
+        #dhvp_fn
+        #d3_doc
+        #[inline]
+        #[allow(dead_code, clippy::too_many_arguments)]
+        #vis fn #d3(#(#params),*) -> #float {
+            #dhvp(#(#args,)* 1.0, 1.0)
+        }
+    }
+}
