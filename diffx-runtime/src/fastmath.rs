@@ -11,9 +11,9 @@
 //! `f64` keeps the standard library's functions, so `f64` results reproduce other frameworks to
 //! about `1e-15`.
 //!
-//! The slice kernels ([`exp_in_place`], …) also compile AVX2 and AVX-512 copies of their loop and
-//! pick the widest the CPU has at run time: 8 or 16 lanes instead of SSE2's 4. Both copies run the same
-//! operations in the same order (no FMA contraction), so results are bit-identical on every x86-64.
+//! The slice kernels ([`exp_in_place`], …) run through [`vectorized`], which compiles AVX2 and
+//! AVX-512 copies of their loop and picks the widest the CPU has at run time: 8 or 16 lanes instead
+//! of SSE2's 4, with bit-identical results.
 
 use core::any::Any;
 
@@ -117,31 +117,42 @@ fn map_in_place<F: Float>(
 
 #[inline(always)]
 fn map_f32(v: &mut [f32], f: impl Fn(f32) -> f32 + Copy) {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX-512F, the only requirement of `map_avx512`.
-        return unsafe { map_avx512(v, f) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, the only requirement of `map_avx2`.
-        return unsafe { map_avx2(v, f) };
-    }
-    v.iter_mut().for_each(|x| *x = f(*x));
+    vectorized(|| v.iter_mut().for_each(|x| *x = f(*x)));
 }
 
-/// The same loop as [`map_f32`], compiled for AVX2 (`f` is inlined into it).
+/// Runs `body` compiled for the widest vector extension the CPU has (AVX-512, AVX2, or the
+/// baseline's SSE2), chosen at run time: `body` is inlined into a copy of [`with_avx512`] or
+/// [`with_avx2`], so the loops in it vectorize with 16 or 8 lanes instead of 4. The tensor kernels
+/// run their elementwise loops through it. Every copy runs the same operations in the same order
+/// (Rust never contracts `a * b + c` into an FMA), so results are bit-identical on every x86-64.
+#[inline(always)]
+pub(crate) fn vectorized<R>(body: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, the only requirement of `with_avx512`.
+            return unsafe { with_avx512(body) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, the only requirement of `with_avx2`.
+            return unsafe { with_avx2(body) };
+        }
+    }
+    body()
+}
+
+/// `body`, compiled with AVX2 enabled.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn map_avx2(v: &mut [f32], f: impl Fn(f32) -> f32 + Copy) {
-    v.iter_mut().for_each(|x| *x = f(*x));
+unsafe fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
+    body()
 }
 
-/// The same loop compiled for AVX-512: 16 lanes.
+/// `body`, compiled with AVX-512F enabled.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn map_avx512(v: &mut [f32], f: impl Fn(f32) -> f32 + Copy) {
-    v.iter_mut().for_each(|x| *x = f(*x));
+unsafe fn with_avx512<R>(body: impl FnOnce() -> R) -> R {
+    body()
 }
 
 #[cfg(test)]

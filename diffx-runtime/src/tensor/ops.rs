@@ -7,6 +7,7 @@
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use super::{element_count, ok, ShapeError, Tensor};
+use crate::fastmath::vectorized;
 use crate::Float;
 
 /// The shape two operands broadcast to (NumPy's rules).
@@ -102,7 +103,8 @@ pub(crate) fn zip_into<F: Float>(
         return;
     }
     let s = small.data();
-    match layout(small.shape(), out) {
+    let layout = layout(small.shape(), out);
+    vectorized(|| match layout {
         Layout::Same => full.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y)),
         Layout::Scalar => full.iter_mut().for_each(|x| *x = f(*x, s[0])),
         Layout::Row => {
@@ -125,7 +127,7 @@ pub(crate) fn zip_into<F: Float>(
             }
         }
         Layout::General => strided_zip(full, small, out, f),
-    }
+    });
 }
 
 /// The general case of [`zip_into`]: walk the output row by row, with broadcast strides for `small`.
@@ -166,12 +168,13 @@ pub(crate) fn for_each_row(
 impl<F: Float> Tensor<F> {
     /// `f` applied to every element.
     pub fn map(&self, f: impl Fn(F) -> F) -> Tensor<F> {
-        self.with_data(self.data().iter().map(|&x| f(x)).collect())
+        self.with_data(vectorized(|| self.data().iter().map(|&x| f(x)).collect()))
     }
 
     /// `f` applied to every element, in place.
     pub fn map_inplace(&mut self, f: impl Fn(F) -> F) {
-        self.data_mut().iter_mut().for_each(|x| *x = f(*x));
+        let data = self.data_mut();
+        vectorized(|| data.iter_mut().for_each(|x| *x = f(*x)));
     }
 
     /// `f(a, b)` for each pair of elements of the broadcast of `self` and `other`.
@@ -227,12 +230,8 @@ impl<F: Float> Tensor<F> {
     ) -> Result<Tensor<F>, ShapeError> {
         if self.shape() == other.shape() {
             // The common case, in one pass.
-            let data = self
-                .data()
-                .iter()
-                .zip(other.data())
-                .map(|(&a, &b)| f(a, b))
-                .collect();
+            let (a, b) = (self.data(), other.data());
+            let data = vectorized(|| a.iter().zip(b).map(|(&a, &b)| f(a, b)).collect());
             return Ok(self.with_data(data));
         }
         let out = broadcast_shape(op, self.shape(), other.shape())?;

@@ -102,7 +102,7 @@ impl<F: Float> Tensor<F> {
         match layout(shape, self.shape()) {
             Layout::Same => out.copy_from_slice(x),
             Layout::Scalar => out[0] = x.iter().fold(F::ZERO, |s, &v| s + v),
-            Layout::Row => sum_rows_into(out, x),
+            Layout::Row => crate::fastmath::vectorized(|| sum_rows_into(out, x)),
             Layout::Column => {
                 let cols = x.len() / out.len();
                 for (o, row) in out.iter_mut().zip(x.chunks_exact(cols)) {
