@@ -173,6 +173,7 @@ fn writes_inside_if_arms() {
 /// Running sums of squares written into a vector; the running sum itself is not read after the
 /// loop. out[i] = Σ_{j ≤ i} x_j², so Σ_i w_i·out[i] has ∂/∂x_j = 2x_j·Σ_{i ≥ j} w_i.
 #[autodiff]
+#[allow(clippy::needless_range_loop)] // index writes are what this tests
 fn weighted_prefix_sums(x: &[f64]) -> f64 {
     let mut out = vec![0.0; x.len()];
     let mut s = 0.0;
