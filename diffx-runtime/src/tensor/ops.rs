@@ -130,6 +130,40 @@ pub(crate) fn zip_into<F: Float>(
     });
 }
 
+/// `f(full, small)` over the broadcast of `full` (which has the output shape) and `small`, into a
+/// new buffer: [`zip_into`] without first copying `full` (one pass instead of two).
+fn zip_new<F: Float>(
+    full: &[F],
+    small: &Tensor<F>,
+    out: &[usize],
+    f: impl Fn(F, F) -> F,
+) -> Vec<F> {
+    let s = small.data();
+    let layout = layout(small.shape(), out);
+    if full.is_empty() || !matches!(layout, Layout::Row | Layout::Scalar) {
+        let mut data = full.to_vec();
+        zip_into(&mut data, small, out, f);
+        return data;
+    }
+    vectorized(|| {
+        let mut data = Vec::with_capacity(full.len());
+        if let Layout::Scalar = layout {
+            data.extend(full.iter().map(|&x| f(x, s[0])));
+            return data;
+        }
+        let mut buf = [F::ZERO; TILE];
+        let tile = row_tile(s, &mut buf);
+        let mut blocks = full.chunks_exact(tile.len());
+        for block in &mut blocks {
+            data.extend(block.iter().zip(tile).map(|(&x, &y)| f(x, y)));
+        }
+        for row in blocks.remainder().chunks_exact(s.len()) {
+            data.extend(row.iter().zip(s).map(|(&x, &y)| f(x, y)));
+        }
+        data
+    })
+}
+
 /// The general case of [`zip_into`]: walk the output row by row, with broadcast strides for `small`.
 fn strided_zip<F: Float>(full: &mut [F], small: &Tensor<F>, out: &[usize], f: impl Fn(F, F) -> F) {
     let strides = broadcast_strides(small.shape(), out);
@@ -236,12 +270,10 @@ impl<F: Float> Tensor<F> {
         }
         let out = broadcast_shape(op, self.shape(), other.shape())?;
         if self.shape() == out.as_slice() {
-            let mut data = self.data().to_vec();
-            zip_into(&mut data, other, &out, f);
+            let data = zip_new(self.data(), other, &out, f);
             Ok(Tensor::from_parts(data, &out))
         } else if other.shape() == out.as_slice() {
-            let mut data = other.data().to_vec();
-            zip_into(&mut data, self, &out, |y, x| f(x, y));
+            let data = zip_new(other.data(), self, &out, |y, x| f(x, y));
             Ok(Tensor::from_parts(data, &out))
         } else {
             // Both operands broadcast (e.g. [r, 1] with [1, c]): expand one, then zip the other.

@@ -489,11 +489,12 @@ fn row_broadcasts_and_their_sums_over_many_rows() {
     {
         let x = Tensor::<f64>::randn(&[rows, cols], 10 + i as u64);
         let bias = Tensor::<f64>::randn(&[cols], 20 + i as u64);
-        let sum = &x + &bias;
+        let (sum, difference) = (&x + &bias, &bias - &x);
         let mut column_sums = vec![0.0; cols];
         for r in 0..rows {
             for (c, total) in column_sums.iter_mut().enumerate() {
                 assert_eq!(sum.at(r, c), x.at(r, c) + bias.data()[c]);
+                assert_eq!(difference.at(r, c), bias.data()[c] - x.at(r, c));
                 *total += x.at(r, c);
             }
         }
