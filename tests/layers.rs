@@ -107,3 +107,31 @@ fn a_loop_by_reference_over_the_field() {
     let norm2: f64 = grad.to_flat_vec().iter().map(|g| g * g).sum();
     assert!((d - norm2).abs() < 1e-12 * norm2.max(1.0), "{d} vs {norm2}");
 }
+
+/// `explain_` traces the loop: a row per layer for each value, every parameter's adjoint equal to
+/// `grad_`'s and the output's tangent to `jvp_`'s.
+#[test]
+#[cfg(feature = "explain")]
+fn the_layer_loop_is_explained() {
+    let model: Mlp<f64> = Mlp::new(&[3, 4, 3], Activation::Tanh, 5);
+    let (x, labels) = batch(4, 3);
+    let direction = Mlp::from_flat(&model, &T::randn(&[model.num_params()], 6).into_vec());
+    let trace = explain_deep_loss(&model, &x, &labels, &direction);
+    let grad = grad_deep_loss(&model, &x, &labels);
+    for (i, layer) in grad.layers.iter().enumerate() {
+        for (field, g) in [("w", &layer.w), ("b", &layer.b)] {
+            let name = format!("model.layers[{i}].{field}");
+            let row = trace
+                .tensors(&name)
+                .unwrap_or_else(|| panic!("no row {name}"));
+            for (a, b) in row.adjoint.data().iter().zip(g.data()) {
+                assert!((a - b).abs() < 1e-12, "{name}: {a} vs {b}");
+            }
+        }
+    }
+    // One matmul row per executed iteration.
+    assert_eq!(trace.rows_named("t6").count(), model.layers.len());
+    let (_, d) = jvp_deep_loss(&model, &x, &labels, &direction);
+    let t = trace.output_row().expect("an output row").tangent;
+    assert!((t - d).abs() < 1e-12 * d.abs().max(1.0), "{t} vs {d}");
+}
