@@ -692,7 +692,11 @@ impl Sweep {
                 }
             }
             Op::Rule(rule) => {
-                for (a, c) in self.contributions(rule, *dst, g, args, *span)? {
+                let mut contributions = self.contributions(rule, *dst, g, args, *span)?;
+                // Accumulating into an existing adjoint borrows the contribution; a new adjoint
+                // can take it over (`b̄ += z̄; ā = z̄` moves z̄ where `ā = z̄; b̄ += z̄` copies it).
+                contributions.sort_by_key(|(a, _)| self.starts_adjoint(a));
+                for (a, c) in contributions {
                     self.accumulate(&a, c, *span, mark);
                 }
             }
@@ -744,6 +748,11 @@ impl Sweep {
             }
         }
         Ok(out)
+    }
+
+    /// Whether a contribution to `a` would create its adjoint rather than add to one.
+    fn starts_adjoint(&self, a: &Atom) -> bool {
+        matches!(a, Atom::Var(v) if !self.adj.contains_key(v))
     }
 
     /// `ā += c`; the first contribution creates `ā` (values from `mark` on are this step's own).
