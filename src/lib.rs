@@ -38,7 +38,8 @@
 //! [`Tensor`]s and parameter structs deriving [`Params`](trait@crate::Params) (all of them, or those named in
 //! `#[autodiff(wrt(x, y))]`); every other parameter is a constant. Bodies may use `let`,
 //! reassignment, `if`/`else`, `match`, `for`/`while`/`loop` with `break`/`continue`, early `return`,
-//! calls of other `#[autodiff]` functions and recursion; the README lists the details.
+//! loops over a model's layers (`for layer in &model.layers`), calls of other `#[autodiff]`
+//! functions and recursion; the README lists the details.
 //!
 //! ## Higher order
 //! Where the body allows it (`f64`/`f32` parameters and their slices, a scalar result, no calls or
