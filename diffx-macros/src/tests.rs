@@ -351,3 +351,21 @@ fn order_three_adds_dhvp_and_d3_for_one_variable() {
     )
     .contains("dhvp_f"));
 }
+
+#[test]
+fn a_cotangent_is_handed_over_not_copied() {
+    // `logits = t4 + b`: the bias's adjoint borrows `logits_bar` first, then `t4_bar` takes it.
+    let item = quote! {
+        fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
+            let t4 = h.matmul(&model.w);
+            let logits = &t4 + &model.b;
+            logits.cross_entropy(labels)
+        }
+    };
+    let out = expand::expand(quote!(wrt(model)), item)
+        .unwrap()
+        .to_string();
+    let code: String = out.split_whitespace().collect();
+    assert!(code.contains("fit(logits_bar,&t4)"), "{out}");
+    assert!(!code.contains("fit(&logits_bar,&t4)"), "{out}");
+}
