@@ -449,6 +449,11 @@ fn loss_shape_errors() {
         .unwrap_err()
         .to_string()
         .starts_with("cross_entropy_onehot: shapes [2, 3]"));
+    assert!(a
+        .try_scaled_difference(&b, 1.0)
+        .unwrap_err()
+        .to_string()
+        .starts_with("scaled_difference: shapes [2, 3] and [3, 2] do not broadcast"));
 }
 
 #[test]
