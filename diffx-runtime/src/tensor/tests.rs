@@ -495,6 +495,8 @@ fn row_broadcasts_and_their_sums_over_many_rows() {
         let x = Tensor::<f64>::randn(&[rows, cols], 10 + i as u64);
         let bias = Tensor::<f64>::randn(&[cols], 20 + i as u64);
         let (sum, difference) = (&x + &bias, &bias - &x);
+        // By value, the bias is added in the left operand's buffer (the in-place tiled path).
+        assert_eq!(x.clone() + &bias, sum);
         let mut column_sums = vec![0.0; cols];
         for r in 0..rows {
             for (c, total) in column_sums.iter_mut().enumerate() {
