@@ -417,8 +417,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `for &xi in x` (or `x.iter()`, `&x`) over a differentiable slice: a loop over its indices,
-    /// `xi` standing for `x[i]`.
+    /// `for &xi in x` (or `x.iter()`, `&x`) over a differentiable slice, or `for layer in
+    /// &model.layers` (or `.iter().enumerate()` with `(i, layer)`) over a `Vec` field of a parameter
+    /// struct: a loop over the indices, the element standing for the place `x[i]`.
     fn element_loop(
         &mut self,
         f: &syn::ExprForLoop,
@@ -426,33 +427,11 @@ impl Lowerer<'_> {
         let refuse = || {
             err(
                 f.expr.span(),
-                "a loop over differentiable values is not supported here: loop over a slice parameter (`for &xi in x`), a `Vec` field of a parameter struct (`for layer in &model.layers`) or indices (`for i in 0..n`)",
+                "a loop over differentiable values is not supported here: loop over a slice parameter (`for &xi in x`), a `Vec` field of a parameter struct (`for layer in &model.layers`, `for (i, layer) in model.layers.iter().enumerate()`) or indices (`for i in 0..n`)",
             )
         };
-        let mut iter = &*f.expr;
-        loop {
-            iter = match iter {
-                Expr::Reference(r) => &r.expr,
-                Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &m.receiver,
-                Expr::Paren(p) => &p.expr,
-                _ => break,
-            };
-        }
-        let enumerate = match iter {
-            Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
-                iter = &m.receiver;
-                while let Expr::MethodCall(m) = iter {
-                    if m.method != "iter" || !m.args.is_empty() {
-                        break;
-                    }
-                    iter = &m.receiver;
-                }
-                true
-            }
-            _ => false,
-        };
-        // A differentiable slice, or a `Vec` field of a parameter struct (`&model.layers`). (A
-        // local vector that is written changes under the loop: loop over its indices instead.)
+        let (iter, enumerate) = iterated(&f.expr);
+        // (A local vector that is written changes under the loop: loop over its indices instead.)
         let (base, path) = match self.expr(iter) {
             Ok(Atom::Var(v))
                 if self.b.func.kind(v) == Kind::Slice && !self.vectors.contains(&v) =>
@@ -462,21 +441,8 @@ impl Lowerer<'_> {
             Ok(Atom::Field(v, path)) if self.b.func.kind(v) == Kind::Other => (v, path),
             _ => return refuse(),
         };
-        let (index_name, name) = match (enumerate, &*f.pat) {
-            (false, pat) => match pattern_names(pat)?.as_slice() {
-                [name] => (None, name.to_string()),
-                _ => return refuse(),
-            },
-            (true, syn::Pat::Tuple(t)) if t.elems.len() == 2 => {
-                match (
-                    pattern_names(&t.elems[0])?.as_slice(),
-                    pattern_names(&t.elems[1])?.as_slice(),
-                ) {
-                    ([i], [name]) => (Some(i.to_string()), name.to_string()),
-                    _ => return refuse(),
-                }
-            }
-            _ => return refuse(),
+        let Some((index_name, name)) = element_names(&f.pat, enumerate)? else {
+            return refuse();
         };
         let i = self.b.fresh_name("i");
         let x = crate::emit::place(&self.b.func, &Atom::Field(base, path.clone()));
@@ -682,4 +648,41 @@ impl Lowerer<'_> {
         }
         Ok(Atom::Var(v))
     }
+}
+
+/// What a `for` loop iterates, without `&`, parentheses, `.iter()` and `.enumerate()`; and whether
+/// it was enumerated.
+fn iterated(mut e: &Expr) -> (&Expr, bool) {
+    let mut enumerate = false;
+    loop {
+        e = match e {
+            Expr::Reference(r) => &r.expr,
+            Expr::Paren(p) => &p.expr,
+            Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => &m.receiver,
+            Expr::MethodCall(m) if m.args.is_empty() && m.method == "enumerate" && !enumerate => {
+                enumerate = true;
+                &m.receiver
+            }
+            _ => return (e, enumerate),
+        };
+    }
+}
+
+/// The names an element loop binds: the element's, and the index's for `(i, x)` over an enumerated
+/// iterator; `None` for any other pattern.
+fn element_names(pat: &syn::Pat, enumerate: bool) -> syn::Result<Option<(Option<String>, String)>> {
+    Ok(match (enumerate, pat) {
+        (false, pat) => match pattern_names(pat)?.as_slice() {
+            [name] => Some((None, name.to_string())),
+            _ => None,
+        },
+        (true, syn::Pat::Tuple(t)) if t.elems.len() == 2 => {
+            let (i, x) = (pattern_names(&t.elems[0])?, pattern_names(&t.elems[1])?);
+            match (i.as_slice(), x.as_slice()) {
+                ([i], [x]) => Some((Some(i.to_string()), x.to_string())),
+                _ => None,
+            }
+        }
+        _ => None,
+    })
 }
