@@ -41,6 +41,9 @@ fn gemm<F: Float>(a: &Operand<'_, F>, b: &Operand<'_, F>) -> Tensor<F> {
     if m == 0 || n == 0 || k == 0 {
         return Tensor::zeros(&[m, n]);
     }
+    if is_small(m, k, n) && prefers_transposed_product(a, m, n) {
+        return small_gemm_transposed(a, b);
+    }
     let mut out = Vec::with_capacity(m * n);
     // SAFETY: `a` and `b` are whole row-major matrices of m·k and k·n elements whose strides come
     // from `gemm_view`; `out` has room for m·n elements, is row-major (strides n, 1) and is a fresh
@@ -56,6 +59,30 @@ fn gemm<F: Float>(a: &Operand<'_, F>, b: &Operand<'_, F>) -> Tensor<F> {
         }
         out.set_len(m * n);
     }
+    Tensor::from_parts(out, &[m, n])
+}
+
+/// nano-gemm vectorizes along the columns of a row-major product, which wastes most of each vector
+/// on 3 or 4 columns. When `a` is read transposed (`Xᵀ·g`, a weight gradient with few outputs), its
+/// columns are contiguous, so computing `Cᵀ = Bᵀ·Aᵀ` vectorizes along the `m` rows instead; the
+/// transpose back is cheap while the result is small (`[10, 3]` for Iris: 2.5× faster).
+fn prefers_transposed_product<F>(a: &Operand<'_, F>, m: usize, n: usize) -> bool {
+    a.transposed && n < 8 && n < m && m * n <= 256
+}
+
+/// `a·b` as the transpose of `bᵀ·aᵀ`, through a row-major `[n, m]` buffer.
+fn small_gemm_transposed<F: Float>(a: &Operand<'_, F>, b: &Operand<'_, F>) -> Tensor<F> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let flip = |(p, rs, cs): (*const F, isize, isize)| (p, cs, rs);
+    let mut ct = Vec::with_capacity(m * n);
+    // SAFETY: as in `gemm`, with the operands' transposes (the same storage, strides swapped) and
+    // a fresh row-major `[n, m]` output that the kernel writes in full.
+    unsafe {
+        let c = (ct.as_mut_ptr(), m as isize, 1);
+        F::small_gemm(n, k, m, flip(b.gemm_view()), flip(a.gemm_view()), c);
+        ct.set_len(m * n);
+    }
+    let out = (0..m * n).map(|idx| ct[(idx % n) * m + idx / n]).collect();
     Tensor::from_parts(out, &[m, n])
 }
 

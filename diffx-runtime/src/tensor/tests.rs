@@ -82,9 +82,12 @@ fn random_is_seeded() {
 #[test]
 fn matmul_matches_naive() {
     // Shapes on both sides of the small-product threshold (nano-gemm below, matrixmultiply above),
-    // with odd sizes that leave partial vector lanes, each through all three transposition forms.
+    // with odd sizes that leave partial vector lanes, each through all three transposition forms;
+    // `t_matmul` with a few output columns goes through the transposed product (Iris's [10, 3]).
     for (i, &(m, k, n)) in [
         (5, 7, 3),
+        (10, 120, 3),
+        (9, 4, 1),
         (120, 4, 10),
         (3, 120, 10),
         (1, 9, 1),
