@@ -5,8 +5,9 @@
 //! the last axis and subtract each row's maximum before exponentiating, so logits of ±1000 give
 //! finite, exact results.
 
+use super::tile::fold_rows_into;
 use super::{ok, ShapeError, Tensor};
-use crate::fastmath::exp_in_place;
+use crate::fastmath::{exp_in_place, ln_in_place, vectorized};
 use crate::Float;
 
 /// Sum of a slice with 8 independent accumulators: the compiler vectorizes it (a single running
@@ -165,14 +166,21 @@ impl<F: Float> Tensor<F> {
         let outer = shape[..axis].iter().product::<usize>();
         let mut out = vec![init; outer * inner];
         if inner > 0 && n > 0 {
-            for (o, block) in out
+            let blocks = out
                 .chunks_exact_mut(inner)
-                .zip(self.data().chunks_exact(n * inner))
-            {
-                for slab in block.chunks_exact(inner) {
-                    o.iter_mut().zip(slab).for_each(|(a, &v)| *a = f(*a, v));
-                }
-            }
+                .zip(self.data().chunks_exact(n * inner));
+            vectorized(
+                #[inline(always)]
+                || {
+                    for (o, block) in blocks {
+                        if fold_rows_into(o, block, init, &f).is_none() {
+                            for slab in block.chunks_exact(inner) {
+                                o.iter_mut().zip(slab).for_each(|(a, &v)| *a = f(*a, v));
+                            }
+                        }
+                    }
+                },
+            );
         }
         let mut out_shape = shape.to_vec();
         out_shape[axis] = 1;
@@ -251,15 +259,16 @@ impl<F: Float> Tensor<F> {
     pub fn try_cross_entropy(&self, labels: &[usize]) -> Result<F, ShapeError> {
         self.check_labels("cross_entropy", labels)?;
         let (rows, cols) = (self.rows(), self.cols());
-        let stats = RowExp::new(self);
-        let rows_iter = self
-            .data()
-            .chunks_exact(cols.max(1))
-            .zip(labels)
-            .enumerate();
-        let total = rows_iter.fold(F::ZERO, |s, (i, (row, &l))| {
-            s + (stats.shift[i] - row[l] + stats.sum[i].ln())
-        });
+        let RowExp { shift, sum, .. } = RowExp::new(self);
+        // The logarithms of all rows in one vectorized pass, not a libm call per row.
+        let mut log_sum = sum;
+        ln_in_place(&mut log_sum);
+        let rows_iter = self.data().chunks_exact(cols.max(1)).zip(labels);
+        let total = rows_iter
+            .zip(shift.iter().zip(&log_sum))
+            .fold(F::ZERO, |s, ((row, &l), (&m, &ln_sum))| {
+                s + (m - row[l] + ln_sum)
+            });
         Ok(total / F::from_f64(rows as f64))
     }
 
@@ -307,6 +316,11 @@ impl<F: Float> Tensor<F> {
                 self.shape()
             );
             return Err(ShapeError::new(op, msg));
+        }
+        // A vectorized maximum first: the search for the culprit runs only on bad input.
+        let largest = labels.iter().fold(0, |m, &l| m.max(l));
+        if largest < cols {
+            return Ok(());
         }
         if let Some((i, &l)) = labels.iter().enumerate().find(|&(_, &l)| l >= cols) {
             let msg = format!(
