@@ -25,6 +25,7 @@ mod math;
 mod ops;
 mod reduce;
 mod shape;
+mod tile;
 
 use core::fmt;
 

@@ -6,6 +6,7 @@
 
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
+use super::tile::{self, Tile};
 use super::{element_count, ok, ShapeError, Tensor};
 use crate::fastmath::vectorized;
 use crate::Float;
@@ -77,21 +78,6 @@ pub(crate) fn layout(small: &[usize], out: &[usize]) -> Layout {
     }
 }
 
-/// Elements in a tile of repeated rows (see [`row_tile`]).
-pub(crate) const TILE: usize = 64;
-
-/// `row` repeated as many whole times as fit in `buf`, or `row` itself if it fits only once.
-pub(crate) fn row_tile<'a, F: Copy>(row: &'a [F], buf: &'a mut [F; TILE]) -> &'a [F] {
-    let reps = TILE / row.len().max(1);
-    if reps <= 1 {
-        return row;
-    }
-    for chunk in buf.chunks_exact_mut(row.len()).take(reps) {
-        chunk.copy_from_slice(row);
-    }
-    &buf[..reps * row.len()]
-}
-
 /// `f` over the broadcast of `full` (which has the output shape) and `small`; `f(full, small)`.
 pub(crate) fn zip_into<F: Float>(
     full: &mut [F],
@@ -104,30 +90,28 @@ pub(crate) fn zip_into<F: Float>(
     }
     let s = small.data();
     let layout = layout(small.shape(), out);
-    vectorized(|| match layout {
-        Layout::Same => full.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y)),
-        Layout::Scalar => full.iter_mut().for_each(|x| *x = f(*x, s[0])),
-        Layout::Row => {
-            // A short row (a bias of 3 or 10) is repeated into a tile of whole rows, so that the
-            // inner loop is long enough to vectorize.
-            let mut buf = [F::ZERO; TILE];
-            let tile = row_tile(s, &mut buf);
-            let mut blocks = full.chunks_exact_mut(tile.len());
-            for block in &mut blocks {
-                block.iter_mut().zip(tile).for_each(|(x, &y)| *x = f(*x, y));
+    vectorized(
+        #[inline(always)]
+        || match layout {
+            Layout::Same => full.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y)),
+            Layout::Scalar => full.iter_mut().for_each(|x| *x = f(*x, s[0])),
+            Layout::Row => match Tile::new().repeat(s) {
+                Some(tile) => tile::zip_in_place(full, tile, f),
+                None => {
+                    for row in full.chunks_exact_mut(s.len()) {
+                        row.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y));
+                    }
+                }
+            },
+            Layout::Column => {
+                let cols = full.len() / s.len();
+                for (row, &y) in full.chunks_exact_mut(cols).zip(s) {
+                    row.iter_mut().for_each(|x| *x = f(*x, y));
+                }
             }
-            for row in blocks.into_remainder().chunks_exact_mut(s.len()) {
-                row.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y));
-            }
-        }
-        Layout::Column => {
-            let cols = full.len() / s.len();
-            for (row, &y) in full.chunks_exact_mut(cols).zip(s) {
-                row.iter_mut().for_each(|x| *x = f(*x, y));
-            }
-        }
-        Layout::General => strided_zip(full, small, out, f),
-    });
+            Layout::General => strided_zip(full, small, out, f),
+        },
+    );
 }
 
 /// `f(full, small)` over the broadcast of `full` (which has the output shape) and `small`, into a
@@ -145,23 +129,18 @@ fn zip_new<F: Float>(
         zip_into(&mut data, small, out, f);
         return data;
     }
-    vectorized(|| {
-        let mut data = Vec::with_capacity(full.len());
-        if let Layout::Scalar = layout {
-            data.extend(full.iter().map(|&x| f(x, s[0])));
-            return data;
-        }
-        let mut buf = [F::ZERO; TILE];
-        let tile = row_tile(s, &mut buf);
-        let mut blocks = full.chunks_exact(tile.len());
-        for block in &mut blocks {
-            data.extend(block.iter().zip(tile).map(|(&x, &y)| f(x, y)));
-        }
-        for row in blocks.remainder().chunks_exact(s.len()) {
-            data.extend(row.iter().zip(s).map(|(&x, &y)| f(x, y)));
-        }
-        data
-    })
+    let mut tile = Tile::new();
+    vectorized(
+        #[inline(always)]
+        || match (layout, tile.repeat(s)) {
+            (Layout::Row, Some(tile)) => tile::zip_new(full, tile, f),
+            (Layout::Row, None) => full
+                .chunks_exact(s.len())
+                .flat_map(|row| row.iter().zip(s).map(|(&x, &y)| f(x, y)))
+                .collect(),
+            _ => full.iter().map(|&x| f(x, s[0])).collect(),
+        },
+    )
 }
 
 /// The general case of [`zip_into`]: walk the output row by row, with broadcast strides for `small`.
@@ -202,13 +181,19 @@ pub(crate) fn for_each_row(
 impl<F: Float> Tensor<F> {
     /// `f` applied to every element.
     pub fn map(&self, f: impl Fn(F) -> F) -> Tensor<F> {
-        self.with_data(vectorized(|| self.data().iter().map(|&x| f(x)).collect()))
+        self.with_data(vectorized(
+            #[inline(always)]
+            || self.data().iter().map(|&x| f(x)).collect(),
+        ))
     }
 
     /// `f` applied to every element, in place.
     pub fn map_inplace(&mut self, f: impl Fn(F) -> F) {
         let data = self.data_mut();
-        vectorized(|| data.iter_mut().for_each(|x| *x = f(*x)));
+        vectorized(
+            #[inline(always)]
+            || data.iter_mut().for_each(|x| *x = f(*x)),
+        );
     }
 
     /// `f(a, b)` for each pair of elements of the broadcast of `self` and `other`.
@@ -265,7 +250,10 @@ impl<F: Float> Tensor<F> {
         if self.shape() == other.shape() {
             // The common case, in one pass.
             let (a, b) = (self.data(), other.data());
-            let data = vectorized(|| a.iter().zip(b).map(|(&a, &b)| f(a, b)).collect());
+            let data = vectorized(
+                #[inline(always)]
+                || a.iter().zip(b).map(|(&a, &b)| f(a, b)).collect(),
+            );
             return Ok(self.with_data(data));
         }
         let out = broadcast_shape(op, self.shape(), other.shape())?;

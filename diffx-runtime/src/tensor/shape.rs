@@ -1,8 +1,7 @@
 //! Shape operations: reshape, transpose, broadcast and its adjoint `sum_to`.
 
-use super::ops::{
-    broadcast_shape, broadcast_strides, for_each_row, layout, zip_into, Layout, TILE,
-};
+use super::ops::{broadcast_shape, broadcast_strides, for_each_row, layout, zip_into, Layout};
+use super::tile::fold_rows_into;
 use super::{element_count, ok, ShapeError, Tensor};
 use crate::Float;
 
@@ -102,7 +101,10 @@ impl<F: Float> Tensor<F> {
         match layout(shape, self.shape()) {
             Layout::Same => out.copy_from_slice(x),
             Layout::Scalar => out[0] = x.iter().fold(F::ZERO, |s, &v| s + v),
-            Layout::Row => crate::fastmath::vectorized(|| sum_rows_into(out, x)),
+            Layout::Row => crate::fastmath::vectorized(
+                #[inline(always)]
+                || sum_rows_into(out, x),
+            ),
             Layout::Column => {
                 let cols = x.len() / out.len();
                 for (o, row) in out.iter_mut().zip(x.chunks_exact(cols)) {
@@ -135,24 +137,13 @@ fn check_broadcasts_to(op: &'static str, from: &[usize], to: &[usize]) -> Result
     }
 }
 
-/// `out += Σ rows of x`, for rows of `out.len()` elements. Short rows (a bias gradient of 3 or 10)
-/// are summed a tile of whole rows at a time, so that the inner loop vectorizes, and the tile's
-/// rows are added up last.
+/// `out += Σ rows of x`, for rows of `out.len()` elements, a tile of short rows at a time.
+#[inline(always)]
 fn sum_rows_into<F: Float>(out: &mut [F], x: &[F]) {
-    let cols = out.len().max(1);
-    let reps = TILE / cols;
-    let mut buf = [F::ZERO; TILE];
-    let (acc, rest) = if reps > 1 {
-        let acc = &mut buf[..reps * cols];
-        let mut blocks = x.chunks_exact(acc.len());
-        for block in &mut blocks {
-            acc.iter_mut().zip(block).for_each(|(a, &v)| *a += v);
+    let add = |a: F, b: F| a + b;
+    if fold_rows_into(out, x, F::ZERO, add).is_none() {
+        for row in x.chunks_exact(out.len()) {
+            out.iter_mut().zip(row).for_each(|(o, &v)| *o += v);
         }
-        (&buf[..reps * cols], blocks.remainder())
-    } else {
-        (&buf[..0], x)
-    };
-    for row in rest.chunks_exact(cols).chain(acc.chunks_exact(cols)) {
-        out.iter_mut().zip(row).for_each(|(o, &v)| *o += v);
     }
 }
