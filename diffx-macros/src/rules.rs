@@ -38,9 +38,9 @@ pub enum Deriv {
     /// Elementwise: `∂z/∂aᵢ` per operand. Forward mode multiplies it by the tangent, reverse mode
     /// by the cotangent (summed back over broadcast axes).
     Partials(&'static [&'static str]),
-    /// Linear in each operand: per operand, its tangent map (in the tangent `t`) and the transpose
-    /// (in the cotangent `g`), as for `matmul`: `t·b` and `g·bᵀ`. Written with `&` where Rust
-    /// needs references to tensors.
+    /// Per operand, the tangent map (linear in the tangent `t`) and its transpose (in the
+    /// cotangent `g`), as for `matmul`: `t·b` and `g·bᵀ`; for a nonlinear operation they may read
+    /// the operands and `z` (`softmax`). Written with `&` where Rust needs references to tensors.
     Linear(&'static [(&'static str, &'static str)]),
 }
 
@@ -68,6 +68,15 @@ impl Rule {
         match self.syntax {
             Syntax::Infix(op) | Syntax::Prefix(op) => op,
             _ => "",
+        }
+    }
+
+    /// What the graph of `explain_` writes on an operand's edge: `⊙ tanh′` for an elementwise
+    /// derivative (fused into one kernel on tensors or not), else the linear map's name.
+    pub fn map_label(&self) -> String {
+        match self.deriv {
+            Deriv::Linear(_) if !FUSED_ELEMENTWISE.contains(&self.name) => self.name.to_string(),
+            _ => format!("⊙ {}′", self.name),
         }
     }
 
@@ -131,6 +140,9 @@ const fn tensor_elementwise(name: &'static str, partials: &'static [&'static str
         out: Out::Tensor,
     }
 }
+
+/// Tensor rows whose maps multiply the seed by an elementwise derivative, in one fused kernel.
+const FUSED_ELEMENTWISE: &[&str] = &["tanh", "sigmoid", "relu"];
 
 /// A constant operand (an axis, a shape, integer labels).
 const CONST: (&str, &str) = ("", "");
@@ -202,8 +214,23 @@ pub static RULES: &[Rule] = &[
     runtime("sigmoid", "::diffx::sigmoid", &["z * (1.0 - z)"]),
     runtime("relu", "::diffx::relu", &["F::from(a > 0.0)"]),
     runtime("softplus", "::diffx::softplus", &["::diffx::sigmoid(a)"]),
-    tensor_elementwise("sigmoid", &["z * (1.0 - z)"]),
-    tensor_elementwise("relu", &["a.relu_mask()"]),
+    // On tensors, the derivative times the tangent or cotangent is one fused kernel (one pass
+    // instead of three): the same partials as the scalar rows, `1 − z²`, `z·(1 − z)` and `z > 0`.
+    tensor(
+        "tanh",
+        Out::Tensor,
+        &[("t.mul_dtanh(&z)", "g.mul_dtanh(&z)")],
+    ),
+    tensor(
+        "sigmoid",
+        Out::Tensor,
+        &[("t.mul_dsigmoid(&z)", "g.mul_dsigmoid(&z)")],
+    ),
+    tensor(
+        "relu",
+        Out::Tensor,
+        &[("t.mul_drelu(&z)", "g.mul_drelu(&z)")],
+    ),
     // Tensors: linear maps and their transposes.
     tensor(
         "matmul",
@@ -379,7 +406,7 @@ pub fn method_names(tensor: bool) -> String {
             && (r.syntax == Syntax::TensorMethod
                 || matches!(
                     r.name,
-                    "exp" | "ln" | "sqrt" | "powi" | "tanh" | "abs" | "square" | "recip"
+                    "exp" | "ln" | "sqrt" | "powi" | "abs" | "square" | "recip"
                 ))
     };
     let names: Vec<&str> = RULES

@@ -227,6 +227,14 @@ impl<F: Float> FitArg<Tensor<F>> for Tensor<F> {
     }
 }
 
+/// A tensor contribution to a scalar (a scale factor used across a tensor) is summed.
+impl<F: Float> FitArg<F> for Tensor<F> {
+    #[inline(always)]
+    fn fit_arg(self, like: &F) -> F {
+        self.fit(like)
+    }
+}
+
 /// `acc += c`, summed to the shape of `like`.
 #[inline(always)]
 pub fn accumulate<C: Fit<L>, L>(acc: &mut L, c: &C, like: &L) {

@@ -329,7 +329,7 @@ impl Instrument<'_> {
             Deriv::Partials(_) => {
                 let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
                 let parts = partials(b, rule, args, &Atom::Var(dst), &needed)?;
-                let map = format!("⊙ {}′", rule.name);
+                let map = rule.map_label();
                 args.iter()
                     .zip(parts)
                     .filter(|(a, _)| a.var().is_some())
@@ -352,7 +352,7 @@ impl Instrument<'_> {
                     if a.var().is_none() || jvp.is_empty() {
                         continue;
                     }
-                    out.push(self.linear_operand(dst, args, i, jvp, vjp, rule.name)?);
+                    out.push(self.linear_operand(dst, args, i, jvp, vjp, &rule.map_label())?);
                 }
                 out
             }
