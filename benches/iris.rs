@@ -43,7 +43,7 @@ fn by_hand(mlp: &Mlp, x: &Tensor, labels: &[usize]) -> (f32, Mlp) {
     let logits = l2.forward(&h);
     let value = logits.cross_entropy(labels);
     let dlogits = logits.cross_entropy_grad(labels, 1.0 / labels.len() as f32);
-    let dz1 = dlogits.matmul_t(&l2.w) * &(1.0 - &h.square());
+    let dz1 = dlogits.matmul_t(&l2.w).mul_dtanh(&h);
     let layer = |input: &Tensor, dz: &Tensor| Linear {
         w: input.t_matmul(dz),
         b: dz.sum_axis(0),

@@ -4,6 +4,7 @@
 //! Per-parameter state (velocities, moment estimates) is a list of tensors in the visiting order of
 //! [`Params`], created on the first [`Optimizer::step`]; one optimizer serves one model.
 
+use crate::fastmath::vectorized;
 use crate::{Float, Params, Tensor};
 
 /// Updates parameters from their gradients.
@@ -77,7 +78,12 @@ fn for_each_slot<F: Float, P: Params<Elem = F>>(
     let mut slots = slots.iter_mut();
     params.zip_mut(grads, &mut |p, g| {
         let slot = slots.next().expect("one slot per tensor");
-        update(p.data_mut(), g.data(), slot.data_mut());
+        let (p, g, slot) = (p.data_mut(), g.data(), slot.data_mut());
+        // The update loops are the optimizer's whole cost: 8 or 16 lanes where the CPU has them.
+        vectorized(
+            #[inline(always)]
+            || update(p, g, slot),
+        );
     });
 }
 

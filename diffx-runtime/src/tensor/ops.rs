@@ -306,10 +306,11 @@ impl<F: Float> Tensor<F> {
         if self.shape() != x.shape() {
             panic!("axpy: shapes {:?} and {:?} differ", self.shape(), x.shape());
         }
-        self.data_mut()
-            .iter_mut()
-            .zip(x.data())
-            .for_each(|(y, &x)| *y += alpha * x);
+        let (y, x) = (self.data_mut(), x.data());
+        vectorized(
+            #[inline(always)]
+            || y.iter_mut().zip(x).for_each(|(y, &x)| *y += alpha * x),
+        );
     }
 
     /// `self *= alpha`.
