@@ -318,7 +318,10 @@ impl<F: Float> Tensor<F> {
             return Err(ShapeError::new(op, msg));
         }
         // A vectorized maximum first: the search for the culprit runs only on bad input.
-        let largest = labels.iter().fold(0, |m, &l| m.max(l));
+        let largest = vectorized(
+            #[inline(always)]
+            || labels.iter().fold(0, |m, &l| m.max(l)),
+        );
         if largest < cols {
             return Ok(());
         }
