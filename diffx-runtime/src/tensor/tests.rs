@@ -541,3 +541,41 @@ fn display() {
     assert_eq!(text.lines().count(), 1 + 7);
     assert_eq!(Tensor::scalar(1.5_f64).to_string(), "Tensor []\n[[1.5000]]");
 }
+
+#[test]
+fn fused_activation_derivatives_match_their_formulas() {
+    let x = Tensor::<f64>::from_vec(vec![-2.0, -0.5, 0.0, 0.3, 4.0, f64::INFINITY], &[2, 3]);
+    let g = Tensor::from_vec(vec![1.5, -2.0, f64::INFINITY, 0.25, 3.0, 1.0], &[2, 3]);
+    let (y, s, r) = (x.tanh(), x.sigmoid(), x.relu());
+    let tanh = g.mul_dtanh(&y);
+    let sigmoid = g.mul_dsigmoid(&s);
+    for i in 0..6 {
+        let (gi, yi, si) = (g.data()[i], y.data()[i], s.data()[i]);
+        assert_eq!(tanh.data()[i], gi * (1.0 - yi * yi));
+        assert_eq!(sigmoid.data()[i], gi * (si * (1.0 - si)));
+    }
+    // relu′(0) = 0, and an infinite seed where relu′ is 0 gives 0, not NaN.
+    assert_eq!(g.mul_drelu(&r).data(), &[0.0, 0.0, 0.0, 0.25, 3.0, 1.0]);
+    // A row of derivatives broadcasts like any elementwise operation.
+    let row = Tensor::from_vec(vec![0.5, 0.0, 1.0], &[3]);
+    assert_eq!(g.mul_dtanh(&row).data()[3], 0.25 * 0.75);
+}
+
+#[test]
+fn fused_activation_derivatives_name_the_operation_and_both_shapes() {
+    let (g, y) = (Tensor::<f32>::zeros(&[2, 3]), Tensor::<f32>::zeros(&[2, 4]));
+    assert_eq!(
+        g.try_mul_dtanh(&y).unwrap_err().to_string(),
+        "mul_dtanh: shapes [2, 3] and [2, 4] do not broadcast (3 ≠ 4)"
+    );
+    assert!(g
+        .try_mul_drelu(&y)
+        .unwrap_err()
+        .to_string()
+        .starts_with("mul_drelu: "));
+    assert!(g
+        .try_mul_dsigmoid(&y)
+        .unwrap_err()
+        .to_string()
+        .starts_with("mul_dsigmoid: "));
+}
