@@ -95,7 +95,7 @@ pub(crate) fn zip_into<F: Float>(
         || match layout {
             Layout::Same => full.iter_mut().zip(s).for_each(|(x, &y)| *x = f(*x, y)),
             Layout::Scalar => full.iter_mut().for_each(|x| *x = f(*x, s[0])),
-            Layout::Row => match Tile::new().repeat(s) {
+            Layout::Row => match Tile::new().repeat(s, full.len()) {
                 Some(tile) => tile::zip_in_place(full, tile, f),
                 None => {
                     for row in full.chunks_exact_mut(s.len()) {
@@ -132,7 +132,7 @@ fn zip_new<F: Float>(
     let mut tile = Tile::new();
     vectorized(
         #[inline(always)]
-        || match (layout, tile.repeat(s)) {
+        || match (layout, tile.repeat(s, full.len())) {
             (Layout::Row, Some(tile)) => tile::zip_new(full, tile, f),
             (Layout::Row, None) => full
                 .chunks_exact(s.len())

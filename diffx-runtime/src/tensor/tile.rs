@@ -33,21 +33,24 @@ impl<F: Float> Tile<F> {
         }
     }
 
-    /// `row` repeated the fewest times that fill whole chunks, or `None` if that takes more than
-    /// [`MAX_TILE`] elements (a row that long vectorizes by itself).
+    /// `row` repeated the fewest times that fill whole chunks, for use along `total` elements; or
+    /// `None` if that takes more than [`MAX_TILE`] elements (a row that long vectorizes by itself)
+    /// or `total` is less than two tiles (building the tile would cost more than it saves: a batch
+    /// of one row).
     #[inline(always)]
-    pub(crate) fn repeat(&mut self, row: &[F]) -> Option<&[F]> {
-        let len = Self::len_for(row.len())?;
+    pub(crate) fn repeat(&mut self, row: &[F], total: usize) -> Option<&[F]> {
+        let len = Self::len_for(row.len()).filter(|&len| total >= 2 * len)?;
         for (slot, &v) in self.buf[..len].iter_mut().zip(row.iter().cycle()) {
             slot.write(v);
         }
         Some(self.init(len))
     }
 
-    /// A tile for rows of `cols` elements, every element `value`.
+    /// A tile for rows of `cols` elements, every element `value`, under the conditions of
+    /// [`Tile::repeat`].
     #[inline(always)]
-    fn fill(&mut self, cols: usize, value: F) -> Option<&mut [F]> {
-        let len = Self::len_for(cols)?;
+    fn fill(&mut self, cols: usize, value: F, total: usize) -> Option<&mut [F]> {
+        let len = Self::len_for(cols).filter(|&len| total >= 2 * len)?;
         self.buf[..len].iter_mut().for_each(|slot| {
             slot.write(value);
         });
@@ -135,7 +138,7 @@ pub(crate) fn fold_rows_into<F: Float>(
 ) -> Option<()> {
     let cols = out.len();
     let mut tile = Tile::new();
-    let acc = tile.fill(cols, init)?;
+    let acc = tile.fill(cols, init, x.len())?;
     // Whole tiles fold chunk by chunk into the accumulator tile, the rest row by row.
     let mut blocks = x.chunks_exact(acc.len());
     for block in &mut blocks {
@@ -162,7 +165,7 @@ mod tests {
     fn tiles_are_whole_chunks_of_whole_rows() {
         for cols in 1..=40 {
             let row: Vec<f32> = (0..cols).map(|i| i as f32).collect();
-            match Tile::new().repeat(&row) {
+            match Tile::new().repeat(&row, usize::MAX) {
                 Some(t) => {
                     assert_eq!(t.len() % LANES, 0, "{cols}");
                     assert_eq!(t.len() % cols, 0, "{cols}");
@@ -175,7 +178,7 @@ mod tests {
 
     #[test]
     fn kernels_match_row_by_row_loops() {
-        for (rows, cols) in [(120, 3), (120, 10), (7, 16), (33, 5), (1, 12), (0, 3)] {
+        for (rows, cols) in [(120, 3), (120, 10), (32, 16), (33, 5), (24, 12)] {
             let row: Vec<f64> = (0..cols).map(|j| j as f64 + 0.5).collect();
             let x: Vec<f64> = (0..rows * cols).map(|i| (i * 7 % 13) as f64).collect();
             let want: Vec<f64> = x
@@ -183,7 +186,7 @@ mod tests {
                 .flat_map(|r| r.iter().zip(&row).map(|(a, b)| a * 2.0 - b))
                 .collect();
             let mut tile = Tile::new();
-            let tile = tile.repeat(&row).expect("short rows tile");
+            let tile = tile.repeat(&row, x.len()).expect("short rows tile");
             assert_eq!(zip_new(&x, tile, |a, b| a * 2.0 - b), want);
             let mut y = x.clone();
             zip_in_place(&mut y, tile, |a, b| a * 2.0 - b);
