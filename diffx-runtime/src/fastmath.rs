@@ -140,7 +140,7 @@ pub fn ln_f32(x: f32) -> f32 {
     let y = r + y + 0.693_359_375 * e;
     if x == 0.0 {
         f32::NEG_INFINITY
-    } else if !(x >= 0.0) {
+    } else if x < 0.0 || x.is_nan() {
         f32::NAN
     } else if x == f32::INFINITY {
         x
