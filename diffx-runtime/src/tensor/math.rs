@@ -1,6 +1,6 @@
 //! Elementwise functions. Each is a slice loop over a branch-free scalar function, so it vectorizes;
-//! `exp`, `tanh` and `sigmoid` use the fast `f32` approximations of [`Float::fast_exp`] and
-//! [`Float::fast_tanh`] (a few ulp) and the standard library for `f64`.
+//! `exp`, `ln`, `tanh` and `sigmoid` use the vectorizable `f32` functions of `crate::fastmath` (a
+//! few ulp) and the standard library for `f64`.
 
 use super::Tensor;
 use super::{ok, ShapeError};

@@ -20,7 +20,6 @@ const MAX_TILE: usize = 256;
 /// A row repeated into a whole number of chunks, on the stack.
 pub(crate) struct Tile<F> {
     buf: [MaybeUninit<F>; MAX_TILE],
-    len: usize,
 }
 
 impl<F: Float> Tile<F> {
@@ -29,7 +28,6 @@ impl<F: Float> Tile<F> {
     pub(crate) fn new() -> Self {
         Tile {
             buf: [MaybeUninit::uninit(); MAX_TILE],
-            len: 0,
         }
     }
 
@@ -54,7 +52,6 @@ impl<F: Float> Tile<F> {
         self.buf[..len].iter_mut().for_each(|slot| {
             slot.write(value);
         });
-        self.init(len);
         // SAFETY: the first `len` elements were written just above.
         Some(unsafe { core::slice::from_raw_parts_mut(self.buf.as_mut_ptr().cast::<F>(), len) })
     }
@@ -65,8 +62,7 @@ impl<F: Float> Tile<F> {
     }
 
     /// The first `len` elements, which the caller has written.
-    fn init(&mut self, len: usize) -> &[F] {
-        self.len = len;
+    fn init(&self, len: usize) -> &[F] {
         // SAFETY: every caller writes `buf[..len]` first; `MaybeUninit<F>` has `F`'s layout.
         unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<F>(), len) }
     }
