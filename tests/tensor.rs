@@ -198,3 +198,19 @@ fn derive_round_trips() {
     assert!(z.to_flat_vec().iter().all(|v| *v == 0.0));
     assert_eq!(z.w2.shape(), net.w2.shape());
 }
+
+/// A tuple struct with a field that is not a parameter.
+#[derive(Clone, Debug, Params)]
+struct Scaled(T, #[params(skip)] usize, Vec<T>);
+
+#[test]
+fn derived_zeros_keep_the_structure_and_the_skipped_fields() {
+    let s = Scaled(data(2, 3, 26), 7, vec![data(1, 2, 27), data(3, 1, 28)]);
+    let z = s.zeros_like();
+    assert_eq!(z.1, 7);
+    assert_eq!(z.0.shape(), &[2, 3]);
+    assert_eq!(z.2.len(), 2);
+    assert_eq!(z.2[1].shape(), &[3, 1]);
+    assert_eq!(z.num_params(), s.num_params());
+    assert!(z.to_flat_vec().iter().all(|v| *v == 0.0));
+}

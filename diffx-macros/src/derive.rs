@@ -19,7 +19,7 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             "`#[derive(Params)]` works on structs whose fields are tensors or parameter structs",
         ));
     };
-    let fields = parameter_fields(&data.fields)?;
+    let (fields, skipped) = parameter_fields(&data.fields)?;
     let Some((_, first)) = fields.first() else {
         return Err(syn::Error::new(
             input.ident.span(),
@@ -59,17 +59,21 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             ) {
                 #(::diffx::Params::zip_mut(&mut self.#members, &other.#members, #f);)*
             }
+            fn zeros_like(&self) -> Self {
+                Self {
+                    #(#members: ::diffx::Params::zeros_like(&self.#members),)*
+                    #(#skipped: ::core::clone::Clone::clone(&self.#skipped),)*
+                }
+            }
         }
     })
 }
 
-/// The fields that are parameters, with their types.
-fn parameter_fields(fields: &Fields) -> syn::Result<Vec<(Member, &syn::Type)>> {
-    let mut out = Vec::new();
+/// The fields that are parameters, with their types, and the members of the skipped ones.
+#[allow(clippy::type_complexity)]
+fn parameter_fields(fields: &Fields) -> syn::Result<(Vec<(Member, &syn::Type)>, Vec<Member>)> {
+    let (mut params, mut others) = (Vec::new(), Vec::new());
     for (i, field) in fields.iter().enumerate() {
-        if skipped(field)? {
-            continue;
-        }
         let member = match &field.ident {
             Some(id) => Member::Named(id.clone()),
             None => Member::Unnamed(Index {
@@ -77,9 +81,13 @@ fn parameter_fields(fields: &Fields) -> syn::Result<Vec<(Member, &syn::Type)>> {
                 span: field.span(),
             }),
         };
-        out.push((member, &field.ty));
+        if skipped(field)? {
+            others.push(member);
+        } else {
+            params.push((member, &field.ty));
+        }
     }
-    Ok(out)
+    Ok((params, others))
 }
 
 fn skipped(field: &syn::Field) -> syn::Result<bool> {

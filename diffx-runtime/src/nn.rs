@@ -99,6 +99,13 @@ impl<F: Float> Params for Linear<F> {
         f(&mut self.w, &other.w);
         f(&mut self.b, &other.b);
     }
+
+    fn zeros_like(&self) -> Self {
+        Linear {
+            w: self.w.zeros_like(),
+            b: self.b.zeros_like(),
+        }
+    }
 }
 
 /// An elementwise nonlinearity between layers.
@@ -209,6 +216,13 @@ impl<F: Float> Params for Mlp<F> {
     #[allow(clippy::type_complexity)]
     fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
         self.layers.zip_mut(&other.layers, f);
+    }
+
+    fn zeros_like(&self) -> Self {
+        Mlp {
+            layers: self.layers.zeros_like(),
+            activation: self.activation,
+        }
     }
 }
 

@@ -42,6 +42,10 @@ pub trait Params: Clone {
     );
 
     /// The same structure with every element 0 (the starting point of a gradient accumulator).
+    ///
+    /// The default clones `self` and fills it with zeros; implementations override it to build
+    /// fresh zero tensors instead (the derive does), which skips copying the parameters: reverse
+    /// mode calls it once per gradient.
     fn zeros_like(&self) -> Self {
         let mut zeros = self.clone();
         zeros.visit_mut(&mut |t| t.data_mut().fill(Self::Elem::ZERO));
@@ -131,6 +135,10 @@ impl<F: Float> Params for Tensor<F> {
     fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
         f(self, other);
     }
+
+    fn zeros_like(&self) -> Self {
+        Tensor::zeros(self.shape())
+    }
 }
 
 impl<T: Params> Params for Vec<T> {
@@ -157,6 +165,10 @@ impl<T: Params> Params for Vec<T> {
         self.iter_mut()
             .zip(other)
             .for_each(|(p, q)| p.zip_mut(q, f));
+    }
+
+    fn zeros_like(&self) -> Self {
+        self.iter().map(Params::zeros_like).collect()
     }
 }
 

@@ -319,7 +319,7 @@ impl<P: Params> IntoTangent<P> for Zero {
 impl<F: Float> Fit<Tensor<F>> for Tensor<F> {
     #[inline]
     fn fit(&self, like: &Tensor<F>) -> Tensor<F> {
-        if self.shape() == like.shape() {
+        if self.same_shape(like) {
             self.clone()
         } else {
             self.sum_to(like.shape())
@@ -327,7 +327,7 @@ impl<F: Float> Fit<Tensor<F>> for Tensor<F> {
     }
     #[inline]
     fn fit_owned(self, like: &Tensor<F>) -> Tensor<F> {
-        if self.shape() == like.shape() {
+        if self.same_shape(like) {
             self
         } else {
             self.sum_to(like.shape())
@@ -335,7 +335,7 @@ impl<F: Float> Fit<Tensor<F>> for Tensor<F> {
     }
     #[inline]
     fn accumulate_into(&self, acc: &mut Tensor<F>, like: &Tensor<F>) {
-        if self.shape() == like.shape() {
+        if self.same_shape(like) {
             acc.add_assign(self);
         } else {
             acc.add_assign(&self.sum_to(like.shape()));

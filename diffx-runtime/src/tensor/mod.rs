@@ -92,6 +92,13 @@ pub(crate) fn ok<T>(result: Result<T, ShapeError>) -> T {
 /// A shape, stored inline up to 4 axes: a tensor is one allocation, not two.
 type Shape = smallvec::SmallVec<[usize; 4]>;
 
+/// Whether two shapes are equal: a loop over their few axes, where `==` on slices calls `memcmp`
+/// (4 % of an Iris step, comparing shapes of two axes).
+#[inline(always)]
+pub(crate) fn same_dims(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 fn element_count(shape: &[usize]) -> usize {
     shape.iter().product()
 }
@@ -166,6 +173,12 @@ impl<F: Float> Tensor<F> {
     /// Ones.
     pub fn ones(shape: &[usize]) -> Self {
         Self::full(shape, F::ONE)
+    }
+
+    /// Whether `self` and `other` have the same shape.
+    #[inline]
+    pub fn same_shape<G: Float>(&self, other: &Tensor<G>) -> bool {
+        same_dims(&self.shape, &other.shape)
     }
 
     /// Zeros of the shape of `self`.

@@ -7,7 +7,7 @@
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use super::tile::{self, Tile};
-use super::{element_count, ok, ShapeError, Tensor};
+use super::{element_count, ok, same_dims, ShapeError, Tensor};
 use crate::fastmath::vectorized;
 use crate::Float;
 
@@ -65,7 +65,7 @@ pub(crate) fn layout(small: &[usize], out: &[usize]) -> Layout {
     let (len, cols) = (element_count(small), out.last().copied().unwrap_or(1));
     // `small` broadcasts to `out`, so its last size is `cols` or 1 (it is not 0-D unless len is 1).
     let small_cols = small.last().copied().unwrap_or(1);
-    if small == out {
+    if same_dims(small, out) {
         Layout::Same
     } else if len == 1 {
         Layout::Scalar
@@ -247,7 +247,7 @@ impl<F: Float> Tensor<F> {
         other: &Tensor<F>,
         f: impl Fn(F, F) -> F,
     ) -> Result<Tensor<F>, ShapeError> {
-        if self.shape() == other.shape() {
+        if self.same_shape(other) {
             // The common case, in one pass.
             let (a, b) = (self.data(), other.data());
             let data = vectorized(
@@ -257,10 +257,10 @@ impl<F: Float> Tensor<F> {
             return Ok(self.with_data(data));
         }
         let out = broadcast_shape(op, self.shape(), other.shape())?;
-        if self.shape() == out.as_slice() {
+        if same_dims(self.shape(), &out) {
             let data = zip_new(self.data(), other, &out, f);
             Ok(Tensor::from_parts(data, &out))
-        } else if other.shape() == out.as_slice() {
+        } else if same_dims(other.shape(), &out) {
             let data = zip_new(other.data(), self, &out, |y, x| f(x, y));
             Ok(Tensor::from_parts(data, &out))
         } else {
@@ -303,7 +303,7 @@ impl<F: Float> Tensor<F> {
     /// If the shapes differ.
     #[track_caller]
     pub fn axpy(&mut self, alpha: F, x: &Tensor<F>) {
-        if self.shape() != x.shape() {
+        if !self.same_shape(x) {
             panic!("axpy: shapes {:?} and {:?} differ", self.shape(), x.shape());
         }
         let (y, x) = (self.data_mut(), x.data());

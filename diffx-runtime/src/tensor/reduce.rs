@@ -369,7 +369,7 @@ impl<F: Float> Tensor<F> {
 }
 
 fn same_shape<F: Float>(op: &'static str, a: &Tensor<F>, b: &Tensor<F>) -> Result<(), ShapeError> {
-    if a.shape() == b.shape() {
+    if a.same_shape(b) {
         Ok(())
     } else {
         Err(ShapeError::shapes(op, a.shape(), b.shape(), "differ"))
