@@ -39,6 +39,30 @@ fn sigmoid_stack(model: &Mlp<f64>, x: &T, target: &T) -> f64 {
     h.mse(target)
 }
 
+/// The first layer's parameters also enter a penalty written after the loop over layers: in the
+/// backward sweep the penalty's contribution reaches them first, then the loop's adds to it.
+#[autodiff(wrt(model))]
+fn penalty_after_loop(model: &Mlp<f64>, x: &T, labels: &[usize]) -> f64 {
+    let mut h = x.clone();
+    for layer in &model.layers {
+        h = (h.matmul(&layer.w) + &layer.b).tanh();
+    }
+    let w = &model.layers[0].w;
+    h.cross_entropy(labels) + (w * w).sum() + model.layers[0].b.sum() + (w * w).sum()
+}
+
+/// The penalty written before the loop: the loop's contributions come first in the backward sweep.
+#[autodiff(wrt(model))]
+fn penalty_before_loop(model: &Mlp<f64>, x: &T, labels: &[usize]) -> f64 {
+    let w = &model.layers[0].w;
+    let penalty = (w * w).sum() + model.layers[0].b.sum();
+    let mut h = x.clone();
+    for layer in &model.layers {
+        h = (h.matmul(&layer.w) + &layer.b).tanh();
+    }
+    h.cross_entropy(labels) + penalty
+}
+
 fn batch(rows: usize, inputs: usize) -> (T, Vec<usize>) {
     let x = T::randn(&[rows, inputs], 7);
     let labels = (0..rows).map(|i| (i * 7 + 1) % 3).collect();
@@ -134,4 +158,17 @@ fn the_layer_loop_is_explained() {
     let (_, d) = jvp_deep_loss(&model, &x, &labels, &direction);
     let t = trace.output_row().expect("an output row").tangent;
     assert!((t - d).abs() < 1e-12 * d.abs().max(1.0), "{t} vs {d}");
+}
+
+/// A field's first contribution is moved into the gradient and later ones are added to it, whether
+/// the first comes from top-level code or from a loop over the layers (a wrong order would drop a
+/// contribution: these fail if one is overwritten).
+#[test]
+fn contributions_from_a_loop_and_outside_it_add_up() {
+    let model: Mlp<f64> = Mlp::new(&[4, 5, 3], Activation::Tanh, 8);
+    let (x, labels) = batch(6, 4);
+    let grad = grad_penalty_after_loop(&model, &x, &labels);
+    check_every_parameter(&model, &grad, |m| penalty_after_loop(m, &x, &labels));
+    let grad = grad_penalty_before_loop(&model, &x, &labels);
+    check_every_parameter(&model, &grad, |m| penalty_before_loop(m, &x, &labels));
 }

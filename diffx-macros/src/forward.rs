@@ -240,13 +240,19 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             dot.insert(*dst, d);
             Some(())
         }
-        Stmt::Accum { dst, value, like } => {
+        Stmt::Accum {
+            dst,
+            value,
+            like,
+            first,
+        } => {
             b.push(s.clone());
             if let (Some(dd), Some(dv)) = (tangent(dot, dst), dot.get(value).copied()) {
                 b.push(Stmt::Accum {
                     dst: dd,
                     value: dv,
                     like: like.clone(),
+                    first: *first,
                 });
             }
             Some(())

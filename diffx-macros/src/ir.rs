@@ -117,11 +117,13 @@ pub enum Stmt {
         span: Span,
     },
     /// `dst += value`: accumulation into an adjoint (or into its field `path`), summed over the
-    /// axes broadcast in the value if `like` (the primal operand) is given.
+    /// axes broadcast in the value if `like` (the primal operand) is given. With `first`, `dst`
+    /// still holds the zero it started from, and the value replaces it: `dst = value`.
     Accum {
         dst: Atom,
         value: Var,
         like: Option<Atom>,
+        first: bool,
     },
     /// `dst = value`, the first contribution to an adjoint, summed to the shape of `like`.
     Adjoint {
@@ -399,8 +401,11 @@ impl Func {
                     self.atoms(args)
                 )
             }
-            Stmt::Accum { dst, value, .. } => {
-                writeln!(f, "{} += {}", self.atom(dst), self.name(*value))
+            Stmt::Accum {
+                dst, value, first, ..
+            } => {
+                let op = if *first { "=" } else { "+=" };
+                writeln!(f, "{} {op} {}", self.atom(dst), self.name(*value))
             }
             Stmt::Adjoint { dst, value, .. } => {
                 writeln!(f, "{} = {}", self.name(*dst), self.atom(value))

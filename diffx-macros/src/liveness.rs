@@ -10,7 +10,8 @@ use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::tokens;
 
 /// `(statement index, value)` pairs where the statement is the value's last reader and the value is
-/// an owned tensor read once there: it may be moved.
+/// an owned tensor (or a value of another type, such as a contribution to a parameter-struct field)
+/// read once there: it may be moved.
 pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
     let by_name = by_name(f);
     let mut last: HashMap<Var, (usize, usize)> = HashMap::new();
@@ -28,7 +29,10 @@ pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
     }
     last.into_iter()
         .filter(|(v, (_, count))| {
-            *count == 1 && f.kind(*v) == Kind::Tensor && !f.vars[v.0].is_ref && !params.contains(v)
+            *count == 1
+                && matches!(f.kind(*v), Kind::Tensor | Kind::Other)
+                && !f.vars[v.0].is_ref
+                && !params.contains(v)
         })
         .map(|(v, (i, _))| (i, v))
         .collect()
@@ -104,7 +108,9 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             op: Op::Expr(e), ..
         } => named(e),
         Stmt::Let { args, .. } => atoms(args),
-        Stmt::Accum { dst, value, like } => {
+        Stmt::Accum {
+            dst, value, like, ..
+        } => {
             let mut r = vec![*value];
             r.extend(dst.var());
             r.extend(like.as_ref().and_then(Atom::var));

@@ -31,6 +31,12 @@ pub struct Reverse {
 struct Sweep {
     b: Builder,
     adj: HashMap<Var, Var>,
+    /// Places of parameter-struct adjoints contributed to so far (the base and the path as
+    /// text), and the bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
+    touched: Vec<(Var, String)>,
+    nested_bases: Vec<Var>,
+    /// How many loops and `if`s enclose the statement being differentiated.
+    depth: usize,
     /// The vectors written in each `if`'s arms (by its condition's name), as in [`Tapes`].
     if_marks: HashMap<String, Vec<IfMark>>,
 }
@@ -66,6 +72,9 @@ pub fn transform(
     let mut sweep = Sweep {
         b,
         adj: HashMap::new(),
+        touched: Vec::new(),
+        nested_bases: Vec::new(),
+        depth: 0,
         if_marks,
     };
     for (v, ty) in params.iter().flatten() {
@@ -640,10 +649,16 @@ impl Sweep {
                     mark: Some(mark.clone()),
                 });
             }
-            return self.if_stmt(cond, then_, else_, outs, marks.is_some());
+            self.depth += 1;
+            let done = self.if_stmt(cond, then_, else_, outs, marks.is_some());
+            self.depth -= 1;
+            return done;
         }
         if let Stmt::Loop { .. } = s {
-            return self.loop_stmt(s);
+            self.depth += 1;
+            let done = self.loop_stmt(s);
+            self.depth -= 1;
+            return done;
         }
         if let Stmt::SetElem {
             vec,
@@ -750,6 +765,36 @@ impl Sweep {
         Ok(out)
     }
 
+    /// Whether a contribution to the parameter-struct place `a` is the first to reach it, so that it
+    /// can be moved into the zero adjoint's field instead of added to it (no add pass over zeros).
+    /// It is, at top level, when no earlier contribution touched an overlapping place of the same
+    /// base (`.layers[0]` overlaps `.layers[0].w`) and none came from inside a loop or an `if`,
+    /// whose places may be indexed at run time (`.layers[i]`). Records the contribution.
+    fn first_into(&mut self, a: &Atom) -> bool {
+        let Some(base) = a.var() else { return false };
+        let path = match a {
+            Atom::Field(_, path) => path.to_string(),
+            _ => String::new(),
+        };
+        let overlaps = |p: &str, q: &str| {
+            p == q || p.is_empty() || q.is_empty() || p.starts_with(&format!("{q} ")) || {
+                q.starts_with(&format!("{p} "))
+            }
+        };
+        let first = matches!(a, Atom::Field(..))
+            && self.depth == 0
+            && !self.nested_bases.contains(&base)
+            && !self
+                .touched
+                .iter()
+                .any(|(b, p)| *b == base && overlaps(p, &path));
+        if self.depth > 0 {
+            self.nested_bases.push(base);
+        }
+        self.touched.push((base, path));
+        first
+    }
+
     /// Whether a contribution to `a` would create its adjoint rather than add to one.
     fn starts_adjoint(&self, a: &Atom) -> bool {
         matches!(a, Atom::Var(v) if !self.adj.contains_key(v))
@@ -767,10 +812,12 @@ impl Sweep {
         let like = (!scalar).then(|| a.clone());
         match (a, self.adj.get(&base).copied()) {
             (Atom::Field(..), Some(bar)) | (Atom::Var(_), Some(bar)) => {
+                let first = self.first_into(a);
                 self.b.push(Stmt::Accum {
                     dst: a.rebase(bar),
                     value: c,
                     like,
+                    first,
                 });
             }
             (Atom::Var(_), None) if scalar && c.0 >= mark => {

@@ -369,3 +369,68 @@ fn a_cotangent_is_handed_over_not_copied() {
     assert!(code.contains("fit(logits_bar,&t4)"), "{out}");
     assert!(!code.contains("fit(&logits_bar,&t4)"), "{out}");
 }
+
+#[test]
+fn a_fields_first_contribution_is_moved_in_and_later_ones_added() {
+    // `w` is read twice: its first contribution (from the later read) replaces the zero it
+    // started from, the second is added; `b`'s one contribution is summed over the batch by `fit`.
+    let item = quote! {
+        fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
+            let t4 = h.matmul(&model.w);
+            let logits = &t4 + &model.b;
+            logits.cross_entropy(labels) + (&model.w * &model.w).sum()
+        }
+    };
+    let out = expand::expand(quote!(wrt(model)), item)
+        .unwrap()
+        .to_string();
+    let code = vjp_body(&out);
+    assert!(
+        code.contains("model_bar.w=::diffx::__private::fit(t"),
+        "{out}"
+    );
+    assert!(
+        code.contains("model_bar.b=::diffx::__private::fit(&logits_bar"),
+        "{out}"
+    );
+    assert_eq!(
+        code.matches("accumulate(&mutmodel_bar.w").count(),
+        1,
+        "{out}"
+    );
+    assert!(!code.contains("accumulate(&mutmodel_bar.b"), "{out}");
+}
+
+#[test]
+fn contributions_inside_a_loop_are_always_added() {
+    // The places a loop writes may be indexed at run time: no contribution there or after it
+    // (in the backward sweep) replaces a field.
+    let item = quote! {
+        fn loss(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
+            let extra = model.layers[0].b.sum();
+            let mut h = x.clone();
+            for layer in &model.layers {
+                h = h.matmul(&layer.w) + &layer.b;
+            }
+            h.cross_entropy(labels) + extra
+        }
+    };
+    let out = expand::expand(quote!(wrt(model)), item)
+        .unwrap()
+        .to_string();
+    let code = vjp_body(&out);
+    assert!(!code.contains("model_bar.layers[0].b=::diffx"), "{out}");
+    assert!(
+        code.contains("accumulate(&mutmodel_bar.layers[0].b"),
+        "{out}"
+    );
+}
+
+/// The body of the generated `__diffx_vjp_loss`, without white space (`hvp_` repeats the reverse
+/// code, so whole-output counts would see it twice).
+fn vjp_body(out: &str) -> String {
+    let code: String = out.split_whitespace().collect();
+    let start = code.find("fn__diffx_vjp_loss").expect("a vjp function");
+    let len = code[start..].find("#[").unwrap_or(code.len() - start);
+    code[start..start + len].to_string()
+}

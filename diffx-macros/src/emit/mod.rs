@@ -174,18 +174,27 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
         Stmt::Accum {
             dst,
             value,
-            like: None,
+            like,
+            first,
         } => {
             let (d, v) = (place(f, dst), f.name(*value));
-            quote!(#d += #v;)
-        }
-        Stmt::Accum {
-            dst,
-            value,
-            like: Some(like),
-        } => {
-            let (d, v, l) = (place(f, dst), f.name(*value), by_ref(f, like));
-            quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);)
+            match (like, first) {
+                (None, false) => quote!(#d += #v;),
+                (None, true) => quote!(#d = #v;),
+                (Some(like), false) => {
+                    let l = by_ref(f, like);
+                    quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);)
+                }
+                (Some(like), true) => {
+                    let l = by_ref(f, like);
+                    let v = if moved(&Atom::Var(*value)) {
+                        quote!(#v)
+                    } else {
+                        quote!(&#v)
+                    };
+                    quote!(#d = ::diffx::__private::fit(#v, #l);)
+                }
+            }
         }
         Stmt::Adjoint { dst, value, like } => {
             let (mt, d, v) = (m(dst), f.name(*dst), place(f, value));
