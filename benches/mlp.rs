@@ -67,6 +67,27 @@ fn benches(c: &mut Criterion) {
             b.iter(|| black_box(&a).matmul(black_box(&w)))
         });
     }
+    // The backward sweep's products: the weight gradient xᵀ·g and the input gradient g·Wᵀ.
+    for (m, k, n) in [(64, 32, 128), (128, 32, 10), (10, 120, 3), (4, 120, 10)] {
+        let (x, grad) = (
+            Tensor::<f32>::randn(&[k, m], 1),
+            Tensor::<f32>::randn(&[k, n], 2),
+        );
+        g.throughput(Throughput::Elements(2 * (m * k * n) as u64));
+        g.bench_function(format!("[{k}x{m}]ᵀ·[{k}x{n}] (elements = flops)"), |b| {
+            b.iter(|| black_box(&x).t_matmul(black_box(&grad)))
+        });
+    }
+    for (m, k, n) in [(32, 10, 128), (120, 3, 10)] {
+        let (grad, w) = (
+            Tensor::<f32>::randn(&[m, k], 1),
+            Tensor::<f32>::randn(&[n, k], 2),
+        );
+        g.throughput(Throughput::Elements(2 * (m * k * n) as u64));
+        g.bench_function(format!("[{m}x{k}]·[{n}x{k}]ᵀ (elements = flops)"), |b| {
+            b.iter(|| black_box(&grad).matmul_t(black_box(&w)))
+        });
+    }
     g.finish();
 }
 
