@@ -117,6 +117,51 @@ fn cross_entropy_gradient_is_softmax_minus_one_hot() {
     assert_tensor_close(&g, &expected, 1e-14, "(softmax − onehot)/n");
 }
 
+/// Cross-entropy after a loop: the forward sweep computes the loss and its gradient together (the
+/// rule's residual), and the pullback scales that gradient by the cotangent.
+#[autodiff(wrt(logits))]
+fn ce_scaled(logits: &T, labels: &[usize], steps: usize) -> f64 {
+    let mut z = logits.clone();
+    for _ in 0..steps {
+        z = z.tanh() * 2.0;
+    }
+    2.0 * z.cross_entropy(labels)
+}
+
+/// The same inside the loop, where the forward sweep keeps the plain operation (a residual there
+/// would need a tape).
+#[autodiff(wrt(logits))]
+fn ce_in_loop(logits: &T, labels: &[usize], steps: usize) -> f64 {
+    let mut total = 0.0;
+    let mut z = logits.clone();
+    for _ in 0..steps {
+        total += z.cross_entropy(labels);
+        z = z.tanh() * 2.0;
+    }
+    total
+}
+
+#[test]
+fn the_pullback_scales_the_gradient_of_the_forward_sweep() {
+    let logits = data(5, 3, 29);
+    let labels = [0, 2, 1, 2, 1];
+    let (v, g) = value_and_grad_ce_scaled(&logits, &labels, 2);
+    assert_eq!(v, ce_scaled(&logits, &labels, 2));
+    assert_tensor_close(
+        &g,
+        &fd(|l| ce_scaled(l, &labels, 2), &logits),
+        1e-8,
+        "∂logits",
+    );
+    let pulled = vjp_ce_scaled(&logits, &labels, 2, -0.75);
+    assert_tensor_close(&pulled, &(&g * -0.75), 1e-15, "vjp at −0.75");
+    for steps in [1, 3] {
+        let g = grad_ce_in_loop(&logits, &labels, steps);
+        let numeric = fd(|l| ce_in_loop(l, &labels, steps), &logits);
+        assert_tensor_close(&g, &numeric, 1e-8, "∂logits in a loop");
+    }
+}
+
 #[test]
 fn cross_entropy_is_finite_at_large_logits() {
     let logits = T::from_vec(vec![1000.0, -1000.0, 0.0, -1000.0, 1000.0, 0.0], &[2, 3]);

@@ -37,6 +37,8 @@ struct Sweep {
     nested_bases: Vec<Var>,
     /// How many loops and `if`s enclose the statement being differentiated.
     depth: usize,
+    /// The operations whose forward sweep computed a residual for their pullback.
+    residuals: HashMap<Var, Residue>,
     /// The vectors written in each `if`'s arms (by its condition's name), as in [`Tapes`].
     if_marks: HashMap<String, Vec<IfMark>>,
 }
@@ -59,6 +61,7 @@ pub fn transform(
     };
     let body = tapes.stmts(&primal.func.body);
     let (logs, if_marks) = (tapes.logs, tapes.if_marks);
+    let (body, residuals) = with_residuals(&mut b, body)?;
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs
         .iter()
@@ -76,6 +79,7 @@ pub fn transform(
         nested_bases: Vec::new(),
         depth: 0,
         if_marks,
+        residuals,
     };
     for (v, ty) in params.iter().flatten() {
         if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
@@ -129,6 +133,57 @@ pub fn transform(
         ct,
         grads,
     })
+}
+
+/// A top-level operation computed with its [`Residual`]: the rule, its operands, and the local
+/// `(z, r)` that the forward sweep bound.
+#[derive(Clone)]
+struct Residue {
+    rule: &'static Rule,
+    args: Vec<Atom>,
+    pair: Var,
+}
+
+/// The top-level operations of the forward sweep whose rule has a [`Residual`] compute it:
+/// `let z_fwd = a.cross_entropy_with_grad(b); let z = z_fwd.0;`, and the backward sweep reads
+/// `z_fwd.1`. (In loops and `if`s the residual would need a tape: they keep the plain operation.)
+fn with_residuals(
+    b: &mut Builder,
+    body: Vec<Stmt>,
+) -> syn::Result<(Vec<Stmt>, HashMap<Var, Residue>)> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut residues = HashMap::new();
+    for s in body {
+        let Stmt::Let {
+            dst,
+            op: Op::Rule(rule),
+            args,
+            span,
+        } = &s
+        else {
+            out.push(s);
+            continue;
+        };
+        let Some(residual) = rule.residual.as_ref().filter(|_| args[0].var().is_some()) else {
+            out.push(s);
+            continue;
+        };
+        let pair = b.fresh(&format!("{}_fwd", b.func.name(*dst)), Kind::Other);
+        let bindings = operand_bindings(b, args, *dst);
+        let forward = linear_map(residual.forward, &b.float, &bindings)?;
+        let name = b.func.name(pair).clone();
+        for (dst, op) in [(pair, forward), (*dst, quote::quote!(#name.0))] {
+            out.push(Stmt::Let {
+                dst,
+                op: Op::Expr(op),
+                args: Vec::new(),
+                span: *span,
+            });
+        }
+        let (rule, args) = (*rule, args.clone());
+        residues.insert(*dst, Residue { rule, args, pair });
+    }
+    Ok((out, residues))
 }
 
 /// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
@@ -682,6 +737,22 @@ impl Sweep {
             return Ok(());
         };
         let mark = self.b.mark();
+        if let Some(residue) = self.residuals.get(dst).cloned() {
+            let residual = residue
+                .rule
+                .residual
+                .as_ref()
+                .expect("a rule with a residual");
+            let pair = self.b.func.name(residue.pair).clone();
+            let r = ("r", quote::quote!(#pair.1));
+            for (a, vjp) in residue.args.iter().zip(residual.vjp) {
+                if a.var().is_some() && !vjp.is_empty() {
+                    let c = self.transposed(vjp, a, &residue.args, *dst, g, &[r.clone()], *span)?;
+                    self.accumulate(a, c, *span, mark);
+                }
+            }
+            return Ok(());
+        }
         match op {
             Op::Id | Op::Expr(_) => {
                 if let Some(a) = args.first().filter(|a| a.var().is_some()) {
@@ -751,18 +822,38 @@ impl Sweep {
                     if a.var().is_none() || vjp.is_empty() {
                         continue;
                     }
-                    let mut bindings = operand_bindings(&self.b, args, dst);
-                    bindings.push(("g", place(&self.b.func, &Atom::Var(g))));
-                    let expr = linear_map(vjp, &self.b.float, &bindings)?;
-                    let kind = self.b.func.atom_kind(a);
-                    out.push((
-                        a.clone(),
-                        Atom::Var(self.b.op_of_kind(Op::Expr(expr), vec![], span, kind)),
-                    ));
+                    let c = self.transposed(vjp, a, args, dst, g, &[], span)?;
+                    out.push((a.clone(), c));
                 }
             }
         }
         Ok(out)
+    }
+
+    /// The contribution to operand `a` of `dst = op(args)`: the transposed map `vjp` applied to
+    /// `dst`'s cotangent `g`, with the operands, `z` and `more` bound.
+    #[allow(clippy::too_many_arguments)]
+    fn transposed(
+        &mut self,
+        vjp: &str,
+        a: &Atom,
+        args: &[Atom],
+        dst: Var,
+        g: Var,
+        more: &[(&'static str, TokenStream)],
+        span: Span,
+    ) -> syn::Result<Atom> {
+        let mut bindings = operand_bindings(&self.b, args, dst);
+        bindings.push(("g", place(&self.b.func, &Atom::Var(g))));
+        bindings.extend(more.iter().cloned());
+        let expr = linear_map(vjp, &self.b.float, &bindings)?;
+        let kind = self.b.func.atom_kind(a);
+        Ok(Atom::Var(self.b.op_of_kind(
+            Op::Expr(expr),
+            vec![],
+            span,
+            kind,
+        )))
     }
 
     /// Whether a contribution to the parameter-struct place `a` is the first to reach it, so that it

@@ -60,6 +60,19 @@ pub struct Rule {
     pub syntax: Syntax,
     pub deriv: Deriv,
     pub out: Out,
+    /// For reverse mode: the result computed together with what its pullback needs.
+    pub residual: Option<Residual>,
+}
+
+/// A forward computation that returns `(z, r)`, the result and a residual `r` for the pullback,
+/// as JAX's `custom_vjp` forward does: reverse mode's forward sweep runs it instead of the
+/// operation (outside loops and `if`s), and its backward sweep applies `vjp` (per operand, in `r`
+/// and the cotangent `g`) instead of the table's transposed map. Forward mode is unchanged.
+#[derive(Debug)]
+pub struct Residual {
+    /// `(z, r)` from the operands `a`, `b`.
+    pub forward: &'static str,
+    pub vjp: &'static [&'static str],
 }
 
 impl Rule {
@@ -94,6 +107,7 @@ const fn infix(name: &'static str, op: &'static str, partials: &'static [&'stati
         syntax: Syntax::Infix(op),
         deriv: Deriv::Partials(partials),
         out: Out::Same,
+        residual: None,
     }
 }
 
@@ -103,6 +117,7 @@ const fn method(name: &'static str, partials: &'static [&'static str]) -> Rule {
         syntax: Syntax::Method,
         deriv: Deriv::Partials(partials),
         out: Out::Same,
+        residual: None,
     }
 }
 
@@ -116,6 +131,7 @@ const fn runtime(
         syntax: Syntax::Func(path),
         deriv: Deriv::Partials(partials),
         out: Out::Same,
+        residual: None,
     }
 }
 
@@ -129,6 +145,7 @@ const fn tensor(
         syntax: Syntax::TensorMethod,
         deriv: Deriv::Linear(maps),
         out,
+        residual: None,
     }
 }
 
@@ -138,6 +155,14 @@ const fn tensor_elementwise(name: &'static str, partials: &'static [&'static str
         syntax: Syntax::TensorMethod,
         deriv: Deriv::Partials(partials),
         out: Out::Tensor,
+        residual: None,
+    }
+}
+
+const fn with_residual(rule: Rule, residual: Residual) -> Rule {
+    Rule {
+        residual: Some(residual),
+        ..rule
     }
 }
 
@@ -158,6 +183,7 @@ pub static RULES: &[Rule] = &[
         syntax: Syntax::Prefix("-"),
         deriv: Deriv::Partials(&["-1.0"]),
         out: Out::Same,
+        residual: None,
     },
     // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰.
     method("powi", &["(b as F) * a.powi(b - i32::from(b != 0))", ""]),
@@ -299,16 +325,23 @@ pub static RULES: &[Rule] = &[
     ),
     // Losses: the mean over rows of −log softmax(a)[label], whose gradient is
     // (softmax(a) − one_hot(b)) / rows (`cross_entropy_grad`, one fused kernel); the mean of (a − b)².
-    tensor(
-        "cross_entropy",
-        Out::Scalar,
-        &[
-            (
-                "(&a.cross_entropy_grad(b, 1.0 / a.rows() as F) * &t).sum()",
-                "a.cross_entropy_grad(b, g / a.rows() as F)",
-            ),
-            CONST,
-        ],
+    // Reverse mode takes the softmax once, for the value and the gradient together.
+    with_residual(
+        tensor(
+            "cross_entropy",
+            Out::Scalar,
+            &[
+                (
+                    "(&a.cross_entropy_grad(b, 1.0 / a.rows() as F) * &t).sum()",
+                    "a.cross_entropy_grad(b, g / a.rows() as F)",
+                ),
+                CONST,
+            ],
+        ),
+        Residual {
+            forward: "a.cross_entropy_with_grad(b)",
+            vjp: &["::diffx::__private::scaled(r, g)", ""],
+        },
     ),
     tensor(
         "cross_entropy_onehot",

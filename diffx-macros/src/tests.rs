@@ -434,3 +434,32 @@ fn vjp_body(out: &str) -> String {
     let len = code[start..].find("#[").unwrap_or(code.len() - start);
     code[start..start + len].to_string()
 }
+
+#[test]
+fn cross_entropy_takes_its_softmax_once_in_reverse_mode() {
+    // At top level the forward sweep computes the loss with its gradient and the pullback scales
+    // that; in a loop body the plain operation and its transposed map stay.
+    let top = quote! {
+        fn loss(x: &Tensor, labels: &[usize]) -> f32 {
+            (x * 2.0).cross_entropy(labels)
+        }
+    };
+    let out = expand::expand(quote!(), top).unwrap().to_string();
+    let code = vjp_body(&out);
+    assert!(code.contains(".cross_entropy_with_grad(labels)"), "{out}");
+    assert!(code.contains("__private::scaled((t2_fwd.1),ct)"), "{out}");
+    assert!(!code.contains("cross_entropy_grad"), "{out}");
+    let in_loop = quote! {
+        fn loss(x: &Tensor, labels: &[usize], n: usize) -> f32 {
+            let mut total = 0.0;
+            for _ in 0..n {
+                total += x.cross_entropy(labels);
+            }
+            total
+        }
+    };
+    let out = expand::expand(quote!(), in_loop).unwrap().to_string();
+    let code = vjp_body(&out);
+    assert!(!code.contains("cross_entropy_with_grad"), "{out}");
+    assert!(code.contains("cross_entropy_grad"), "{out}");
+}

@@ -287,6 +287,16 @@ macro_rules! scalar_support {
 }
 scalar_support!(f32, f64);
 
+/// `g · t`, in place; no pass at all for the cotangent 1 of `grad_`. The pullback of a rule whose
+/// forward sweep computed its gradient already (`cross_entropy_with_grad`).
+#[inline]
+pub fn scaled<F: Float>(mut t: Tensor<F>, g: F) -> Tensor<F> {
+    if g != F::ONE {
+        t.scale(g);
+    }
+    t
+}
+
 /// A zero of the type and shape of `like` (the adjoint a parameter struct starts from).
 #[inline]
 pub fn zeros_like<P: Params, B: Borrow<P>>(like: &B) -> P {

@@ -258,18 +258,7 @@ impl<F: Float> Tensor<F> {
     /// range.
     pub fn try_cross_entropy(&self, labels: &[usize]) -> Result<F, ShapeError> {
         self.check_labels("cross_entropy", labels)?;
-        let (rows, cols) = (self.rows(), self.cols());
-        let RowExp { shift, sum, .. } = RowExp::new(self);
-        // The logarithms of all rows in one vectorized pass, not a libm call per row.
-        let mut log_sum = sum;
-        ln_in_place(&mut log_sum);
-        let rows_iter = self.data().chunks_exact(cols.max(1)).zip(labels);
-        let total = rows_iter
-            .zip(shift.iter().zip(&log_sum))
-            .fold(F::ZERO, |s, ((row, &l), (&m, &ln_sum))| {
-                s + (m - row[l] + ln_sum)
-            });
-        Ok(total / F::from_f64(rows as f64))
+        Ok(self.mean_row_loss(&RowExp::new(self), labels))
     }
 
     /// `scale · (softmax(self) − one_hot(labels))`: the gradient of [`Tensor::cross_entropy`]'s sum
@@ -296,14 +285,65 @@ impl<F: Float> Tensor<F> {
         scale: F,
     ) -> Result<Tensor<F>, ShapeError> {
         self.check_labels("cross_entropy_grad", labels)?;
-        let RowExp { mut exp, sum, .. } = RowExp::new(self);
+        Ok(self.softmax_minus_one_hot(RowExp::new(self), labels, scale))
+    }
+
+    /// [`Tensor::cross_entropy`] and its gradient with respect to the logits,
+    /// `(softmax(self) − one_hot(labels)) / rows`, from one softmax: what reverse mode's forward
+    /// sweep computes, so that the backward sweep only scales the gradient by the cotangent.
+    ///
+    /// ```
+    /// use diffx_runtime::Tensor;
+    /// let logits = Tensor::from_rows(&[&[0.0_f64, 0.0], &[1000.0, -1000.0]]);
+    /// let (loss, grad) = logits.cross_entropy_with_grad(&[1, 0]);
+    /// assert_eq!(loss, logits.cross_entropy(&[1, 0]));
+    /// assert_eq!(grad, logits.cross_entropy_grad(&[1, 0], 0.5));
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Tensor::cross_entropy`]; [`Tensor::try_cross_entropy_with_grad`] returns the error.
+    #[track_caller]
+    pub fn cross_entropy_with_grad(&self, labels: &[usize]) -> (F, Tensor<F>) {
+        ok(self.try_cross_entropy_with_grad(labels))
+    }
+
+    /// [`Tensor::cross_entropy_with_grad`], returning an error as [`Tensor::try_cross_entropy`]
+    /// does.
+    pub fn try_cross_entropy_with_grad(
+        &self,
+        labels: &[usize],
+    ) -> Result<(F, Tensor<F>), ShapeError> {
+        self.check_labels("cross_entropy_with_grad", labels)?;
+        let stats = RowExp::new(self);
+        let value = self.mean_row_loss(&stats, labels);
+        let scale = F::ONE / F::from_f64(self.rows() as f64);
+        Ok((value, self.softmax_minus_one_hot(stats, labels, scale)))
+    }
+
+    /// The mean over rows of `logsumexp(row) − row[label]`, from the row statistics.
+    fn mean_row_loss(&self, stats: &RowExp<F>, labels: &[usize]) -> F {
+        // The logarithms of all rows in one vectorized pass, not a libm call per row.
+        let mut log_sum = stats.sum.clone();
+        ln_in_place(&mut log_sum);
+        let rows_iter = self.data().chunks_exact(self.cols().max(1)).zip(labels);
+        let total = rows_iter
+            .zip(stats.shift.iter().zip(&log_sum))
+            .fold(F::ZERO, |s, ((row, &l), (&m, &ln_sum))| {
+                s + (m - row[l] + ln_sum)
+            });
+        total / F::from_f64(self.rows() as f64)
+    }
+
+    /// `scale · (softmax − one_hot(labels))`, in the buffer of the exponentials.
+    fn softmax_minus_one_hot(&self, stats: RowExp<F>, labels: &[usize], scale: F) -> Tensor<F> {
+        let RowExp { mut exp, sum, .. } = stats;
         let cols = self.cols().max(1);
         for ((row, &total), &label) in exp.chunks_exact_mut(cols).zip(&sum).zip(labels) {
             let factor = scale / total;
             row.iter_mut().for_each(|v| *v *= factor);
             row[label] -= scale;
         }
-        Ok(self.with_data(exp))
+        self.with_data(exp)
     }
 
     /// One label per row, each below the number of columns.
