@@ -747,7 +747,8 @@ impl Sweep {
             let r = ("r", quote::quote!(#pair.1));
             for (a, vjp) in residue.args.iter().zip(residual.vjp) {
                 if a.var().is_some() && !vjp.is_empty() {
-                    let c = self.transposed(vjp, a, &residue.args, *dst, g, &[r.clone()], *span)?;
+                    let more = std::slice::from_ref(&r);
+                    let c = self.transposed(vjp, a, &residue.args, *dst, g, more, *span)?;
                     self.accumulate(a, c, *span, mark);
                 }
             }
