@@ -41,8 +41,7 @@ fn by_hand(mlp: &Mlp, x: &Tensor, labels: &[usize]) -> (f32, Mlp) {
     let (l1, l2) = (&mlp.layers[0], &mlp.layers[1]);
     let h = l1.forward(x).tanh();
     let logits = l2.forward(&h);
-    let value = logits.cross_entropy(labels);
-    let dlogits = logits.cross_entropy_grad(labels, 1.0 / labels.len() as f32);
+    let (value, dlogits) = logits.cross_entropy_with_grad(labels);
     let dz1 = dlogits.matmul_t(&l2.w).mul_dtanh(&h);
     let layer = |input: &Tensor, dz: &Tensor| Linear {
         w: input.t_matmul(dz),
