@@ -258,7 +258,8 @@ impl<F: Float> Tensor<F> {
     /// range.
     pub fn try_cross_entropy(&self, labels: &[usize]) -> Result<F, ShapeError> {
         self.check_labels("cross_entropy", labels)?;
-        Ok(self.mean_row_loss(&RowExp::new(self), labels))
+        let RowExp { shift, sum, .. } = RowExp::new(self);
+        Ok(self.mean_row_loss(&shift, sum, labels))
     }
 
     /// `scale · (softmax(self) − one_hot(labels))`: the gradient of [`Tensor::cross_entropy`]'s sum
@@ -285,7 +286,8 @@ impl<F: Float> Tensor<F> {
         scale: F,
     ) -> Result<Tensor<F>, ShapeError> {
         self.check_labels("cross_entropy_grad", labels)?;
-        Ok(self.softmax_minus_one_hot(RowExp::new(self), labels, scale))
+        let RowExp { exp, sum, .. } = RowExp::new(self);
+        Ok(self.softmax_minus_one_hot(exp, &sum, labels, scale))
     }
 
     /// [`Tensor::cross_entropy`] and its gradient with respect to the logits,
@@ -314,20 +316,20 @@ impl<F: Float> Tensor<F> {
         labels: &[usize],
     ) -> Result<(F, Tensor<F>), ShapeError> {
         self.check_labels("cross_entropy_with_grad", labels)?;
-        let stats = RowExp::new(self);
-        let value = self.mean_row_loss(&stats, labels);
         let scale = F::ONE / F::from_f64(self.rows() as f64);
-        Ok((value, self.softmax_minus_one_hot(stats, labels, scale)))
+        let RowExp { exp, shift, sum } = RowExp::new(self);
+        let grad = self.softmax_minus_one_hot(exp, &sum, labels, scale);
+        Ok((self.mean_row_loss(&shift, sum, labels), grad))
     }
 
-    /// The mean over rows of `logsumexp(row) − row[label]`, from the row statistics.
-    fn mean_row_loss(&self, stats: &RowExp<F>, labels: &[usize]) -> F {
+    /// The mean over rows of `logsumexp(row) − row[label]`, from the row statistics (the sums of
+    /// the exponentials are taken over for their logarithms).
+    fn mean_row_loss(&self, shift: &[F], mut sum: Vec<F>, labels: &[usize]) -> F {
         // The logarithms of all rows in one vectorized pass, not a libm call per row.
-        let mut log_sum = stats.sum.clone();
-        ln_in_place(&mut log_sum);
+        ln_in_place(&mut sum);
         let rows_iter = self.data().chunks_exact(self.cols().max(1)).zip(labels);
         let total = rows_iter
-            .zip(stats.shift.iter().zip(&log_sum))
+            .zip(shift.iter().zip(&sum))
             .fold(F::ZERO, |s, ((row, &l), (&m, &ln_sum))| {
                 s + (m - row[l] + ln_sum)
             });
@@ -335,10 +337,15 @@ impl<F: Float> Tensor<F> {
     }
 
     /// `scale · (softmax − one_hot(labels))`, in the buffer of the exponentials.
-    fn softmax_minus_one_hot(&self, stats: RowExp<F>, labels: &[usize], scale: F) -> Tensor<F> {
-        let RowExp { mut exp, sum, .. } = stats;
+    fn softmax_minus_one_hot(
+        &self,
+        mut exp: Vec<F>,
+        sum: &[F],
+        labels: &[usize],
+        scale: F,
+    ) -> Tensor<F> {
         let cols = self.cols().max(1);
-        for ((row, &total), &label) in exp.chunks_exact_mut(cols).zip(&sum).zip(labels) {
+        for ((row, &total), &label) in exp.chunks_exact_mut(cols).zip(sum).zip(labels) {
             let factor = scale / total;
             row.iter_mut().for_each(|v| *v *= factor);
             row[label] -= scale;
