@@ -63,6 +63,12 @@ fn penalty_before_loop(model: &Mlp<f64>, x: &T, labels: &[usize]) -> f64 {
     h.cross_entropy(labels) + penalty
 }
 
+/// Reads only the last layer: no contribution reaches the first one's fields.
+#[autodiff(wrt(model))]
+fn last_layer_only(model: &Mlp<f64>, h: &T, labels: &[usize]) -> f64 {
+    (h.matmul(&model.layers[1].w) + &model.layers[1].b).cross_entropy(labels)
+}
+
 fn batch(rows: usize, inputs: usize) -> (T, Vec<usize>) {
     let x = T::randn(&[rows, inputs], 7);
     let labels = (0..rows).map(|i| (i * 7 + 1) % 3).collect();
@@ -171,4 +177,16 @@ fn contributions_from_a_loop_and_outside_it_add_up() {
     check_every_parameter(&model, &grad, |m| penalty_after_loop(m, &x, &labels));
     let grad = grad_penalty_before_loop(&model, &x, &labels);
     check_every_parameter(&model, &grad, |m| penalty_before_loop(m, &x, &labels));
+}
+
+/// A gradient starts with its fields unset and moves each first contribution in: a field that no
+/// contribution reaches comes back as zeros of its shape.
+#[test]
+fn fields_no_contribution_reaches_are_zeros() {
+    let model: Mlp<f64> = Mlp::new(&[4, 5, 3], Activation::Tanh, 9);
+    let (h, labels) = batch(6, 5);
+    let grad = grad_last_layer_only(&model, &h, &labels);
+    assert_eq!(grad.layers[0].w, T::zeros(&[4, 5]));
+    assert_eq!(grad.layers[0].b, T::zeros(model.layers[0].b.shape()));
+    check_every_parameter(&model, &grad, |m| last_layer_only(m, &h, &labels));
 }

@@ -65,6 +65,12 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
                     #(#skipped: ::core::clone::Clone::clone(&self.#skipped),)*
                 }
             }
+            fn unset_like(&self) -> Self {
+                Self {
+                    #(#members: ::diffx::Params::unset_like(&self.#members),)*
+                    #(#skipped: ::core::clone::Clone::clone(&self.#skipped),)*
+                }
+            }
         }
     })
 }

@@ -106,6 +106,13 @@ impl<F: Float> Params for Linear<F> {
             b: self.b.zeros_like(),
         }
     }
+
+    fn unset_like(&self) -> Self {
+        Linear {
+            w: Params::unset_like(&self.w),
+            b: Params::unset_like(&self.b),
+        }
+    }
 }
 
 /// An elementwise nonlinearity between layers.
@@ -221,6 +228,13 @@ impl<F: Float> Params for Mlp<F> {
     fn zeros_like(&self) -> Self {
         Mlp {
             layers: self.layers.zeros_like(),
+            activation: self.activation,
+        }
+    }
+
+    fn unset_like(&self) -> Self {
+        Mlp {
+            layers: self.layers.unset_like(),
             activation: self.activation,
         }
     }

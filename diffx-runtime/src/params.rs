@@ -52,6 +52,16 @@ pub trait Params: Clone {
         zeros
     }
 
+    /// The same structure with every tensor *unset*: shaped, but holding no elements yet. Reverse
+    /// mode starts a parameter struct's gradient from it, so that a field's first contribution
+    /// is moved in rather than added to zeros that were written for nothing; what is still unset
+    /// at the end becomes zeros. For generated code only: an unset tensor is not a valid tensor.
+    /// The default is [`Params::zeros_like`]; the derive builds unset tensors.
+    #[doc(hidden)]
+    fn unset_like(&self) -> Self {
+        self.zeros_like()
+    }
+
     /// `self += other`, tensor by tensor.
     fn add_assign(&mut self, other: &Self) {
         self.zip_mut(other, &mut |a, b| a.axpy(Self::Elem::ONE, b));
@@ -139,6 +149,10 @@ impl<F: Float> Params for Tensor<F> {
     fn zeros_like(&self) -> Self {
         Tensor::zeros(self.shape())
     }
+
+    fn unset_like(&self) -> Self {
+        Tensor::unset(self.shape())
+    }
 }
 
 impl<T: Params> Params for Vec<T> {
@@ -169,6 +183,10 @@ impl<T: Params> Params for Vec<T> {
 
     fn zeros_like(&self) -> Self {
         self.iter().map(Params::zeros_like).collect()
+    }
+
+    fn unset_like(&self) -> Self {
+        self.iter().map(Params::unset_like).collect()
     }
 }
 

@@ -297,10 +297,28 @@ pub fn scaled<F: Float>(mut t: Tensor<F>, g: F) -> Tensor<F> {
     t
 }
 
-/// A zero of the type and shape of `like` (the adjoint a parameter struct starts from).
+/// A zero of the type and shape of `like`.
 #[inline]
 pub fn zeros_like<P: Params, B: Borrow<P>>(like: &B) -> P {
     like.borrow().zeros_like()
+}
+
+/// The adjoint a parameter struct starts from: every tensor unset ([`Params::unset_like`]), so a
+/// field's first contribution is moved in; [`settled`] zeroes what no contribution reached.
+#[inline]
+pub fn unset_like<P: Params, B: Borrow<P>>(like: &B) -> P {
+    like.borrow().unset_like()
+}
+
+/// `p` with every tensor that is still unset made zeros: a gradient as it is returned.
+#[inline]
+pub fn settled<P: Params>(mut p: P) -> P {
+    p.visit_mut(&mut |t| {
+        if t.is_unset() {
+            *t = t.zeros_like();
+        }
+    });
+    p
 }
 
 /// Tangents of tensors and parameter structs: owned, borrowed, or zero.
@@ -345,7 +363,9 @@ impl<F: Float> Fit<Tensor<F>> for Tensor<F> {
     }
     #[inline]
     fn accumulate_into(&self, acc: &mut Tensor<F>, like: &Tensor<F>) {
-        if self.same_shape(like) {
+        if acc.is_unset() {
+            *acc = self.fit(like);
+        } else if self.same_shape(like) {
             acc.add_assign(self);
         } else {
             acc.add_assign(&self.sum_to(like.shape()));

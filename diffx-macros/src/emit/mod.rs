@@ -211,9 +211,11 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             let (mt, d, l) = (m(dst), f.name(*dst), by_ref(f, like));
             quote!(let #mt #d = ::diffx::__private::zeros_for::<#ty, _>(#l);)
         }
+        // A parameter struct's adjoint: unset until contributions arrive, zeros where none does
+        // (`settled` as it is returned).
         Stmt::Zeros { dst, like, ty } => {
             let (mt, d, l) = (m(dst), f.name(*dst), place(f, like));
-            quote!(let #mt #d = ::diffx::__private::zeros_like::<#ty, _>(&#l);)
+            quote!(let #mt #d = ::diffx::__private::unset_like::<#ty, _>(&#l);)
         }
         Stmt::Const {
             name,
@@ -534,6 +536,10 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&rev.grads)
             .map(|(p, g)| match g {
+                Some(g) if f.kind(*g) == Kind::Other => {
+                    let g = f.name(*g);
+                    quote!(::diffx::__private::settled(#g))
+                }
                 Some(g) => f.name(*g).to_token_stream(),
                 None if p.differentiable => quote!(0.0),
                 None => quote!(::diffx::__private::Zero),

@@ -181,6 +181,21 @@ impl<F: Float> Tensor<F> {
         same_dims(&self.shape, &other.shape)
     }
 
+    /// A tensor of `shape` with no elements yet: the start of a gradient in generated code (see
+    /// [`crate::Params::unset_like`]); not a valid tensor until it is assigned.
+    pub(crate) fn unset(shape: &[usize]) -> Self {
+        Tensor {
+            data: Vec::new(),
+            shape: Shape::from_slice(shape),
+        }
+    }
+
+    /// Whether `self` is [`Tensor::unset`] (a shape without its elements).
+    #[inline]
+    pub(crate) fn is_unset(&self) -> bool {
+        self.data.len() != element_count(&self.shape)
+    }
+
     /// Zeros of the shape of `self`.
     pub fn zeros_like(&self) -> Self {
         Self::zeros(&self.shape)
