@@ -372,8 +372,10 @@ fn a_cotangent_is_handed_over_not_copied() {
 
 #[test]
 fn a_fields_first_contribution_is_moved_in_and_later_ones_added() {
-    // `w` is read twice: its first contribution (from the later read) replaces the zero it
-    // started from, the second is added; `b`'s one contribution is summed over the batch by `fit`.
+    // `w` is read twice: its first contribution (from the later read) replaces the unset tensor
+    // it started from, the second is added; `b`'s one contribution is summed over the batch by
+    // `fit`. The struct starts unset (nothing allocated for fields that are then replaced) and is
+    // settled, zeros where nothing arrived, as it is returned.
     let item = quote! {
         fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
             let t4 = h.matmul(&model.w);
@@ -399,6 +401,11 @@ fn a_fields_first_contribution_is_moved_in_and_later_ones_added() {
         "{out}"
     );
     assert!(!code.contains("accumulate(&mutmodel_bar.b"), "{out}");
+    assert!(code.contains("unset_like::<Mlp,_>(&model)"), "{out}");
+    assert!(
+        code.contains("(::diffx::__private::settled(model_bar),"),
+        "{out}"
+    );
 }
 
 #[test]
