@@ -366,8 +366,32 @@ fn a_cotangent_is_handed_over_not_copied() {
         .unwrap()
         .to_string();
     let code: String = out.split_whitespace().collect();
-    assert!(code.contains("fit(logits_bar,&t4)"), "{out}");
-    assert!(!code.contains("fit(&logits_bar,&t4)"), "{out}");
+    assert!(code.contains("fit(logits_bar,&t4_shape)"), "{out}");
+    assert!(!code.contains("fit(&logits_bar,&t4"), "{out}");
+}
+
+#[test]
+fn values_read_back_only_for_their_shape_are_handed_over() {
+    // The backward sweep needs only the shapes of `t4` and `logits`: the forward sweep takes them
+    // where they are computed, so `t4 + &model.b` reuses `t4`'s buffer. `h` is read back for real
+    // (`hᵀ·ḡ`), so it keeps no shape of its own.
+    let item = quote! {
+        fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
+            let t4 = h.matmul(&model.w);
+            let logits = &t4 + &model.b;
+            logits.cross_entropy(labels)
+        }
+    };
+    let out = expand::expand(quote!(wrt(model)), item)
+        .unwrap()
+        .to_string();
+    let code = vjp_body(&out);
+    assert!(
+        code.contains("lett4_shape=::diffx::__private::shape_of(&t4);"),
+        "{out}"
+    );
+    assert!(code.contains("letlogits=t4+&model.b;"), "{out}");
+    assert!(!code.contains("h_shape"), "{out}");
 }
 
 #[test]

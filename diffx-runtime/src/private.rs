@@ -287,6 +287,14 @@ macro_rules! scalar_support {
 }
 scalar_support!(f32, f64);
 
+/// The shape of `t` as a tensor without elements: what the backward sweep needs of a value it reads
+/// only to sum a contribution to its shape (the `like` of [`fit`] and [`accumulate`]), so that the
+/// value itself need not be kept.
+#[inline]
+pub fn shape_of<F: Float>(t: &Tensor<F>) -> Tensor<F> {
+    Tensor::unset(t.shape())
+}
+
 /// `g · t`, in place; no pass at all for the cotangent 1 of `grad_`. The pullback of a rule whose
 /// forward sweep computed its gradient already (`cross_entropy_with_grad`).
 #[inline]

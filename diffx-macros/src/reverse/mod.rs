@@ -19,6 +19,11 @@ use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Tape, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
+mod residual;
+mod shapes;
+
+use residual::{with_residuals, Residue};
+
 /// The adjoint program.
 pub struct Reverse {
     pub b: Builder,
@@ -72,6 +77,8 @@ pub fn transform(
         .chain(body.iter().cloned())
         .collect();
     let ct = b.fresh("ct", ret_kind);
+    // Everything from here on is the backward sweep.
+    let backward = b.func.body.len();
     let mut sweep = Sweep {
         b,
         adj: HashMap::new(),
@@ -124,6 +131,7 @@ pub fn transform(
             sweep.zeros(*v, ty.clone());
         }
     }
+    shapes::take_shapes(&mut sweep.b, backward);
     let grads = params
         .iter()
         .map(|p| p.as_ref().and_then(|(v, _)| sweep.adj.get(v).copied()))
@@ -133,57 +141,6 @@ pub fn transform(
         ct,
         grads,
     })
-}
-
-/// A top-level operation computed with its [`Residual`]: the rule, its operands, and the local
-/// `(z, r)` that the forward sweep bound.
-#[derive(Clone)]
-struct Residue {
-    rule: &'static Rule,
-    args: Vec<Atom>,
-    pair: Var,
-}
-
-/// The top-level operations of the forward sweep whose rule has a [`Residual`] compute it:
-/// `let z_fwd = a.cross_entropy_with_grad(b); let z = z_fwd.0;`, and the backward sweep reads
-/// `z_fwd.1`. (In loops and `if`s the residual would need a tape: they keep the plain operation.)
-fn with_residuals(
-    b: &mut Builder,
-    body: Vec<Stmt>,
-) -> syn::Result<(Vec<Stmt>, HashMap<Var, Residue>)> {
-    let mut out = Vec::with_capacity(body.len());
-    let mut residues = HashMap::new();
-    for s in body {
-        let Stmt::Let {
-            dst,
-            op: Op::Rule(rule),
-            args,
-            span,
-        } = &s
-        else {
-            out.push(s);
-            continue;
-        };
-        let Some(residual) = rule.residual.as_ref().filter(|_| args[0].var().is_some()) else {
-            out.push(s);
-            continue;
-        };
-        let pair = b.fresh(&format!("{}_fwd", b.func.name(*dst)), Kind::Other);
-        let bindings = operand_bindings(b, args, *dst);
-        let forward = linear_map(residual.forward, &b.float, &bindings)?;
-        let name = b.func.name(pair).clone();
-        for (dst, op) in [(pair, forward), (*dst, quote::quote!(#name.0))] {
-            out.push(Stmt::Let {
-                dst,
-                op: Op::Expr(op),
-                args: Vec::new(),
-                span: *span,
-            });
-        }
-        let (rule, args) = (*rule, args.clone());
-        residues.insert(*dst, Residue { rule, args, pair });
-    }
-    Ok((out, residues))
 }
 
 /// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
