@@ -13,10 +13,40 @@ use crate::tokens;
 /// an owned tensor (or a value of another type, such as a contribution to a parameter-struct field)
 /// read once there: it may be moved.
 pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
+    let ret = f.ret.iter().cloned().collect::<Vec<_>>();
+    single_last_reads(f, &f.body, &ret, &|v| !params.contains(&v))
+}
+
+/// [`movable`] for a loop body or an arm (`body`, then its `yields` read at index `body.len()`):
+/// only values defined in it, since one defined outside may be read again by the next iteration.
+pub fn movable_in(f: &Func, body: &[Stmt], yields: &[Atom]) -> HashSet<(usize, Var)> {
+    let defined: HashSet<Var> = body.iter().flat_map(defines).collect();
+    single_last_reads(f, body, yields, &|v| defined.contains(&v))
+}
+
+/// The values a statement of a list binds with `let`.
+fn defines(s: &Stmt) -> Vec<Var> {
+    match s {
+        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } | Stmt::Zeros { dst, .. } => vec![*dst],
+        Stmt::If { outs, .. } => outs.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The values that `keep` admits, owned (not references) and not numbers, whose last read in
+/// `body` followed by `tail` is a single read, with where it is.
+fn single_last_reads(
+    f: &Func,
+    body: &[Stmt],
+    tail: &[Atom],
+    keep: &dyn Fn(Var) -> bool,
+) -> HashSet<(usize, Var)> {
     let by_name = by_name(f);
     let mut last: HashMap<Var, (usize, usize)> = HashMap::new();
-    for (i, s) in f.body.iter().enumerate() {
-        for v in reads(s, &by_name) {
+    let tail_reads = tail.iter().filter_map(Atom::var).collect::<Vec<_>>();
+    let lists = body.iter().map(|s| reads(s, &by_name)).chain([tail_reads]);
+    for (i, list) in lists.enumerate() {
+        for v in list {
             let entry = last.entry(v).or_insert((i, 0));
             if entry.0 != i {
                 *entry = (i, 0);
@@ -24,15 +54,12 @@ pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
             entry.1 += 1;
         }
     }
-    if let Some(r) = f.ret.as_ref().and_then(Atom::var) {
-        last.insert(r, (f.body.len(), 1));
-    }
     last.into_iter()
         .filter(|(v, (_, count))| {
             *count == 1
                 && matches!(f.kind(*v), Kind::Tensor | Kind::Other)
                 && !f.vars[v.0].is_ref
-                && !params.contains(v)
+                && keep(*v)
         })
         .map(|(v, (i, _))| (i, v))
         .collect()

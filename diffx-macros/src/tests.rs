@@ -494,3 +494,30 @@ fn cross_entropy_takes_its_softmax_once_in_reverse_mode() {
     assert!(!code.contains("cross_entropy_with_grad"), "{out}");
     assert!(code.contains("cross_entropy_grad"), "{out}");
 }
+
+#[test]
+fn a_loop_body_hands_over_its_own_values_but_not_outer_ones() {
+    // Inside the body, `t` and `z` are read for the last time where they are used (`t + &c`
+    // reuses `t`, the cell takes `z` without a copy); `c` comes from outside the loop, which may
+    // read it again in the next iteration, so it stays borrowed.
+    let item = quote! {
+        fn loss(x: &Tensor, w: &Tensor, labels: &[usize], n: usize) -> f32 {
+            let c = x * 2.0;
+            let mut h = x.clone();
+            for _ in 0..n {
+                let t = h.matmul(w);
+                let z = t + &c;
+                h = z.tanh();
+            }
+            h.cross_entropy(labels)
+        }
+    };
+    let out = expand::expand(quote!(wrt(x, w)), item).unwrap().to_string();
+    let code = vjp_body(&out);
+    assert!(code.contains("letz=t+&c;"), "{out}");
+    assert!(!code.contains("t+c"), "{out}");
+    assert!(
+        code.contains("(h,)=(h_1,);"),
+        "the cell takes the new value: {out}"
+    );
+}

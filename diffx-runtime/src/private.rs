@@ -227,6 +227,29 @@ impl<F: Float> FitArg<Tensor<F>> for Tensor<F> {
     }
 }
 
+/// Numbers and zeros passed by value, as reverse mode hands over a contribution at its last read.
+macro_rules! fit_by_value {
+    ($($t:ty),*) => {$(
+        impl FitArg<$t> for $t {
+            #[inline(always)]
+            fn fit_arg(self, _: &$t) -> $t {
+                self
+            }
+        }
+    )*};
+}
+fit_by_value!(f32, f64);
+
+impl<L> FitArg<L> for Zero
+where
+    Zero: Fit<L>,
+{
+    #[inline(always)]
+    fn fit_arg(self, like: &L) -> L {
+        self.fit(like)
+    }
+}
+
 /// A tensor contribution to a scalar (a scale factor used across a tensor) is summed.
 impl<F: Float> FitArg<F> for Tensor<F> {
     #[inline(always)]

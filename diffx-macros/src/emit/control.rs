@@ -7,12 +7,29 @@ use quote::quote;
 
 use super::{owned, place, stmt as plain};
 use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
+use crate::liveness;
 
-/// Statements nested in an arm or a body: no tensor is handed over there (a loop repeats them).
-pub(super) fn nested(f: &Func, body: &[Stmt], mutable: &HashSet<Var>) -> TokenStream {
-    body.iter()
-        .map(|s| plain(f, s, mutable, &|_| false))
-        .collect()
+/// Statements nested in an arm or a body, and its yields: a value defined there is handed over at
+/// its last read there (a value from outside is not: a loop repeats the body).
+pub(super) fn nested(
+    f: &Func,
+    body: &[Stmt],
+    yields: &[Atom],
+    mutable: &HashSet<Var>,
+) -> (TokenStream, Vec<TokenStream>) {
+    let moves = &liveness::movable_in(f, body, yields);
+    let moved_at = |i: usize| move |a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
+    let tokens = body
+        .iter()
+        .enumerate()
+        .map(|(i, s)| plain(f, s, mutable, &moved_at(i)))
+        .collect();
+    let at_end = moved_at(body.len());
+    let yields = yields
+        .iter()
+        .map(|y| if at_end(y) { place(f, y) } else { owned(f, y) })
+        .collect();
+    (tokens, yields)
 }
 
 /// `if`, a loop, a backward loop or a reset; other statements give no tokens here.
@@ -58,9 +75,8 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             ..
         } => {
             let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
-            let yields = body.yields.iter().map(|y| owned(f, y));
+            let (inner, yields) = nested(f, &body.body, &body.yields, mutable);
             let write_back = (!names.is_empty()).then(|| quote!((#(#names,)*) = (#(#yields,)*);));
-            let inner = nested(f, &body.body, mutable);
             let vars = match head {
                 LoopHead::For { vars, .. } => vars.clone(),
                 LoopHead::While { .. } => Vec::new(),
@@ -127,7 +143,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         Stmt::LoopBack {
             tape, names, body, ..
         } => {
-            let body = nested(f, body, mutable);
+            let (body, _) = nested(f, body, &[], mutable);
             let names: Vec<&TokenStream> = names
                 .iter()
                 .enumerate()
@@ -162,8 +178,7 @@ fn if_stmt(
     mutable: &HashSet<Var>,
 ) -> TokenStream {
     let arm = |b: &Branch| {
-        let body = nested(f, &b.body, mutable);
-        let yields = b.yields.iter().map(|y| owned(f, y));
+        let (body, yields) = nested(f, &b.body, &b.yields, mutable);
         if outs.is_empty() {
             quote!({ #body })
         } else {
