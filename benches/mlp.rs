@@ -57,36 +57,26 @@ fn benches(c: &mut Criterion) {
     });
 
     let mut g = c.benchmark_group("matmul at the layer shapes");
+    let random = |shape: &[usize], seed| Tensor::<f32>::randn(shape, seed);
+    let mut product = |name: String, flops: usize, run: &dyn Fn() -> Tensor| {
+        g.throughput(Throughput::Elements(flops as u64));
+        g.bench_function(format!("{name} (elements = flops)"), |b| b.iter(run));
+    };
     for (m, k, n) in [(32, 64, 128), (32, 128, 10), (120, 4, 10), (120, 10, 3)] {
-        let (a, w) = (
-            Tensor::<f32>::randn(&[m, k], 1),
-            Tensor::<f32>::randn(&[k, n], 2),
-        );
-        g.throughput(Throughput::Elements(2 * (m * k * n) as u64));
-        g.bench_function(format!("[{m}x{k}]·[{k}x{n}] (elements = flops)"), |b| {
-            b.iter(|| black_box(&a).matmul(black_box(&w)))
-        });
+        let (a, w) = (random(&[m, k], 1), random(&[k, n], 2));
+        let run = || black_box(&a).matmul(black_box(&w));
+        product(format!("[{m}x{k}]·[{k}x{n}]"), 2 * m * k * n, &run);
     }
     // The backward sweep's products: the weight gradient xᵀ·g and the input gradient g·Wᵀ.
     for (m, k, n) in [(64, 32, 128), (128, 32, 10), (10, 120, 3), (4, 120, 10)] {
-        let (x, grad) = (
-            Tensor::<f32>::randn(&[k, m], 1),
-            Tensor::<f32>::randn(&[k, n], 2),
-        );
-        g.throughput(Throughput::Elements(2 * (m * k * n) as u64));
-        g.bench_function(format!("[{k}x{m}]ᵀ·[{k}x{n}] (elements = flops)"), |b| {
-            b.iter(|| black_box(&x).t_matmul(black_box(&grad)))
-        });
+        let (x, grad) = (random(&[k, m], 1), random(&[k, n], 2));
+        let run = || black_box(&x).t_matmul(black_box(&grad));
+        product(format!("[{k}x{m}]ᵀ·[{k}x{n}]"), 2 * m * k * n, &run);
     }
     for (m, k, n) in [(32, 10, 128), (120, 3, 10)] {
-        let (grad, w) = (
-            Tensor::<f32>::randn(&[m, k], 1),
-            Tensor::<f32>::randn(&[n, k], 2),
-        );
-        g.throughput(Throughput::Elements(2 * (m * k * n) as u64));
-        g.bench_function(format!("[{m}x{k}]·[{n}x{k}]ᵀ (elements = flops)"), |b| {
-            b.iter(|| black_box(&grad).matmul_t(black_box(&w)))
-        });
+        let (grad, w) = (random(&[m, k], 1), random(&[n, k], 2));
+        let run = || black_box(&grad).matmul_t(black_box(&w));
+        product(format!("[{m}x{k}]·[{n}x{k}]ᵀ"), 2 * m * k * n, &run);
     }
     g.finish();
 }

@@ -1,5 +1,6 @@
 //! Unit tests of the pipeline on token streams, without rustc.
 
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::expand;
@@ -353,39 +354,23 @@ fn order_three_adds_dhvp_and_d3_for_one_variable() {
 }
 
 #[test]
-fn a_cotangent_is_handed_over_not_copied() {
+fn cotangents_and_values_read_back_for_their_shape_are_handed_over() {
     // `logits = t4 + b`: the bias's adjoint borrows `logits_bar` first, then `t4_bar` takes it.
-    let item = quote! {
-        fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
-            let t4 = h.matmul(&model.w);
-            let logits = &t4 + &model.b;
-            logits.cross_entropy(labels)
-        }
-    };
-    let out = expand::expand(quote!(wrt(model)), item)
-        .unwrap()
-        .to_string();
-    let code: String = out.split_whitespace().collect();
-    assert!(code.contains("fit(logits_bar,&t4_shape)"), "{out}");
-    assert!(!code.contains("fit(&logits_bar,&t4"), "{out}");
-}
-
-#[test]
-fn values_read_back_only_for_their_shape_are_handed_over() {
     // The backward sweep needs only the shapes of `t4` and `logits`: the forward sweep takes them
     // where they are computed, so `t4 + &model.b` reuses `t4`'s buffer. `h` is read back for real
     // (`hᵀ·ḡ`), so it keeps no shape of its own.
-    let item = quote! {
-        fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
-            let t4 = h.matmul(&model.w);
-            let logits = &t4 + &model.b;
-            logits.cross_entropy(labels)
-        }
-    };
-    let out = expand::expand(quote!(wrt(model)), item)
-        .unwrap()
-        .to_string();
-    let code = vjp_body(&out);
+    let (out, code) = vjp_code(
+        quote!(wrt(model)),
+        quote! {
+            fn loss(model: &Mlp, h: &Tensor, labels: &[usize]) -> f32 {
+                let t4 = h.matmul(&model.w);
+                let logits = &t4 + &model.b;
+                logits.cross_entropy(labels)
+            }
+        },
+    );
+    assert!(code.contains("fit(logits_bar,&t4_shape)"), "{out}");
+    assert!(!code.contains("fit(&logits_bar,&t4"), "{out}");
     assert!(
         code.contains("lett4_shape=::diffx::__private::shape_of(&t4);"),
         "{out}"
@@ -407,10 +392,7 @@ fn a_fields_first_contribution_is_moved_in_and_later_ones_added() {
             logits.cross_entropy(labels) + (&model.w * &model.w).sum()
         }
     };
-    let out = expand::expand(quote!(wrt(model)), item)
-        .unwrap()
-        .to_string();
-    let code = vjp_body(&out);
+    let (out, code) = vjp_code(quote!(wrt(model)), item);
     assert!(
         code.contains("model_bar.w=::diffx::__private::fit(t"),
         "{out}"
@@ -446,15 +428,19 @@ fn contributions_inside_a_loop_are_always_added() {
             h.cross_entropy(labels) + extra
         }
     };
-    let out = expand::expand(quote!(wrt(model)), item)
-        .unwrap()
-        .to_string();
-    let code = vjp_body(&out);
+    let (out, code) = vjp_code(quote!(wrt(model)), item);
     assert!(!code.contains("model_bar.layers[0].b=::diffx"), "{out}");
     assert!(
         code.contains("accumulate(&mutmodel_bar.layers[0].b"),
         "{out}"
     );
+}
+
+/// What `#[autodiff(attr)]` writes for `item`, and the body of its `__diffx_vjp_loss` in it.
+fn vjp_code(attr: TokenStream, item: TokenStream) -> (String, String) {
+    let out = expand::expand(attr, item).unwrap().to_string();
+    let code = vjp_body(&out);
+    (out, code)
 }
 
 /// The body of the generated `__diffx_vjp_loss`, without white space (`hvp_` repeats the reverse
@@ -475,8 +461,7 @@ fn cross_entropy_takes_its_softmax_once_in_reverse_mode() {
             (x * 2.0).cross_entropy(labels)
         }
     };
-    let out = expand::expand(quote!(), top).unwrap().to_string();
-    let code = vjp_body(&out);
+    let (out, code) = vjp_code(quote!(), top);
     assert!(code.contains(".cross_entropy_with_grad(labels)"), "{out}");
     assert!(code.contains("__private::scaled((t2_fwd.1),ct)"), "{out}");
     assert!(!code.contains("cross_entropy_grad"), "{out}");
@@ -489,8 +474,7 @@ fn cross_entropy_takes_its_softmax_once_in_reverse_mode() {
             total
         }
     };
-    let out = expand::expand(quote!(), in_loop).unwrap().to_string();
-    let code = vjp_body(&out);
+    let (out, code) = vjp_code(quote!(), in_loop);
     assert!(!code.contains("cross_entropy_with_grad"), "{out}");
     assert!(code.contains("cross_entropy_grad"), "{out}");
 }
@@ -512,8 +496,7 @@ fn a_loop_body_hands_over_its_own_values_but_not_outer_ones() {
             h.cross_entropy(labels)
         }
     };
-    let out = expand::expand(quote!(wrt(x, w)), item).unwrap().to_string();
-    let code = vjp_body(&out);
+    let (out, code) = vjp_code(quote!(wrt(x, w)), item);
     assert!(code.contains("letz=t+&c;"), "{out}");
     assert!(!code.contains("t+c"), "{out}");
     assert!(

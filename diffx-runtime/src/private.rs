@@ -227,19 +227,7 @@ impl<F: Float> FitArg<Tensor<F>> for Tensor<F> {
     }
 }
 
-/// Numbers and zeros passed by value, as reverse mode hands over a contribution at its last read.
-macro_rules! fit_by_value {
-    ($($t:ty),*) => {$(
-        impl FitArg<$t> for $t {
-            #[inline(always)]
-            fn fit_arg(self, _: &$t) -> $t {
-                self
-            }
-        }
-    )*};
-}
-fit_by_value!(f32, f64);
-
+/// A zero passed by value, as reverse mode hands over a contribution at its last read.
 impl<L> FitArg<L> for Zero
 where
     Zero: Fit<L>,
@@ -287,6 +275,13 @@ macro_rules! scalar_support {
         impl AddAssign<Zero> for $t {
             #[inline(always)]
             fn add_assign(&mut self, _: Zero) {}
+        }
+        // A number passed by value, as reverse mode hands over a contribution at its last read.
+        impl FitArg<$t> for $t {
+            #[inline(always)]
+            fn fit_arg(self, _: &$t) -> $t {
+                self
+            }
         }
         impl Fit<$t> for $t {
             #[inline(always)]
