@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{owned, place, stmt as plain};
+use super::{list, owned, place};
 use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
 use crate::liveness;
 
@@ -18,16 +18,17 @@ pub(super) fn nested(
     mutable: &HashSet<Var>,
 ) -> (TokenStream, Vec<TokenStream>) {
     let moves = &liveness::movable_in(f, body, yields);
-    let moved_at = |i: usize| move |a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
-    let tokens = body
-        .iter()
-        .enumerate()
-        .map(|(i, s)| plain(f, s, mutable, &moved_at(i)))
-        .collect();
-    let at_end = moved_at(body.len());
+    let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
+    let tokens = list(f, body, mutable, &moved);
     let yields = yields
         .iter()
-        .map(|y| if at_end(y) { place(f, y) } else { owned(f, y) })
+        .map(|y| {
+            if moved(body.len(), y) {
+                place(f, y)
+            } else {
+                owned(f, y)
+            }
+        })
         .collect();
     (tokens, yields)
 }
@@ -82,11 +83,19 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 LoopHead::While { .. } => Vec::new(),
             };
             let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
+            // Without logs (whose lengths are taken as the iteration starts), and where nothing in
+            // the body writes a cell, the entry state is pushed as the iteration ends, the cells
+            // handed over just before they are overwritten instead of copied.
+            let at_end = logs.is_empty() && !writes_cells(&body.body, cells);
             let (decl, push) = match tape {
                 Some(t) => {
                     let entries: Vec<(String, TokenStream)> = cells
                         .iter()
-                        .map(|c| (f.name(*c).to_string(), owned(f, &Atom::Var(*c))))
+                        .map(|c| {
+                            let c = Atom::Var(*c);
+                            let value = if at_end { place(f, &c) } else { owned(f, &c) };
+                            (f.name(c.var().expect("a cell")).to_string(), value)
+                        })
                         .chain(vars.iter().map(|v| (v.to_string(), quote!(#v))))
                         .chain(logs.iter().map(|(_, l)| (String::new(), quote!(#l.len()))))
                         .collect();
@@ -125,7 +134,12 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     let exit = exit.as_ref().map(|x| quote!(if #x { break; }));
                     let decl =
                         quote!(let #it = ::core::iter::IntoIterator::into_iter(#iter); #decl);
-                    return quote!(#decl for #pat in #it { #exit #push #inner #write_back });
+                    let (first, last) = if at_end {
+                        (None, Some(push))
+                    } else {
+                        (Some(push), None)
+                    };
+                    return quote!(#decl for #pat in #it { #exit #first #inner #last #write_back });
                 }
                 LoopHead::For {
                     pat,
@@ -138,7 +152,12 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 LoopHead::For { pat, iter, .. } => quote!(for #pat in #iter),
                 LoopHead::While { cond } => quote!(while #cond),
             };
-            quote!(#decl #head { #push #inner #write_back })
+            let (first, last) = if at_end {
+                (None, Some(push))
+            } else {
+                (Some(push), None)
+            };
+            quote!(#decl #head { #first #inner #last #write_back })
         }
         Stmt::LoopBack {
             tape, names, body, ..
@@ -194,4 +213,18 @@ fn if_stmt(
         quote!(#mt #n)
     });
     quote!(let (#(#names,)*) = if #cond #t else #e;)
+}
+
+/// Whether `body` writes any of `cells` before the iteration's end (a nested loop over the same
+/// cells, or a reset).
+fn writes_cells(body: &[Stmt], cells: &[Var]) -> bool {
+    let mut writes = false;
+    for s in body {
+        s.walk(&mut |s| match s {
+            Stmt::Loop { .. } => writes = true,
+            Stmt::Set { dst, .. } => writes |= cells.contains(dst),
+            _ => {}
+        });
+    }
+    writes
 }

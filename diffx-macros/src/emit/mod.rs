@@ -333,18 +333,61 @@ pub fn body(f: &Func) -> TokenStream {
         .map(|(i, _)| Var(i))
         .collect();
     let moves = liveness::movable(f, &params);
-    f.body
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            stmt(
-                f,
-                s,
-                &mutable,
-                &|a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v))),
-            )
-        })
-        .collect()
+    list(
+        f,
+        &f.body,
+        &mutable,
+        &|i, a| matches!(a, Atom::Var(v) if moves.contains(&(i, *v))),
+    )
+}
+
+/// The statements of a list, each told what it may hand over (by its index). An iteration taking
+/// the adjoint carried into it (`let g = x.clone(); x = zero;`) takes it without a copy:
+/// `let g = ::core::mem::replace(&mut x, zero);`.
+pub(super) fn list(
+    f: &Func,
+    body: &[Stmt],
+    mutable: &HashSet<Var>,
+    moved: &dyn Fn(usize, &Atom) -> bool,
+) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < body.len() {
+        if let Some(taken) = taken(f, &body[i], body.get(i + 1), mutable) {
+            out.extend(taken);
+            i += 2;
+            continue;
+        }
+        out.extend(stmt(f, &body[i], mutable, &|a| moved(i, a)));
+        i += 1;
+    }
+    out
+}
+
+/// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for
+/// numbers, whose copy costs nothing).
+fn taken(f: &Func, s: &Stmt, next: Option<&Stmt>, mutable: &HashSet<Var>) -> Option<TokenStream> {
+    let (
+        Stmt::Let {
+            dst,
+            op: Op::Id,
+            args,
+            ..
+        },
+        Some(Stmt::Set { dst: reset, value }),
+    ) = (s, next)
+    else {
+        return None;
+    };
+    let [Atom::Var(x)] = args.as_slice() else {
+        return None;
+    };
+    if x != reset || f.kind(*x) == Kind::Scalar {
+        return None;
+    }
+    let mt = mutable.contains(dst).then(|| quote!(mut));
+    let (g, x, v) = (f.name(*dst), f.name(*x), owned(f, value));
+    Some(quote!(let #mt #g = ::core::mem::replace(&mut #x, #v);))
 }
 
 pub(crate) fn allow() -> TokenStream {
