@@ -69,6 +69,15 @@ fn last_layer_only(model: &Mlp<f64>, h: &T, labels: &[usize]) -> f64 {
     (h.matmul(&model.layers[1].w) + &model.layers[1].b).cross_entropy(labels)
 }
 
+/// Two paths to one field when the network has one layer: `layers[last]` is `layers[0]`.
+#[autodiff(wrt(model))]
+fn two_paths_to_one_field(model: &Mlp<f64>, x: &T, labels: &[usize]) -> f64 {
+    let last = model.layers.len() - 1;
+    let logits = x.matmul(&model.layers[last].w) + &model.layers[0].b;
+    let penalty = (&model.layers[last].b * &model.layers[last].b).sum();
+    logits.cross_entropy(labels) + penalty + (&model.layers[0].w * 3.0).sum()
+}
+
 fn batch(rows: usize, inputs: usize) -> (T, Vec<usize>) {
     let x = T::randn(&[rows, inputs], 7);
     let labels = (0..rows).map(|i| (i * 7 + 1) % 3).collect();
@@ -189,4 +198,17 @@ fn fields_no_contribution_reaches_are_zeros() {
     assert_eq!(grad.layers[0].w, T::zeros(&[4, 5]));
     assert_eq!(grad.layers[0].b, T::zeros(model.layers[0].b.shape()));
     check_every_parameter(&model, &grad, |m| last_layer_only(m, &h, &labels));
+}
+
+/// A field reached by paths that differ in their text (`layers[last]`, `layers[0]`) gets every
+/// contribution: none of them replaces another.
+#[test]
+fn paths_with_run_time_indices_add_up() {
+    // One layer (`last` is 0: the paths meet) and two of the same shape (they do not).
+    for sizes in [&[4, 3][..], &[4, 4, 4]] {
+        let model: Mlp<f64> = Mlp::new(sizes, Activation::Tanh, 10);
+        let (x, labels) = batch(5, 4);
+        let grad = grad_two_paths_to_one_field(&model, &x, &labels);
+        check_every_parameter(&model, &grad, |m| two_paths_to_one_field(m, &x, &labels));
+    }
 }

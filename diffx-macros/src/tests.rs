@@ -511,3 +511,32 @@ fn a_loop_body_hands_over_its_own_values_but_not_outer_ones() {
     );
     assert!(code.contains("=::core::mem::replace(&muth_bar_1,"), "{out}");
 }
+
+#[test]
+fn nothing_is_moved_in_after_a_path_indexed_at_run_time() {
+    // The backward sweep meets `layers[last].w` first; `layers[last]` may be `layers[0]`, so the
+    // contributions to `layers[0]` after it are added, not moved in.
+    let (out, code) = vjp_code(
+        quote!(wrt(model)),
+        quote! {
+            fn loss(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
+                let last = model.layers.len() - 1;
+                let logits = x.matmul(&model.layers[0].w) + &model.layers[0].b;
+                logits.cross_entropy(labels) + model.layers[last].w.sum()
+            }
+        },
+    );
+    assert!(
+        code.contains("accumulate(&mutmodel_bar.layers[last].w"),
+        "{out}"
+    );
+    assert!(
+        code.contains("accumulate(&mutmodel_bar.layers[0].w"),
+        "{out}"
+    );
+    assert!(
+        code.contains("accumulate(&mutmodel_bar.layers[0].b"),
+        "{out}"
+    );
+    assert!(!code.contains("model_bar.layers[0].w=::diffx"), "{out}");
+}
