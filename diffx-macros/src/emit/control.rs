@@ -215,14 +215,15 @@ fn if_stmt(
     quote!(let (#(#names,)*) = if #cond #t else #e;)
 }
 
-/// Whether `body` writes any of `cells` before the iteration's end (a nested loop over the same
-/// cells, or a reset).
+/// Whether `body` may write any of `cells` before the iteration's end (a nested loop, a reset, an
+/// element).
 fn writes_cells(body: &[Stmt], cells: &[Var]) -> bool {
     let mut writes = false;
     for s in body {
         s.walk(&mut |s| match s {
             Stmt::Loop { .. } => writes = true,
             Stmt::Set { dst, .. } => writes |= cells.contains(dst),
+            Stmt::SetElem { vec, .. } | Stmt::Undo { vec, .. } => writes |= cells.contains(vec),
             _ => {}
         });
     }
