@@ -313,6 +313,47 @@ pub fn shape_of<F: Float>(t: &Tensor<F>) -> Tensor<F> {
     Tensor::unset(t.shape())
 }
 
+/// Elementwise maps of a tensor that generated code reads for the last time, written in its own
+/// buffer (`t2.tanh()` would allocate a new one).
+pub mod owned {
+    use crate::{Float, Tensor};
+
+    #[inline]
+    pub fn exp<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_exp()
+    }
+
+    #[inline]
+    pub fn ln<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_ln()
+    }
+
+    #[inline]
+    pub fn tanh<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_tanh()
+    }
+
+    #[inline]
+    pub fn sigmoid<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_sigmoid()
+    }
+
+    #[inline]
+    pub fn relu<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_relu()
+    }
+
+    #[inline]
+    pub fn sqrt<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_map(F::sqrt)
+    }
+
+    #[inline]
+    pub fn square<F: Float>(t: Tensor<F>) -> Tensor<F> {
+        t.into_map(|x| x * x)
+    }
+}
+
 /// `g · t`, in place; no pass at all for the cotangent 1 of `grad_`. The pullback of a rule whose
 /// forward sweep computed its gradient already (`cross_entropy_with_grad`).
 #[inline]

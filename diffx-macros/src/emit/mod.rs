@@ -118,6 +118,10 @@ fn op_expr_moving(
     if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_))) && moved(&args[1]) {
         a[1] = place(f, &args[1]);
     }
+    if let Some(name) = in_place(f, op, args, moved) {
+        let (m, t) = (Ident::new(name, Span::call_site()), place(f, &args[0]));
+        return quote!(::diffx::__private::owned::#m(#t));
+    }
     match op {
         Op::Id if f.kind(dst) == Kind::Scalar || moved(&args[0]) => place(f, &args[0]),
         Op::Id => {
@@ -152,6 +156,24 @@ fn op_expr_moving(
             }
         },
     }
+}
+
+/// Elementwise methods that the runtime also has for a tensor given by value
+/// (`diffx::__private::owned`), writing the result in its buffer.
+const IN_PLACE: &[&str] = &["exp", "ln", "tanh", "sigmoid", "relu", "sqrt", "square"];
+
+/// The method's name if `op` is one of [`IN_PLACE`] on a tensor read here for the last time.
+fn in_place(
+    f: &Func,
+    op: &Op,
+    args: &[Atom],
+    moved: &dyn Fn(&Atom) -> bool,
+) -> Option<&'static str> {
+    let Op::Rule(rule) = op else { return None };
+    let unary = args.len() == 1 && IN_PLACE.contains(&rule.name);
+    let method = matches!(rule.syntax, Syntax::Method | Syntax::TensorMethod);
+    (unary && method && f.atom_kind(&args[0]) == Kind::Tensor && moved(&args[0]))
+        .then_some(rule.name)
 }
 
 fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> bool) -> TokenStream {

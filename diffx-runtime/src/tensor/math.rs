@@ -15,9 +15,13 @@ impl<F: Float> Tensor<F> {
 
     /// A copy of the data transformed by an in-place slice kernel.
     fn map_vec(&self, kernel: fn(&mut Vec<F>)) -> Tensor<F> {
-        let mut data = self.data().to_vec();
-        kernel(&mut data);
-        self.with_data(data)
+        self.clone().into_map_vec(kernel)
+    }
+
+    /// The data transformed by an in-place slice kernel, in its own buffer.
+    fn into_map_vec(mut self, kernel: fn(&mut Vec<F>)) -> Tensor<F> {
+        kernel(&mut self.data);
+        self
     }
 
     /// Natural logarithm elementwise (vectorized on `f32`, within 1 ulp).
@@ -64,12 +68,50 @@ impl<F: Float> Tensor<F> {
 
     /// `max(x, 0)` elementwise.
     pub fn relu(&self) -> Tensor<F> {
-        self.map(|x| if x > F::ZERO { x } else { F::ZERO })
+        self.map(relu)
     }
 
     /// 1 where `x > 0`, else 0: the derivative of [`Tensor::relu`], with `relu'(0) = 0`.
     pub fn relu_mask(&self) -> Tensor<F> {
         self.map(|x| if x > F::ZERO { F::ONE } else { F::ZERO })
+    }
+}
+
+#[inline(always)]
+fn relu<F: Float>(x: F) -> F {
+    if x > F::ZERO {
+        x
+    } else {
+        F::ZERO
+    }
+}
+
+/// The same maps on a tensor given by value, written in its own buffer: what generated code calls
+/// on a value it reads for the last time (`crate::private::owned`).
+impl<F: Float> Tensor<F> {
+    pub(crate) fn into_exp(self) -> Tensor<F> {
+        self.into_map_vec(exp_in_place)
+    }
+
+    pub(crate) fn into_ln(self) -> Tensor<F> {
+        self.into_map_vec(ln_in_place)
+    }
+
+    pub(crate) fn into_tanh(self) -> Tensor<F> {
+        self.into_map_vec(tanh_in_place)
+    }
+
+    pub(crate) fn into_sigmoid(self) -> Tensor<F> {
+        self.into_map_vec(sigmoid_in_place)
+    }
+
+    pub(crate) fn into_map(mut self, f: impl Fn(F) -> F) -> Tensor<F> {
+        self.map_inplace(f);
+        self
+    }
+
+    pub(crate) fn into_relu(self) -> Tensor<F> {
+        self.into_map(relu)
     }
 }
 

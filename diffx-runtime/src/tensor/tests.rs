@@ -579,3 +579,17 @@ fn fused_activation_derivatives_name_the_operation_and_both_shapes() {
         .to_string()
         .starts_with("mul_dsigmoid: "));
 }
+
+#[test]
+fn maps_of_an_owned_tensor_equal_the_borrowed_ones() {
+    use crate::private::owned;
+    let x = Tensor::<f32>::randn(&[7, 5], 30).abs();
+    let y = Tensor::<f32>::randn(&[7, 5], 31);
+    assert_eq!(owned::exp(y.clone()), y.exp());
+    assert_eq!(owned::ln(x.clone()), x.ln());
+    assert_eq!(owned::sqrt(x.clone()), x.sqrt());
+    assert_eq!(owned::square(y.clone()), y.square());
+    assert_eq!(owned::tanh(y.clone()), y.tanh());
+    assert_eq!(owned::sigmoid(y.clone()), y.sigmoid());
+    assert_eq!(owned::relu(y.clone()), y.relu());
+}
