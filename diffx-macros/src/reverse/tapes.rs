@@ -1,0 +1,171 @@
+//! The reverse-mode bookkeeping of the forward sweep: loop tapes and undo logs.
+
+use std::collections::HashMap;
+
+use proc_macro2::Ident;
+
+use super::IfMark;
+use crate::builder::Builder;
+use crate::ir::{Branch, LoopHead, Stmt, Tape, Var};
+
+/// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
+/// the forward sweep, and each recomputation of a body in the backward sweep, pushes each
+/// iteration's entry state on it) and an undo log for every vector written element by element.
+pub(super) struct Tapes<'a> {
+    pub(super) b: &'a mut Builder,
+    pub(super) logs: Vec<(Var, Ident)>,
+    /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
+    /// rewinds the vectors to there before it recomputes the arm that ran.
+    pub(super) if_marks: HashMap<String, Vec<IfMark>>,
+}
+
+impl Tapes<'_> {
+    fn log(&mut self, vec: Var) -> Ident {
+        if let Some((_, l)) = self.logs.iter().find(|(v, _)| *v == vec) {
+            return l.clone();
+        }
+        let l = self.b.fresh_name(&format!("{}_log", self.b.func.name(vec)));
+        self.logs.push((vec, l.clone()));
+        l
+    }
+
+    /// A new tape; a `for` over `a..b` (or `a..=b`) that always runs to its end keeps its range
+    /// instead of pushing its index.
+    fn tape(&mut self, head: &LoopHead) -> Tape {
+        let range = match head {
+            LoopHead::For {
+                iter,
+                vars,
+                exit: None,
+                ..
+            } if vars.len() == 1 => {
+                let bounded = matches!(
+                    syn::parse2::<syn::Expr>(iter.clone()),
+                    Ok(syn::Expr::Range(syn::ExprRange {
+                        start: Some(_),
+                        end: Some(_),
+                        ..
+                    }))
+                );
+                bounded.then(|| (vars[0].clone(), self.b.fresh_name("range")))
+            }
+            _ => None,
+        };
+        Tape {
+            name: self.b.fresh_name("tape"),
+            keep: None,
+            range,
+        }
+    }
+
+    pub(super) fn stmts(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for s in stmts {
+            let s = self.stmt(s);
+            if let Stmt::If { cond, .. } = &s {
+                let marks = self.if_marks(&s);
+                for (_, log, mark) in &marks {
+                    out.push(Stmt::Const {
+                        name: mark.clone(),
+                        mutable: false,
+                        ty: None,
+                        expr: quote::quote!(#log.len()),
+                    });
+                }
+                if !marks.is_empty() {
+                    self.if_marks.insert(cond.to_string(), marks);
+                }
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    /// A mark for each vector the arms of `if_` write.
+    fn if_marks(&mut self, if_: &Stmt) -> Vec<IfMark> {
+        let mut marks: Vec<IfMark> = Vec::new();
+        let mut logs = Vec::new();
+        if_.walk(&mut |s| {
+            if let Stmt::SetElem {
+                vec, log: Some(l), ..
+            } = s
+            {
+                logs.push((*vec, l.clone()));
+            }
+        });
+        for (vec, log) in logs {
+            if !marks.iter().any(|(v, _, _)| *v == vec) {
+                let mark = self.b.fresh_name(&format!("{log}_at_if"));
+                marks.push((vec, log, mark));
+            }
+        }
+        marks
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Stmt {
+        match s {
+            Stmt::Loop {
+                head,
+                cells,
+                active,
+                body,
+                ..
+            } => {
+                let inner = self.stmts(&body.body);
+                let mut logs = Vec::new();
+                for s in &inner {
+                    s.walk(&mut |s| {
+                        if let Stmt::SetElem {
+                            vec, log: Some(l), ..
+                        } = s
+                        {
+                            if !logs.iter().any(|(v, _)| v == vec) {
+                                logs.push((*vec, l.clone()));
+                            }
+                        }
+                    });
+                }
+                Stmt::Loop {
+                    head: head.clone(),
+                    cells: cells.clone(),
+                    active: active.clone(),
+                    body: Branch {
+                        body: inner,
+                        yields: body.yields.clone(),
+                    },
+                    tape: Some(self.tape(head)),
+                    logs,
+                }
+            }
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                outs,
+            } => Stmt::If {
+                cond: cond.clone(),
+                then_: Branch {
+                    body: self.stmts(&then_.body),
+                    yields: then_.yields.clone(),
+                },
+                else_: Branch {
+                    body: self.stmts(&else_.body),
+                    yields: else_.yields.clone(),
+                },
+                outs: outs.clone(),
+            },
+            Stmt::SetElem {
+                vec, index, value, ..
+            } => {
+                let log = Some(self.log(*vec));
+                Stmt::SetElem {
+                    vec: *vec,
+                    index: index.clone(),
+                    value: value.clone(),
+                    log,
+                }
+            }
+            other => other.clone(),
+        }
+    }
+}
