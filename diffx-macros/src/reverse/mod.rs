@@ -5,7 +5,10 @@
 //! and `∂z/∂b·z̄` to `b̄` (for a linear map such as `matmul`, the transposed map of the table
 //! applied to `z̄`). A value's adjoint is created by its first contribution and accumulated with
 //! `+=` afterwards; tensor contributions are summed over the axes that broadcasting added. The
-//! adjoint of a parameter struct starts at zero and its fields are accumulated into.
+//! adjoint of a parameter struct starts unset: a field's first contribution is moved in where that
+//! is sound (`fields.rs`), later ones are added, and fields that none reaches are zeros when it is
+//! returned. A rule with a residual computes it in the forward sweep (`residual.rs`), and a value
+//! the backward sweep reads only for its shape is not kept (`shapes.rs`).
 
 use std::collections::HashMap;
 

@@ -1,5 +1,6 @@
 //! Kernels for a short row broadcast over many rows (a bias of 3 or 10 over a batch) and its
-//! transpose, the sum of many short rows (the bias gradient).
+//! transpose, the sum of many rows (the bias gradient): rows of 16 or more are summed one chunk of
+//! columns at a time with the accumulator in a register, shorter ones as rows of a whole tile.
 //!
 //! A loop over a row of 3 or 10 elements is too short to vectorize, and a loop over a tile of a
 //! few rows still ends in a scalar remainder that costs more than the vector part. So the row is
