@@ -593,3 +593,22 @@ fn maps_of_an_owned_tensor_equal_the_borrowed_ones() {
     assert_eq!(owned::sigmoid(y.clone()), y.sigmoid());
     assert_eq!(owned::relu(y.clone()), y.relu());
 }
+
+#[test]
+fn cross_entropy_with_grad_names_itself_on_bad_labels() {
+    let logits = Tensor::<f32>::zeros(&[2, 3]);
+    assert_eq!(
+        logits
+            .try_cross_entropy_with_grad(&[0])
+            .unwrap_err()
+            .to_string(),
+        "cross_entropy_with_grad: 1 labels for the 2 rows of logits [2, 3]"
+    );
+    assert_eq!(
+        logits
+            .try_cross_entropy_with_grad(&[0, 3])
+            .unwrap_err()
+            .to_string(),
+        "cross_entropy_with_grad: label 3 at row 1 is not below the 3 columns of logits [2, 3]"
+    );
+}
