@@ -75,6 +75,7 @@ impl Builder {
             name,
             kind,
             is_ref: false,
+            by_value: false,
         });
         Var(self.func.vars.len() - 1)
     }
@@ -82,7 +83,12 @@ impl Builder {
     /// A value with the user's own `name` (a parameter: unique already).
     pub fn named(&mut self, name: Ident, kind: Kind, is_ref: bool) -> Var {
         self.taken.insert(name.to_string());
-        self.func.vars.push(VarInfo { name, kind, is_ref });
+        self.func.vars.push(VarInfo {
+            name,
+            kind,
+            is_ref,
+            by_value: false,
+        });
         Var(self.func.vars.len() - 1)
     }
 

@@ -12,7 +12,7 @@
 //! other variable a loop body overwrites, so the backward sweep takes the same path.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Stmt};
 
@@ -85,7 +85,7 @@ pub fn body(block: &Block, float: &Ident) -> syn::Result<Block> {
     let mut body = block.stmts.clone();
     if last_is_tail {
         if let Some(Stmt::Expr(tail, None)) = body.pop() {
-            body.push(syn::parse_quote!(#value = #tail;));
+            body.push(syn::parse_quote_spanned!(tail.span()=> #value = #tail;));
         }
     }
     let mut counter = 0;
@@ -110,7 +110,9 @@ fn stmts(list: &[Stmt], ctx: &Ctx, counter: &mut usize) -> syn::Result<Vec<Stmt>
         if stops && i + 1 < list.len() {
             let rest = stmts(&list[i + 1..], ctx, counter)?;
             let stop = ctx.stop();
-            out.push(syn::parse_quote!(if !(#stop) { #(#rest)* }));
+            // Spanned at the statements it guards, where an error about the guard belongs.
+            let span = list[i + 1].span();
+            out.push(syn::parse_quote_spanned!(span=> if !(#stop) { #(#rest)* }));
             break;
         }
     }
@@ -122,6 +124,19 @@ fn stmt(s: &Stmt, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Stmt, bool)> {
         Stmt::Expr(e, semi) => {
             let (e, stops) = expr(e, ctx, counter)?;
             Ok((Stmt::Expr(e, *semi), stops))
+        }
+        // `let v = match n { 1 => return x, _ => … };`
+        // (A loop used as a value stays as it is, for lowering to explain.)
+        Stmt::Local(local)
+            if local.init.as_ref().is_some_and(|i| {
+                !matches!(*i.expr, Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_))
+            }) =>
+        {
+            let mut local = local.clone();
+            let init = local.init.as_mut().expect("checked");
+            let (e, stops) = expr(&init.expr, ctx, counter)?;
+            *init.expr = e;
+            Ok((Stmt::Local(local), stops))
         }
         other => Ok((other.clone(), false)),
     }
@@ -160,7 +175,10 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
                 .expr
                 .as_ref()
                 .ok_or_else(|| syn::Error::new(r.span(), "`return` needs a value here"))?;
-            Ok((syn::parse_quote!({ #value = #v; #returned = true; }), true))
+            Ok((
+                syn::parse_quote_spanned!(r.span()=> { #value = #v; #returned = true; }),
+                true,
+            ))
         }
         Expr::Break(b) => {
             if let Some(l) = &b.label {
@@ -175,7 +193,7 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
             let Some((brk, _)) = &ctx.looping else {
                 return Ok((e.clone(), false));
             };
-            Ok((syn::parse_quote!({ #brk = true; }), true))
+            Ok((syn::parse_quote_spanned!(b.span()=> { #brk = true; }), true))
         }
         Expr::Continue(c) => {
             if let Some(l) = &c.label {
@@ -187,7 +205,10 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
             let Some((_, cont)) = &ctx.looping else {
                 return Ok((e.clone(), false));
             };
-            Ok((syn::parse_quote!({ #cont = true; }), true))
+            Ok((
+                syn::parse_quote_spanned!(c.span()=> { #cont = true; }),
+                true,
+            ))
         }
         Expr::If(i) => {
             let (then_branch, t) = block(&i.then_branch, ctx, counter)?;
@@ -208,6 +229,16 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
             let mut b = b.clone();
             b.block = inner;
             Ok((Expr::Block(b), stops))
+        }
+        Expr::Match(m) => {
+            let mut m = m.clone();
+            let mut stops = false;
+            for arm in &mut m.arms {
+                let (body, s) = expr(&arm.body, ctx, counter)?;
+                *arm.body = body;
+                stops |= s;
+            }
+            Ok((Expr::Match(m), stops))
         }
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => loop_expr(e, ctx, counter),
         other => Ok((other.clone(), false)),
@@ -240,19 +271,20 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
     };
     let guarded = stmts(&body.stmts, &inner, counter)?;
     let exit = inner.exit();
-    let body: TokenStream = quote!(#cont = false; #(#guarded)*);
+    let span = e.span();
+    let body: TokenStream = quote_spanned!(span=> #cont = false; #(#guarded)*);
     let looped: TokenStream = match e {
         Expr::ForLoop(f) => {
             let (pat, iter) = (&f.pat, &f.expr);
-            quote!(for #pat in #iter { __diffx_exit_if!(#exit); #body })
+            quote_spanned!(span=> for #pat in #iter { __diffx_exit_if!(#exit); #body })
         }
         Expr::While(w) => {
             let cond = &w.cond;
-            quote!(while (#cond) && !(#exit) { #body })
+            quote_spanned!(span=> while (#cond) && !(#exit) { #body })
         }
-        _ => quote!(while !(#exit) { #body }),
+        _ => quote_spanned!(span=> while !(#exit) { #body }),
     };
-    let wrapped: Expr = syn::parse2(quote!({
+    let wrapped: Expr = syn::parse2(quote_spanned!(span=> {
         let mut #brk = false;
         let mut #cont = false;
         #looped

@@ -219,10 +219,14 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
     let mut used = BTreeSet::new();
     tokens::idents(item.to_token_stream(), &mut used);
     let mut b = Builder::new(used, sig.float.clone());
-    if sig
-        .params
-        .iter()
-        .all(|p| !p.differentiable || p.kind == Kind::Scalar)
+    // Without tensors or parameter structs around, a call of another `#[autodiff]` function
+    // returns a number (calls returning vectors are not supported yet).
+    let numeric = |k: Kind| matches!(k, Kind::Scalar | Kind::Slice);
+    if numeric(sig.ret_kind)
+        && sig
+            .params
+            .iter()
+            .all(|p| !p.differentiable || numeric(p.kind))
     {
         b.call_kind = Kind::Scalar;
     }
@@ -242,7 +246,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
             params.push(None);
         }
     }
-    let ret = l.block(&item.block.stmts);
+    let ret = l.block(&item.block.stmts, true);
     let mut errors = std::mem::take(&mut l.errors);
     match ret {
         Ok(Some(r)) => b.func.ret = Some(r),

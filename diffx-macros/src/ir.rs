@@ -292,6 +292,9 @@ pub struct VarInfo {
     pub kind: Kind,
     /// A parameter declared `&T`: it is a reference already.
     pub is_ref: bool,
+    /// A vector the user passes to calls by value (an array to a `[f64; N]` parameter): calls
+    /// get a copy of it, not a reference.
+    pub by_value: bool,
 }
 
 /// A lowered function: its values, its statements and its result.

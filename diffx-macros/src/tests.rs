@@ -8,8 +8,9 @@ use crate::parse;
 
 /// The primal, tangent and adjoint lists of `item`, as text.
 fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
-    let item: syn::ItemFn = syn::parse2(item).unwrap();
+    let mut item: syn::ItemFn = syn::parse2(item).unwrap();
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
+    *item.block = crate::desugar::body(&item.block, &sig.float).unwrap();
     let (primal, params) = expand::lower(&item, &sig).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();
     let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();
@@ -540,4 +541,33 @@ fn nothing_is_moved_in_after_a_path_indexed_at_run_time() {
         "{out}"
     );
     assert!(!code.contains("model_bar.layers[0].w=::diffx"), "{out}");
+}
+
+/// Derivative programs run every statement of the primal: a statement with no float in it (a
+/// flag set under a condition on integers, the tail of a loop body) is kept in every mode, so
+/// the derivative programs take the primal's path. Only `let`s of values that nothing reads are
+/// dropped, from the backward sweep's recomputations (`tape::trim`).
+#[test]
+fn statements_without_floats_stay_in_every_mode() {
+    let (primal, fwd, rev) = lists(quote!(
+        fn f(x: f64, n: usize) -> f64 {
+            let mut s = x;
+            let mut k = 0;
+            for i in 0..n {
+                s *= x;
+                if i >= 2 {
+                    break;
+                }
+                {
+                    k += 1;
+                }
+            }
+            s
+        }
+    ));
+    for (mode, list) in [("primal", &primal), ("forward", &fwd), ("reverse", &rev)] {
+        assert!(list.contains("cond = const i >= 2"), "{mode}:\n{list}");
+        assert!(list.contains("= if cond {"), "{mode}:\n{list}");
+        assert!(list.contains("k_2 = const k_1 + 1"), "{mode}:\n{list}");
+    }
 }

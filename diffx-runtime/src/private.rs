@@ -145,6 +145,12 @@ macro_rules! sequence_support {
                 self.to_vec()
             }
         }
+        impl IntoTangent<Vec<$t>, [$t]> for &Vec<$t> {
+            #[inline]
+            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
+                self.as_slice().into_tangent(like)
+            }
+        }
         impl IntoTangent<Vec<$t>, [$t]> for Zero {
             #[inline]
             fn into_tangent(self, like: &[$t]) -> Vec<$t> {
@@ -173,6 +179,12 @@ macro_rules! sequence_support {
             #[inline]
             fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
                 self
+            }
+        }
+        impl<const N: usize> IntoTangent<[$t; N]> for &[$t; N] {
+            #[inline]
+            fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
+                *self
             }
         }
         impl<const N: usize> IntoTangent<[$t; N]> for Zero {
@@ -243,6 +255,23 @@ impl<F: Float> FitArg<F> for Tensor<F> {
     #[inline(always)]
     fn fit_arg(self, like: &F) -> F {
         self.fit(like)
+    }
+}
+
+/// `acc += c` element by element: a callee's gradient of a slice, `Vec` or array argument added
+/// into the caller's adjoint of it.
+#[inline]
+#[track_caller]
+pub fn add_elems<F: Copy + AddAssign>(acc: &mut [F], c: &[F]) {
+    assert_eq!(
+        acc.len(),
+        c.len(),
+        "a gradient of {} elements added to one of {}",
+        c.len(),
+        acc.len()
+    );
+    for (a, c) in acc.iter_mut().zip(c) {
+        *a += *c;
     }
 }
 

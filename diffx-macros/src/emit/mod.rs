@@ -81,6 +81,21 @@ fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
     args.iter().map(|a| operand(f, a)).collect()
 }
 
+/// The arguments of a call as the user passed them: vectors by reference, except those passed
+/// by value, which get a copy (the derivative code reads them again).
+fn call_args(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
+    args.iter()
+        .map(|a| match a {
+            Atom::Var(v)
+                if f.vars[v.0].by_value && !f.vars[v.0].is_ref && f.kind(*v) == Kind::Slice =>
+            {
+                owned(f, a)
+            }
+            _ => operand(f, a),
+        })
+        .collect()
+}
+
 /// The derivative function `prefix` of the function at `path`: `m::g` → `m::__diffx_vjp_g`.
 pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     let mut p = path.clone();
@@ -129,7 +144,10 @@ fn op_expr_moving(
             quote!(#p.clone())
         }
         Op::Expr(e) => e.clone(),
-        Op::Call(path) => quote!(#path(#(#a),*)),
+        Op::Call(path) => {
+            let a = call_args(f, args);
+            quote!(#path(#(#a),*))
+        }
         Op::Rule(rule) => match &rule.syntax {
             Syntax::Infix(o) | Syntax::Prefix(o) => {
                 let o: TokenStream = o.parse().expect("operator tokens");
@@ -200,6 +218,9 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             first,
         } => {
             let (d, v) = (place(f, dst), f.name(*value));
+            if f.atom_kind(dst) == Kind::Slice {
+                return quote!(::diffx::__private::add_elems(&mut #d, &#v););
+            }
             match (like, first) {
                 (None, false) => quote!(#d += #v;),
                 (None, true) => quote!(#d = #v;),
@@ -264,7 +285,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             tangents,
         } => {
             let path = derived_path(path, "jvp");
-            let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), atoms(f, args));
+            let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), call_args(f, args));
             let t = tangents.iter().map(|t| match t {
                 Some(t) => operand(f, t),
                 None => quote!(::diffx::__private::Zero),
@@ -278,7 +299,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             grads,
         } => {
             let path = derived_path(path, "vjp");
-            let (a, ct) = (atoms(f, args), f.name(*ct));
+            let (a, ct) = (call_args(f, args), f.name(*ct));
             let g = grads.iter().map(|g| match g {
                 Some(v) => {
                     let (mt, name) = (m(v), f.name(*v));
@@ -298,7 +319,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             grad_dots,
         } => {
             let path = derived_path(path, "hvp");
-            let (mut a, ct) = (atoms(f, args), f.name(*ct));
+            let (mut a, ct) = (call_args(f, args), f.name(*ct));
             // Spanned at the user's call, where a callee without second order is reported.
             if let (Some(first), Some(seg)) = (a.first_mut(), path.segments.last()) {
                 let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));

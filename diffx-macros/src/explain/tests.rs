@@ -187,7 +187,7 @@ fn the_code_is_formatted_rust() {
 }
 
 #[test]
-fn tensors_vectors_and_calls_from_slices_are_recorded_as_values() {
+fn tensors_and_vectors_are_recorded_as_values() {
     let items = [
         quote!(
             fn f(w: &Tensor<f64>) -> f64 {
@@ -199,16 +199,23 @@ fn tensors_vectors_and_calls_from_slices_are_recorded_as_values() {
                 [x, x * x]
             }
         ),
-        quote!(
-            fn f(x: &[f64]) -> f64 {
-                g(x[0]) * 2.0
-            }
-        ),
     ];
     for item in items {
         let explain = explain_of(item).expect("explain_f");
         assert!(explain.contains("operation_value"), "{explain}");
     }
+    // A call from a function of slices returns a number: an operation with its partial.
+    let explain = explain_of(quote!(
+        fn f(x: &[f64]) -> f64 {
+            g(x[0]) * 2.0
+        }
+    ))
+    .unwrap();
+    assert_contains_all(
+        &explain,
+        &["__rec . operation (1 , \"t1\" , \"g(x[0])\" , t1"],
+    );
+    assert!(!explain.contains("operation_value"), "{explain}");
     let explain = explain_of(quote!(
         fn f(x: f64) -> [f64; 2] {
             [x, x * x]

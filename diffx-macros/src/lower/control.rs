@@ -37,7 +37,9 @@ impl Lowerer<'_> {
     ) -> syn::Result<Arm> {
         let outer = std::mem::take(&mut self.b.func.body);
         self.nesting += 1;
+        let local_from = std::mem::replace(&mut self.local_from, self.scopes.len());
         let value = f(self);
+        self.local_from = local_from;
         self.nesting -= 1;
         let body = std::mem::replace(&mut self.b.func.body, outer);
         Ok((body, value?, self.visible()))
@@ -47,24 +49,39 @@ impl Lowerer<'_> {
     /// arm), each arm is lowered into a list of its own, and every name an arm rebinds, with the
     /// value of the `if` when `want_value`, becomes an output of the statement.
     pub(super) fn if_expr(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
-        if self.loop_depth > 0 || self.arm_depth > 0 {
-            return self.if_once(e, want_value);
-        }
         // An arm writing differentiable values into a constant vector makes it differentiable:
-        // then the vector becomes one before the `if`, and the `if` is lowered again.
+        // then the vector becomes one before the `if` (or before the construct around it that
+        // declares it), and the `if` is lowered again.
         let (len, before) = (self.b.func.body.len(), self.visible());
         let pending = std::mem::take(&mut self.pending);
         let result = self.if_once(e, want_value);
-        let found: BTreeSet<String> = std::mem::replace(&mut self.pending, pending)
-            .into_iter()
-            .collect();
-        if found.is_empty() {
+        let found = std::mem::replace(&mut self.pending, pending);
+        let here = self.settle_pending(found);
+        if here.is_empty() {
             return result;
         }
         self.b.func.body.truncate(len);
         self.restore(&before);
-        self.activate_vectors(&found, &found, e.span());
+        self.activate_vectors(&here, &here, e.span());
         self.if_once(e, want_value)
+    }
+
+    /// Of the constant vectors a construct found written with differentiable values, those
+    /// declared here (returned: the construct is lowered again with them made differentiable
+    /// before it); the others are left for an enclosing construct.
+    fn settle_pending(&mut self, found: Vec<String>) -> BTreeSet<String> {
+        let mut here = BTreeSet::new();
+        for n in found {
+            if !matches!(self.lookup(&n), Some(Atom::Const(_))) {
+                continue;
+            }
+            if self.declared_here(&n) {
+                here.insert(n);
+            } else if !self.pending.contains(&n) {
+                self.pending.push(n);
+            }
+        }
+        here
     }
 
     fn if_once(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
@@ -108,7 +125,7 @@ impl Lowerer<'_> {
             let missing = || {
                 syn::Error::new(
                     e.span(),
-                    "this `if` is used as a value: give both arms a value",
+                    "this `if` or `match` is used as a value, but an arm has none (an arm that ends in `return`, `break` or `continue` has no value here): assign the value to a variable in each arm and use the variable after it",
                 )
             };
             then_yields.push(then_value.ok_or_else(missing)?);
@@ -179,11 +196,11 @@ impl Lowerer<'_> {
         want_value: bool,
         before: &[(String, Atom)],
     ) -> syn::Result<(Arm, Arm)> {
-        let then_arm = self.branch(|l| l.block(&e.then_branch.stmts))?;
+        let then_arm = self.branch(|l| l.block(&e.then_branch.stmts, want_value))?;
         self.restore(before);
         let else_arm = match e.else_branch.as_ref().map(|(_, e)| &**e) {
             Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
-            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts))?,
+            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts, want_value))?,
             Some(other) => return err(other.span(), "write the `else` arm as a block"),
             None => (Vec::new(), None, before.to_vec()),
         };
@@ -246,14 +263,10 @@ impl Lowerer<'_> {
             let pending = std::mem::take(&mut self.pending);
             let result = self.lower_loop(e, body, &carried, &active, &written, &mut kinds);
             // Vectors this body (or a loop inside it) found written with differentiable values.
-            let found: Vec<String> = self
-                .pending
-                .drain(..)
-                .filter(|n| written.contains(n))
-                .collect();
-            self.pending = pending;
+            let found = std::mem::replace(&mut self.pending, pending);
             let mut newly = result?;
-            newly.extend(found.into_iter().filter(|n| !active.contains(n)));
+            let here = self.settle_pending(found);
+            newly.extend(here.into_iter().filter(|n| !active.contains(n)));
             if newly.is_empty() {
                 return Ok(());
             }
@@ -275,8 +288,10 @@ impl Lowerer<'_> {
             let Some(Atom::Const(c)) = self.lookup(n).cloned() else {
                 continue;
             };
-            if self.loop_depth > 0 {
-                self.pending.push(n.clone());
+            if !self.declared_here(n) {
+                if !self.pending.contains(n) {
+                    self.pending.push(n.clone());
+                }
                 continue;
             }
             let v = self
@@ -325,7 +340,7 @@ impl Lowerer<'_> {
         self.loop_depth += 1;
         let lowered = self.branch(|l| {
             l.scopes.push(bindings);
-            let r = l.block(stmts_of_body);
+            let r = l.block(stmts_of_body, false);
             l.scopes.pop();
             r
         });
@@ -452,6 +467,15 @@ impl Lowerer<'_> {
             vars: vec![i.clone()],
             exit: None,
         };
+        let element = match &*f.pat {
+            syn::Pat::Tuple(t) if enumerate => t.elems.last(),
+            pat => Some(pat),
+        };
+        if matches!(element, Some(syn::Pat::Reference(_))) {
+            self.refs.remove(&name);
+        } else {
+            self.refs.insert(name.clone());
+        }
         let mut bindings = vec![
             (i.to_string(), Atom::Const(i.to_token_stream())),
             (name, Atom::Field(base, quote!(#path [#i]))),
@@ -498,11 +522,16 @@ impl Lowerer<'_> {
         for arm in rest.iter().rev() {
             let (pat, then) = (&arm.pat, body(arm));
             let guard = arm.guard.as_ref().map(|(_, g)| quote!(if #g));
-            chain = quote!(if ::core::matches!(#scrutinee, #pat #guard) #then else #chain);
+            // Spanned at the arm: an error about the `if` it becomes is reported there.
+            chain = quote::quote_spanned!(arm.pat.span()=> if ::core::matches!(#scrutinee, #pat #guard) #then else #chain);
         }
         match syn::parse2::<Expr>(chain)? {
             Expr::If(chain) => self.if_expr(&chain, want_value),
-            Expr::Block(b) => self.block_expr(&b.block),
+            Expr::Block(b) if want_value => self.block_expr(&b.block),
+            Expr::Block(b) => {
+                self.block(&b.block.stmts, false)?;
+                Ok(Atom::Const(quote!(())))
+            }
             other => err(other.span(), "could not read this `match`"),
         }
     }
@@ -586,14 +615,16 @@ impl Lowerer<'_> {
                 self.verbatim(quote!(#e;));
                 return Ok(());
             }
-            Some(Atom::Const(c)) if self.loop_depth == 0 && self.arm_depth == 0 => {
+            // A vector declared in this arm or body (or at top level) becomes differentiable here.
+            Some(Atom::Const(c)) if self.declared_here(&name) => {
                 let v = self.b.op_of_kind(Op::Id, vec![Atom::Const(c)], e.span(), crate::ir::Kind::Slice);
                 self.b.rename_user(v, &name);
                 self.vectors.insert(v);
                 self.rebind(&name, Atom::Var(v));
                 v
             }
-                        // Made differentiable before the outermost loop or `if`, which is then lowered again.
+            // Made differentiable before the construct around the one that declares it, which is
+            // then lowered again.
             Some(Atom::Const(_)) => {
                 self.pending.push(name);
                 return Ok(());
@@ -624,9 +655,6 @@ impl Lowerer<'_> {
         is_vec: bool,
         span: proc_macro2::Span,
     ) -> syn::Result<Atom> {
-        if self.loop_depth > 0 || self.arm_depth > 0 {
-            return err(span, "a vector of differentiable values can be built only outside loops and `if` arms: build it before, write its elements inside");
-        }
         let n = elems.len();
         let zeros = if is_vec {
             quote!(::std::vec![0.0; #n])

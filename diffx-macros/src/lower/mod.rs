@@ -35,6 +35,12 @@ pub struct Lowerer<'b> {
     /// Vectors a loop body writes differentiable values into while they are still constants: the
     /// loop is lowered again with them made differentiable before it.
     pending: Vec<String>,
+    /// The first scope of the innermost arm or loop body (0 at top level): a name declared at or
+    /// after it lives only there.
+    local_from: usize,
+    /// Loop elements bound by reference (`for e in w.iter()`): in code kept as written they
+    /// stand for `(&w[i])`, so that `*e` reads the element.
+    refs: BTreeSet<String>,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -52,6 +58,8 @@ impl<'b> Lowerer<'b> {
             arm_depth: 0,
             vectors: std::collections::HashSet::new(),
             pending: Vec::new(),
+            local_from: 0,
+            refs: BTreeSet::new(),
         }
     }
 
@@ -69,6 +77,17 @@ impl<'b> Lowerer<'b> {
             .flat_map(|s| s.iter().rev())
             .find(|(n, _)| n == name)
             .map(|(_, a)| a)
+    }
+
+    /// Whether `name` is declared in the innermost arm or loop body (anywhere, at top level): a
+    /// vector declared there can be made differentiable where it is, without lowering the
+    /// construct again.
+    fn declared_here(&self, name: &str) -> bool {
+        let scope = self
+            .scopes
+            .iter()
+            .rposition(|s| s.iter().any(|(n, _)| n == name));
+        scope.is_some_and(|i| i >= self.local_from)
     }
 
     fn is_active(&self, id: &Ident) -> bool {
@@ -94,17 +113,24 @@ impl<'b> Lowerer<'b> {
     /// `e` as a constant: the user's names replaced by the values they stand for now.
     fn constant(&self, e: &impl ToTokens) -> TokenStream {
         tokens::substitute(e.to_token_stream(), &mut |id| {
-            self.lookup(&id.to_string())
-                .map(|a| crate::emit::place(&self.b.func, a))
+            let name = id.to_string();
+            self.lookup(&name).map(|a| {
+                let place = crate::emit::place(&self.b.func, a);
+                match a {
+                    Atom::Field(..) if self.refs.contains(&name) => quote!((&#place)),
+                    _ => place,
+                }
+            })
         })
     }
 
-    /// Lowers a block's statements; returns the value of its tail expression or `return`.
-    pub fn block(&mut self, stmts: &[SynStmt]) -> syn::Result<Option<Atom>> {
+    /// Lowers a block's statements; returns the value of its tail expression or `return` when
+    /// `want` (a block in statement position runs its tail for its effects only).
+    pub fn block(&mut self, stmts: &[SynStmt], want: bool) -> syn::Result<Option<Atom>> {
         self.scopes.push(Vec::new());
         let mut tail = None;
         for (i, s) in stmts.iter().enumerate() {
-            let last = i + 1 == stmts.len();
+            let last = i + 1 == stmts.len() && want;
             match self.stmt(s, last) {
                 Ok(t) => tail = t,
                 Err(e) => self.errors.push(e),
@@ -140,7 +166,7 @@ impl<'b> Lowerer<'b> {
             SynStmt::Expr(e @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)), None) => {
                 self.effect(e).map(|()| None)
             }
-            SynStmt::Expr(e, None) if last => self.expr(e).map(Some),
+            SynStmt::Expr(e, None) if last && !is_unit(e) => self.expr(e).map(Some),
             SynStmt::Expr(e, _) => self.effect(e).map(|()| None),
         }
     }
@@ -148,7 +174,7 @@ impl<'b> Lowerer<'b> {
     /// A statement kept for its effect: assignment, `println!`, a call.
     fn effect(&mut self, e: &Expr) -> syn::Result<()> {
         match e {
-                        Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
+            Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
                 let Expr::Index(target) = &*a.left else { return Ok(()) };
                 self.element_write(target, &a.right, None, e)
             }
@@ -175,20 +201,24 @@ impl<'b> Lowerer<'b> {
                 };
                 self.assign(&b.left, value, mark)
             }
-                        Expr::Macro(m) => {
+            Expr::Macro(m) => {
                 self.verbatim(quote!(#m;));
                 Ok(())
             }
-                        Expr::Block(b) if b.label.is_none() => {
-                self.block(&b.block.stmts)?;
+            Expr::Block(b) if b.label.is_none() => {
+                self.block(&b.block.stmts, false)?;
                 Ok(())
             }
             Expr::Break(_) | Expr::Continue(_) => err(
                 e.span(),
                 "`break` and `continue` are not supported yet: put the condition in the loop's `while`",
             ),
-                                    Expr::If(i) if self.mentions_active(e) || self.reassigns(e) => self.if_expr(i, false).map(|_| ()),
-            Expr::Match(m) if self.mentions_active(e) => self.match_expr(m, false).map(|_| ()),
+            Expr::If(i) if self.mentions_active(e) || self.reassigns(e) => {
+                self.if_expr(i, false).map(|_| ())
+            }
+            Expr::Match(m) if self.mentions_active(e) || self.reassigns(e) => {
+                self.match_expr(m, false).map(|_| ())
+            }
             Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) || self.reassigns(e) => {
                 self.loop_stmt(e)
             }
@@ -214,6 +244,13 @@ impl<'b> Lowerer<'b> {
     fn assign(&mut self, left: &Expr, value: Atom, mark: usize) -> syn::Result<()> {
         self.place(left)?;
         let name = left.to_token_stream().to_string();
+        let vector = matches!(&value, Atom::Var(v) if self.vectors.contains(v));
+        if vector && self.nesting > 0 && !self.declared_here(&name) {
+            return err(
+                left.span(),
+                format!("a vector declared outside this loop or `if` cannot be replaced whole inside it yet: write its elements (`{name}[i] = …`)"),
+            );
+        }
         self.let_binding(&name, None, value, mark, false);
         // An assignment changes the variable where it was declared, not a shadow in this block.
         let new = self
@@ -323,7 +360,9 @@ impl<'b> Lowerer<'b> {
     /// Lowers an expression to an operand.
     pub fn expr(&mut self, e: &Expr) -> syn::Result<Atom> {
         reject(e)?;
-        if !self.mentions_active(e) {
+        // An expression that reassigns a variable from outside (an `if` that counts) is lowered
+        // for that effect even when its value is a constant.
+        if !self.mentions_active(e) && !self.reassigns(e) {
             return Ok(Atom::Const(self.constant(e)));
         }
         match e {
@@ -404,7 +443,7 @@ impl<'b> Lowerer<'b> {
     }
 
     pub(super) fn block_expr(&mut self, block: &syn::Block) -> syn::Result<Atom> {
-        match self.block(&block.stmts)? {
+        match self.block(&block.stmts, true)? {
             Some(a) => Ok(a),
             None => err(
                 block.span(),
@@ -512,7 +551,11 @@ impl<'b> Lowerer<'b> {
         }
         let mut args = Vec::new();
         for a in &c.args {
-            args.push(self.expr(a)?);
+            let arg = self.expr(a)?;
+            if let (Atom::Var(v), false) = (&arg, matches!(a, Expr::Reference(_))) {
+                self.b.func.vars[v.0].by_value = true;
+            }
+            args.push(arg);
         }
         if let Some(rule) = function_rule(path) {
             self.check_arity(rule, args.len(), path.span())?;
@@ -557,6 +600,35 @@ impl<'b> Lowerer<'b> {
             return Ok(Atom::Const(self.constant(e)));
         }
         Ok(Atom::Var(self.b.op(Op::Rule(rule), args, e.span())))
+    }
+}
+
+/// Whether `e` is written for its effect and has no value (`()`): an assignment, a loop, an `if`
+/// without `else`, a macro statement, or a block, `if` or `match` whose arms all end so.
+fn is_unit(e: &Expr) -> bool {
+    let block_unit = |b: &syn::Block| match b.stmts.last() {
+        Some(SynStmt::Expr(e, None)) => is_unit(e),
+        _ => true,
+    };
+    match e {
+        Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => true,
+        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name.starts_with("print")
+                || name.starts_with("eprint")
+                || name.contains("assert")
+                || name == "panic"
+        }),
+        Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Binary(b) => compound(&b.op).is_some(),
+        Expr::If(i) => match &i.else_branch {
+            None => true,
+            Some((_, els)) => block_unit(&i.then_branch) && is_unit(els),
+        },
+        Expr::Block(b) => block_unit(&b.block),
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|a| is_unit(&a.body)),
+        Expr::Paren(p) => is_unit(&p.expr),
+        _ => false,
     }
 }
 

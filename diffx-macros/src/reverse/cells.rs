@@ -26,6 +26,8 @@ fn defs_and_reads(s: &Stmt, defs: &mut Vec<Var>, reads: &mut Vec<Var>) {
             );
         }
         Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
+        // `v[i] = t` reads `t`: its adjoint comes from the element's.
+        Stmt::SetElem { value, .. } => reads.extend(value.var()),
         _ => {}
     });
 }

@@ -54,6 +54,8 @@ struct Sweep {
     residuals: HashMap<Var, Residue>,
     /// The vectors written in each `if`'s arms (by its condition's name), as in [`Tapes`].
     if_marks: HashMap<String, Vec<IfMark>>,
+    /// The vectors written element by element (each has an undo log and an adjoint).
+    vectors: Vec<Var>,
 }
 
 /// A vector written in an `if`'s arms, its undo log, and the local holding the log's length
@@ -95,23 +97,28 @@ pub fn transform(
         depth: 0,
         if_marks,
         residuals,
+        vectors: logs.iter().map(|(v, _)| *v).collect(),
     };
+    // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
+    let nested = tapes::declared_in(&body)
+        .difference(
+            &body
+                .iter()
+                .filter_map(|s| match s {
+                    Stmt::Let { dst, .. } => Some(*dst),
+                    _ => None,
+                })
+                .collect(),
+        )
+        .copied()
+        .collect::<std::collections::HashSet<Var>>();
     for (v, ty) in params.iter().flatten() {
         if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
             sweep.zeros(*v, ty.clone());
         }
     }
-    for (vec, _) in &logs {
-        let bar = sweep
-            .b
-            .fresh(&format!("{}_bar", sweep.b.func.name(*vec)), Kind::Slice);
-        let value = crate::forward::zero(&sweep.b, &Atom::Var(*vec));
-        sweep.b.push(Stmt::Adjoint {
-            dst: bar,
-            value,
-            like: None,
-        });
-        sweep.adj.insert(*vec, bar);
+    for (vec, _) in logs.iter().filter(|(v, _)| !nested.contains(v)) {
+        sweep.vector_adjoint(*vec);
     }
     match &primal.func.ret {
         // A vector result's adjoint is written element by element: a copy of the cotangent.
@@ -152,6 +159,29 @@ pub fn transform(
 }
 
 impl Sweep {
+    /// `v̄ = 0` for a vector written element by element, shaped like it is now.
+    fn vector_adjoint(&mut self, vec: Var) {
+        let bar = (self.b).fresh(&format!("{}_bar", self.b.func.name(vec)), Kind::Slice);
+        let value = crate::forward::zero(&self.b, &Atom::Var(vec));
+        self.b.push(Stmt::Adjoint {
+            dst: bar,
+            value,
+            like: None,
+        });
+        self.adj.insert(vec, bar);
+    }
+
+    /// The adjoints of the vectors `body` itself declares, after it is recomputed.
+    fn local_vector_adjoints(&mut self, body: &[Stmt]) {
+        for s in body {
+            if let Stmt::Let { dst, .. } = s {
+                if self.vectors.contains(dst) {
+                    self.vector_adjoint(*dst);
+                }
+            }
+        }
+    }
+
     /// `v̄ = 0`, shaped like `v`.
     fn zeros(&mut self, v: Var, ty: TokenStream) {
         let name = format!("{}_bar", self.b.func.name(v));
@@ -198,6 +228,7 @@ impl Sweep {
         let saved = self.adj.clone();
         let outer = std::mem::take(&mut self.b.func.body);
         self.b.func.body.extend(branch.body.iter().cloned());
+        self.local_vector_adjoints(&branch.body);
         let mark = self.b.mark();
         let span = Span::call_site();
         for (i, g) in seeds {
@@ -305,6 +336,7 @@ impl Sweep {
             });
         }
         self.b.func.body.extend(body.body.iter().cloned());
+        self.local_vector_adjoints(&body.body);
         let (mark, span) = (self.b.mark(), Span::call_site());
         let mut seeds = Vec::new();
         for (i, c) in &live {

@@ -1,6 +1,6 @@
 //! The reverse-mode bookkeeping of the forward sweep: loop tapes and undo logs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::Ident;
 
@@ -17,6 +17,20 @@ pub(super) struct Tapes<'a> {
     /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
     /// rewinds the vectors to there before it recomputes the arm that ran.
     pub(super) if_marks: HashMap<String, Vec<IfMark>>,
+}
+
+/// The values `stmts` and the statements nested in them declare: a vector declared inside a loop
+/// body or an arm is made anew each time it runs, so nothing outside rewinds it.
+pub(super) fn declared_in(stmts: &[Stmt]) -> HashSet<Var> {
+    let mut out = HashSet::new();
+    for s in stmts {
+        s.walk(&mut |s| {
+            if let Stmt::Let { dst, .. } = s {
+                out.insert(*dst);
+            }
+        });
+    }
+    out
 }
 
 impl Tapes<'_> {
@@ -93,8 +107,9 @@ impl Tapes<'_> {
                 logs.push((*vec, l.clone()));
             }
         });
+        let inside = declared_in(std::slice::from_ref(if_));
         for (vec, log) in logs {
-            if !marks.iter().any(|(v, _, _)| *v == vec) {
+            if !inside.contains(&vec) && !marks.iter().any(|(v, _, _)| *v == vec) {
                 let mark = self.b.fresh_name(&format!("{log}_at_if"));
                 marks.push((vec, log, mark));
             }
@@ -112,6 +127,7 @@ impl Tapes<'_> {
                 ..
             } => {
                 let inner = self.stmts(&body.body);
+                let inside = declared_in(&inner);
                 let mut logs = Vec::new();
                 for s in &inner {
                     s.walk(&mut |s| {
@@ -119,7 +135,7 @@ impl Tapes<'_> {
                             vec, log: Some(l), ..
                         } = s
                         {
-                            if !logs.iter().any(|(v, _)| v == vec) {
+                            if !inside.contains(vec) && !logs.iter().any(|(v, _)| v == vec) {
                                 logs.push((*vec, l.clone()));
                             }
                         }
