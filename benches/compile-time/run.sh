@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Compile time of #[autodiff] (issue 17): writes crates of generated functions and times
+# `cargo check` (debug profile, as users and rust-analyzer run the macro) with and without the
+# attribute, printing milliseconds per function and per statement.
+#   benches/compile-time/run.sh              # the two shapes at their full sizes
+#   benches/compile-time/run.sh --smoke      # small sizes (CI): checks the script still works
+# Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work="$repo/target/compile-time"
+export CARGO_TARGET_DIR="$work/target"
+rounds=${ROUNDS:-3}
+features=${FEATURES:-default}
+if [ "${1:-}" = "--smoke" ]; then straight=(10); many=(2); rounds=1; else straight=(100 200 400); many=(50); fi
+
+crate() { # name, body-writer function, with-attribute (1/0)
+  local dir="$work/$1"; mkdir -p "$dir/src"
+  local feat; if [ "$features" = "default" ]; then feat=""; else feat="default-features = false, features = [\"$features\"]"; fi
+  cat > "$dir/Cargo.toml" <<TOML
+[package]
+name = "$1"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+diffx = { path = "$repo" ${feat:+, $feat} }
+[workspace]
+TOML
+  "$2" "$3" > "$dir/src/lib.rs"
+}
+
+attr() { [ "$1" = 1 ] && echo "#[diffx::autodiff]" || true; }
+
+# One straight-line function of $N statements.
+straight_line() {
+  echo "#![allow(unused)]"; attr "$1"
+  echo "pub fn f(x: f64, y: f64) -> f64 {"; echo "    let mut s = x;"
+  for ((i = 0; i < N; i++)); do
+    echo "    let t$i = (s * 3.0 + y).tanh() * x.exp() + y.powi(2);"; echo "    s += t$i * 0.5;"
+  done
+  echo "    s"; echo "}"
+}
+
+# $N functions of about 25 statements: ten lets, a for with an if.
+many_functions() {
+  echo "#![allow(unused)]"
+  for ((k = 0; k < N; k++)); do
+    attr "$1"; echo "pub fn f$k(x: f64, y: f64, n: usize) -> f64 {"
+    for ((i = 0; i < 10; i++)); do echo "    let a$i = x * $i.5 + y.sin() * (x - $i.0);"; done
+    echo "    let mut s = a0 + a9;"
+    echo "    for i in 0..n {"
+    echo "        if s > 1.0 { s = s * 0.5 + a1 * y; } else { s += a2.tanh() * x; }"
+    echo "        s += a3 * (i as f64);"
+    echo "    }"
+    echo "    s * a4 + a5 - a6 * a7 + a8"
+    echo "}"
+  done
+}
+
+# Milliseconds of the fastest of $rounds `cargo check` runs after touching the source.
+time_check() {
+  local dir="$work/$1" best=""
+  (cd "$dir" && cargo check -q 2>/dev/null) || { (cd "$dir" && cargo check); exit 1; }
+  for ((r = 0; r < rounds; r++)); do
+    touch "$dir/src/lib.rs"
+    local t0=$(date +%s%N); (cd "$dir" && cargo check -q); local t1=$(date +%s%N)
+    local ms=$(( (t1 - t0) / 1000000 ))
+    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+  done
+  echo "$best"
+}
+
+printf "%-34s %10s %10s %10s %14s %14s\n" shape "with ms" "without ms" "added ms" "ms/function" "ms/statement"
+row() { # label functions statements-per-function writer
+  local label=$1 fns=$2 stmts=$3 writer=$4
+  crate "ct_with" "$writer" 1; crate "ct_without" "$writer" 0
+  local with=$(time_check ct_with) without=$(time_check ct_without)
+  local added=$((with - without))
+  awk -v l="$label" -v w="$with" -v wo="$without" -v a="$added" -v f="$fns" -v s="$stmts" \
+    'BEGIN { printf "%-34s %10d %10d %10d %14.1f %14.2f\n", l, w, wo, a, a / f, a / (f * s) }'
+}
+for n in "${straight[@]}"; do N=$n; row "straight line, $n let + update pairs" 1 $((2 * n + 2)) straight_line; done
+for n in "${many[@]}"; do N=$n; row "$n functions of ~25 statements" "$n" 25 many_functions; done
