@@ -151,6 +151,12 @@ macro_rules! sequence_support {
                 self.as_slice().into_tangent(like)
             }
         }
+        impl<const N: usize> IntoTangent<Vec<$t>, [$t]> for &[$t; N] {
+            #[inline]
+            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
+                self.as_slice().into_tangent(like)
+            }
+        }
         impl IntoTangent<Vec<$t>, [$t]> for Zero {
             #[inline]
             fn into_tangent(self, like: &[$t]) -> Vec<$t> {
