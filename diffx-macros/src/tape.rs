@@ -50,17 +50,27 @@ fn trim_backward(f: &Func, body: &mut [Stmt], kept: &mut HashMap<String, Vec<boo
     }
 }
 
-/// `body` without the values nothing after them reads (in the statement list's own scope).
+/// `body` without the values nothing after them reads (in the statement list's own scope): dead
+/// `let`s, constants, and `if`s without effects whose outputs nothing reads (a flag a `break`
+/// sets, which the backward sweep does not need: the tape already replays the iterations).
 fn live(f: &Func, body: &[Stmt]) -> Vec<Stmt> {
     let by_name = liveness::by_name(f);
     let mut needed: HashSet<Var> = HashSet::new();
+    // Identifiers later statements mention: constants are read by name.
+    let mut names: BTreeSet<String> = BTreeSet::new();
     let mut kept = Vec::new();
     for s in body.iter().rev() {
-        if let Stmt::Let { dst, .. } = s {
-            if !needed.contains(dst) {
-                continue;
-            }
+        let unread = |v: &Var| !needed.contains(v) && !names.contains(&f.name(*v).to_string());
+        let dead = match s {
+            Stmt::Let { dst, .. } => !needed.contains(dst),
+            Stmt::Const { name, .. } => !names.contains(&name.to_string()),
+            Stmt::If { outs, .. } => outs.iter().all(unread) && without_effects(s),
+            _ => false,
+        };
+        if dead {
+            continue;
         }
+        tokens::idents(emit::stmts(f, std::slice::from_ref(s)), &mut names);
         needed.extend(liveness::reads(s, &by_name));
         if let Stmt::Set { dst, .. } = s {
             needed.insert(*dst);
@@ -69,6 +79,16 @@ fn live(f: &Func, body: &[Stmt]) -> Vec<Stmt> {
     }
     kept.reverse();
     kept
+}
+
+/// Whether `s` only computes values: `let`s, constants and `if`s of them, nothing written,
+/// printed or accumulated.
+fn without_effects(s: &Stmt) -> bool {
+    let mut pure = true;
+    s.walk(&mut |s| {
+        pure &= matches!(s, Stmt::Let { .. } | Stmt::Const { .. } | Stmt::If { .. });
+    });
+    pure
 }
 
 /// Each forward loop pushes what its backward loop pops; a loop without one needs no tape.

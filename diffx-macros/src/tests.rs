@@ -571,3 +571,27 @@ fn statements_without_floats_stay_in_every_mode() {
         assert!(list.contains("k_2 = const k_1 + 1"), "{mode}:\n{list}");
     }
 }
+
+/// A flag set before a `break` on an integer condition is part of the forward sweep, but the
+/// backward sweep replays the taped iterations and needs neither the flag nor the index.
+#[test]
+fn a_break_flag_is_not_taped() {
+    let text = vjp_text(quote! {
+        fn f(x: f64, n: usize) -> f64 {
+            let mut s = x;
+            for i in 0..n {
+                s *= x;
+                if i >= 2 {
+                    break;
+                }
+            }
+            s
+        }
+    });
+    assert!(text.contains("let cond = i >= 2"), "{text}");
+    assert!(text.contains("tape . push ((s ,))"), "{text}");
+    assert!(
+        text.contains("while let :: core :: option :: Option :: Some ((s ,)) = tape . pop ()"),
+        "{text}"
+    );
+}
