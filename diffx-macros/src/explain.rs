@@ -126,8 +126,13 @@ pub fn function(
     let ct_name = cotangent_name(item);
     let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, #ct_name: #ret));
     let fn_str = name.to_string();
-    let jvp = pretty_item(emitted, &format_ident!("__diffx_jvp_{}", name));
-    let vjp = pretty_item(emitted, &format_ident!("__diffx_vjp_{}", name));
+    let [jvp, vjp] = pretty_items(
+        emitted,
+        [
+            format_ident!("__diffx_jvp_{}", name),
+            format_ident!("__diffx_vjp_{}", name),
+        ],
+    );
     let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
     let doc = doc(name, sig.ret_kind);
     Ok(quote! {
@@ -294,21 +299,25 @@ fn unparse(items: Vec<syn::Item>) -> String {
     })
 }
 
-/// The function `name` of the emitted items, formatted, without its attributes.
-fn pretty_item(emitted: &TokenStream, name: &Ident) -> String {
+/// The functions `names` of the emitted items, formatted, without their attributes (one parse
+/// of the emitted items for all of them: it is most of `explain_`'s expansion time).
+fn pretty_items<const N: usize>(emitted: &TokenStream, names: [Ident; N]) -> [String; N] {
     let Ok(file) = syn::parse2::<syn::File>(emitted.clone()) else {
-        return String::new();
+        return names.map(|_| String::new());
     };
-    file.items
-        .into_iter()
-        .find_map(|i| match i {
-            syn::Item::Fn(mut f) if f.sig.ident == *name => {
-                f.attrs.clear();
-                Some(unparse(vec![syn::Item::Fn(f)]))
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
+    names.map(|name| {
+        file.items
+            .iter()
+            .find_map(|i| match i {
+                syn::Item::Fn(f) if f.sig.ident == name => {
+                    let mut f = f.clone();
+                    f.attrs.clear();
+                    Some(unparse(vec![syn::Item::Fn(f)]))
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
+    })
 }
 
 /// An expression formatted on one line: `x1.ln()`, `v4 - v3`.
