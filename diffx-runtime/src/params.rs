@@ -63,12 +63,22 @@ pub trait Params: Clone {
     }
 
     /// `self += other`, tensor by tensor.
+    ///
+    /// # Panics
+    /// If `other` does not have the tensors and shapes of `self`; nothing is changed then.
+    #[track_caller]
     fn add_assign(&mut self, other: &Self) {
+        assert_fits("Params::add_assign", self, other);
         self.zip_mut(other, &mut |a, b| a.axpy(Self::Elem::ONE, b));
     }
 
     /// `self += alpha·other`, tensor by tensor.
+    ///
+    /// # Panics
+    /// If `other` does not have the tensors and shapes of `self`; nothing is changed then.
+    #[track_caller]
     fn axpy(&mut self, alpha: Self::Elem, other: &Self) {
+        assert_fits("Params::axpy", self, other);
         self.zip_mut(other, &mut |a, b| a.axpy(alpha, b));
     }
 
@@ -116,10 +126,15 @@ pub trait Params: Clone {
     }
 
     /// `Σ self·other` over all elements.
+    ///
+    /// # Panics
+    /// If `other` does not have the tensors and shapes of `self`.
+    #[track_caller]
     fn dot(&self, other: &Self) -> Self::Elem {
         let mut total = Self::Elem::ZERO;
-        self.clone()
-            .zip_mut(other, &mut |a, b| total += a.zip_map(b, |x, y| x * y).sum());
+        let mut copy = self.clone();
+        assert_fits("Params::dot", &mut copy, other);
+        copy.zip_mut(other, &mut |a, b| total += a.zip_map(b, |x, y| x * y).sum());
         total
     }
 
@@ -128,6 +143,60 @@ pub trait Params: Clone {
         let mut squares = Self::Elem::ZERO;
         self.visit(&mut |t| squares += t.data().iter().fold(Self::Elem::ZERO, |s, &x| s + x * x));
         squares.sqrt()
+    }
+}
+
+/// How two values of one [`Params`] type fail to match tensor for tensor (a `Vec` of another
+/// length, a tensor of another shape), found before anything is updated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Misfit {
+    /// The numbers of tensors differ.
+    Count(usize, usize),
+    /// Tensor `index` (in visiting order) has shape `.1` in the first value and `.2` in the other.
+    Shape(usize, Vec<usize>, Vec<usize>),
+}
+
+impl Misfit {
+    /// A sentence naming the first value `a` and the other `b` ("the parameters", "the gradient").
+    pub(crate) fn describe(&self, a: &str, b: &str) -> String {
+        match self {
+            Misfit::Count(n, m) => format!("{n} tensors in {a}, {m} in {b}"),
+            Misfit::Shape(i, x, y) => {
+                format!("tensor {i} has shape {x:?} in {a} but {y:?} in {b}")
+            }
+        }
+    }
+}
+
+/// The number of tensors of `p`.
+pub(crate) fn tensor_count<P: Params>(p: &P) -> usize {
+    let mut n = 0;
+    p.visit(&mut |_| n += 1);
+    n
+}
+
+/// How `b` fails to match `a` tensor for tensor, if it does; `a` is only read. Cheap: one pass
+/// comparing shapes, no allocation unless they differ.
+pub(crate) fn misfit<P: Params>(a: &mut P, b: &P) -> Option<Misfit> {
+    let (n, m) = (tensor_count(a), tensor_count(b));
+    if n != m {
+        return Some(Misfit::Count(n, m));
+    }
+    let (mut index, mut found) = (0, None);
+    a.zip_mut(b, &mut |x, y| {
+        if found.is_none() && !x.same_shape(y) {
+            found = Some(Misfit::Shape(index, x.shape().to_vec(), y.shape().to_vec()));
+        }
+        index += 1;
+    });
+    found
+}
+
+/// Panics, at the caller of `op`, unless `b` matches `a` tensor for tensor.
+#[track_caller]
+fn assert_fits<P: Params>(op: &str, a: &mut P, b: &P) {
+    if let Some(m) = misfit(a, b) {
+        panic!("{op}: {}", m.describe("self", "other"));
     }
 }
 
