@@ -77,6 +77,10 @@ impl<F: Float> Dataset<F> {
     }
 
     /// Shuffled minibatches of `batch_size` examples (see [`Batches`]).
+    ///
+    /// # Panics
+    /// If `batch_size` is 0.
+    #[track_caller]
     pub fn batches(&self, batch_size: usize, seed: u64) -> Batches<'_, F> {
         Batches::new(self, batch_size, seed)
     }
