@@ -9,7 +9,7 @@
 //! optimizer, the tensor and both shapes, before anything is updated.
 
 use crate::fastmath::vectorized;
-use crate::params::{misfit, tensor_count, Misfit};
+use crate::params::{misfit, Against};
 use crate::{Float, Params, Tensor};
 
 /// Updates parameters from their gradients.
@@ -23,14 +23,21 @@ pub trait Optimizer<P: Params> {
     fn step(&mut self, params: &mut P, grads: &P);
 }
 
-/// Panics, at the caller of `op`, unless `grads` has the tensors and shapes of `params`.
+/// Panics, at the caller of `op`, unless `grads` has the tensors and shapes of `params`, and so
+/// has `state` (an optimizer's, in visiting order) unless it is empty (not made yet).
 #[track_caller]
-fn check_grads<P: Params>(op: &str, params: &mut P, grads: &P) {
-    if let Some(m) = misfit(params, grads) {
-        panic!(
+fn check_step<P: Params>(op: &str, params: &mut P, grads: &P, state: &[Tensor<P::Elem>]) {
+    match misfit(params, grads, state) {
+        None => {}
+        Some((Against::Other, m)) => panic!(
             "{op}: the gradient does not match the parameters ({})",
             m.describe("the parameters", "the gradient")
-        );
+        ),
+        Some((Against::State, m)) => panic!(
+            "{op}: the optimizer's state was made on another model ({}); an optimizer serves \
+             one model: create a new one for this model",
+            m.describe("the parameters", "the state")
+        ),
     }
 }
 
@@ -60,7 +67,7 @@ impl<F: Float> Sgd<F> {
 impl<F: Float, P: Params<Elem = F>> Optimizer<P> for Sgd<F> {
     #[track_caller]
     fn step(&mut self, params: &mut P, grads: &P) {
-        check_grads("Sgd::step", params, grads);
+        check_step("Sgd::step", params, grads, &[]);
         let lr = self.lr;
         params.zip_mut(grads, &mut |p, g| p.axpy(-lr, g));
     }
@@ -75,37 +82,10 @@ impl<F: Float> Slots<F> {
     /// shaped like `params`) on the first step; panics at the caller of `op` on a mismatch.
     #[track_caller]
     fn prepare<P: Params<Elem = F>>(&mut self, op: &str, params: &mut P, grads: &P) {
-        check_grads(op, params, grads);
+        check_step(op, params, grads, &self.0);
         if self.0.is_empty() {
             params.visit(&mut |p| self.0.push(p.zeros_like()));
-        } else if let Some(m) = self.misfit(params) {
-            panic!(
-                "{op}: the optimizer's state was made on another model ({}); an optimizer \
-                 serves one model: create a new one for this model",
-                m.describe("the parameters", "the state")
-            );
         }
-    }
-
-    /// How the state fails to match `params`, if it does.
-    fn misfit<P: Params<Elem = F>>(&self, params: &P) -> Option<Misfit> {
-        let n = tensor_count(params);
-        if n != self.0.len() {
-            return Some(Misfit::Count(n, self.0.len()));
-        }
-        let (mut index, mut found) = (0, None);
-        params.visit(&mut |p| {
-            let slot = &self.0[index];
-            if found.is_none() && !p.same_shape(slot) {
-                found = Some(Misfit::Shape(
-                    index,
-                    p.shape().to_vec(),
-                    slot.shape().to_vec(),
-                ));
-            }
-            index += 1;
-        });
-        found
     }
 }
 

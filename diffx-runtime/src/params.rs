@@ -175,17 +175,42 @@ pub(crate) fn tensor_count<P: Params>(p: &P) -> usize {
     n
 }
 
-/// How `b` fails to match `a` tensor for tensor, if it does; `a` is only read. Cheap: one pass
-/// comparing shapes, no allocation unless they differ.
-pub(crate) fn misfit<P: Params>(a: &mut P, b: &P) -> Option<Misfit> {
+/// Which value failed to match: the other value of the type, or a list of tensors kept beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Against {
+    Other,
+    State,
+}
+
+/// How `b`, or `state` (tensors kept in `a`'s visiting order, such as an optimizer's; empty for
+/// none yet), fails to match `a` tensor for tensor, if one does; `a` is only read. One pass
+/// comparing shapes, after counting the tensors; no allocation unless something differs.
+pub(crate) fn misfit<P: Params>(
+    a: &mut P,
+    b: &P,
+    state: &[Tensor<P::Elem>],
+) -> Option<(Against, Misfit)> {
     let (n, m) = (tensor_count(a), tensor_count(b));
     if n != m {
-        return Some(Misfit::Count(n, m));
+        return Some((Against::Other, Misfit::Count(n, m)));
+    }
+    if !state.is_empty() && state.len() != n {
+        return Some((Against::State, Misfit::Count(n, state.len())));
     }
     let (mut index, mut found) = (0, None);
     a.zip_mut(b, &mut |x, y| {
-        if found.is_none() && !x.same_shape(y) {
-            found = Some(Misfit::Shape(index, x.shape().to_vec(), y.shape().to_vec()));
+        if found.is_none() {
+            let shape = |against, t: &Tensor<P::Elem>| {
+                Some((
+                    against,
+                    Misfit::Shape(index, x.shape().to_vec(), t.shape().to_vec()),
+                ))
+            };
+            if !x.same_shape(y) {
+                found = shape(Against::Other, y);
+            } else if let Some(s) = state.get(index).filter(|s| !x.same_shape(s)) {
+                found = shape(Against::State, s);
+            }
         }
         index += 1;
     });
@@ -195,7 +220,7 @@ pub(crate) fn misfit<P: Params>(a: &mut P, b: &P) -> Option<Misfit> {
 /// Panics, at the caller of `op`, unless `b` matches `a` tensor for tensor.
 #[track_caller]
 fn assert_fits<P: Params>(op: &str, a: &mut P, b: &P) {
-    if let Some(m) = misfit(a, b) {
+    if let Some((_, m)) = misfit(a, b, &[]) {
         panic!("{op}: {}", m.describe("self", "other"));
     }
 }
