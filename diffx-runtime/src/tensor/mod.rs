@@ -104,8 +104,16 @@ impl std::error::Error for ShapeError {}
 pub(crate) fn ok<T>(result: Result<T, ShapeError>) -> T {
     match result {
         Ok(value) => value,
-        Err(e) => panic!("{e}"),
+        Err(e) => fail(e),
     }
+}
+
+/// The panic of [`ok`], out of line: the formatting code stays out of every inlined operation.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail(e: ShapeError) -> ! {
+    panic!("{e}")
 }
 
 /// A shape, stored inline up to 4 axes: a tensor is one allocation, not two.
