@@ -7,7 +7,9 @@
 //! cargo run --release --example digits -- --mnist path/to/mnist   # the IDX files, if you have them
 //! ```
 
+use std::error::Error;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
@@ -16,6 +18,9 @@ use diffx::nn::{Activation, Mlp};
 use diffx::optim::{Momentum, Optimizer};
 use diffx::{autodiff, Tensor};
 use indicatif::{ProgressBar, ProgressStyle};
+
+#[path = "shared/cli.rs"]
+mod cli;
 
 /// Mean softmax cross-entropy of a one-hidden-layer relu network.
 #[autodiff(wrt(model))]
@@ -27,21 +32,21 @@ fn loss(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
 
 /// Train a relu MLP on the 8×8 digits (or on MNIST) with gradients written at compile time.
 #[derive(Parser, Debug)]
-struct Args {
-    /// Epochs.
-    #[arg(long, default_value_t = 20)]
+pub struct Args {
+    /// Epochs, at least 1.
+    #[arg(long, default_value_t = 20, allow_negative_numbers = true, value_parser = cli::at_least_one)]
     epochs: usize,
-    /// Learning rate.
-    #[arg(long, default_value_t = 0.1)]
+    /// Learning rate (a finite number > 0).
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = cli::learning_rate)]
     lr: f32,
-    /// Momentum.
-    #[arg(long, default_value_t = 0.9)]
+    /// Momentum, in [0, 1).
+    #[arg(long, default_value_t = 0.9, allow_negative_numbers = true, value_parser = cli::momentum)]
     momentum: f32,
-    /// Minibatch size.
-    #[arg(long, default_value_t = 32)]
+    /// Minibatch size, at least 1.
+    #[arg(long, default_value_t = 32, allow_negative_numbers = true, value_parser = cli::at_least_one)]
     batch_size: usize,
-    /// Hidden units.
-    #[arg(long, default_value_t = 128)]
+    /// Hidden units, at least 1.
+    #[arg(long, default_value_t = 128, allow_negative_numbers = true, value_parser = cli::at_least_one)]
     hidden: usize,
     /// Seed of the split, the initial weights and the batch order.
     #[arg(long, default_value_t = 0)]
@@ -69,9 +74,14 @@ fn load(args: &Args) -> Result<(Dataset, Dataset), data::DataError> {
     Ok((scale(train), scale(test)))
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse();
-    let (train, test) = load(&args)?;
+fn main() -> ExitCode {
+    cli::exit_code(run(&Args::parse()))
+}
+
+/// The whole run; every error names what it concerns (a file, a line, the epoch).
+pub fn run(args: &Args) -> Result<(), Box<dyn Error>> {
+    let (train, test) = load(args)?;
+    cli::check_finite(&train.features, "training")?;
     let inputs = train.features.cols();
     let mut model = Mlp::new(&[inputs, args.hidden, 10], Activation::Relu, args.seed);
     let mut opt = Momentum::new(args.lr, args.momentum);
@@ -92,13 +102,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     for epoch in 0..args.epochs {
         let mut total = 0.0;
-        for (x, y) in Batches::new(&train, args.batch_size, args.seed + epoch as u64) {
+        let seed = args.seed.wrapping_add(epoch as u64);
+        for (x, y) in Batches::new(&train, args.batch_size, seed) {
             let (value, grad) = value_and_grad_loss(&model, &x, &y);
             if !value.is_finite() {
-                return Err(format!(
-                    "the loss became {value} in epoch {epoch}: lower the learning rate"
-                )
-                .into());
+                return Err(cli::diverged(value, epoch, &x).into());
             }
             opt.step(&mut model, &grad);
             total += value * y.len() as f32;

@@ -9,7 +9,9 @@
 //! cargo run --release --example iris -- --optimizer adam --lr 0.01
 //! ```
 
-use std::path::PathBuf;
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
@@ -17,6 +19,9 @@ use diffx::data::{self, accuracy, Batches, Dataset, Standardizer};
 use diffx::nn::{Activation, Mlp};
 use diffx::optim::{Adam, Momentum, Optimizer, RmsProp, Sgd};
 use diffx::{autodiff, Tensor};
+
+#[path = "shared/cli.rs"]
+mod cli;
 
 /// The mean softmax cross-entropy of a one-hidden-layer tanh network.
 #[autodiff(wrt(model))]
@@ -36,21 +41,21 @@ enum OptimizerKind {
 
 /// Train a 4-H-3 tanh MLP on Iris with gradients written at compile time.
 #[derive(Parser, Debug)]
-struct Args {
+pub struct Args {
     /// Optimizer.
     #[arg(long, value_enum, default_value = "sgd")]
     optimizer: OptimizerKind,
-    /// Learning rate.
-    #[arg(long, default_value_t = 0.05)]
+    /// Learning rate (a finite number > 0).
+    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true, value_parser = cli::learning_rate)]
     lr: f32,
-    /// Number of epochs (passes over the training set).
-    #[arg(long, default_value_t = 100)]
+    /// Number of epochs (passes over the training set), at least 1.
+    #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = cli::at_least_one)]
     epochs: usize,
-    /// Minibatch size; 0 means the whole training set (full batch).
-    #[arg(long, default_value_t = 0)]
-    batch_size: usize,
-    /// Hidden units.
-    #[arg(long, default_value_t = 10)]
+    /// Minibatch size, at least 1; without it, the whole training set (full batch).
+    #[arg(long, allow_negative_numbers = true, value_parser = cli::at_least_one)]
+    batch_size: Option<usize>,
+    /// Hidden units, at least 1.
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = cli::at_least_one)]
     hidden: usize,
     /// Seed of the split, the initial weights and the batch order.
     #[arg(long, default_value_t = 0)]
@@ -77,10 +82,11 @@ fn epoch(
     model: &mut Mlp,
     opt: &mut dyn Optimizer<Mlp>,
     train: &Dataset,
-    batch_size: usize,
+    batch_size: Option<usize>,
     seed: u64,
 ) -> f32 {
-    if batch_size == 0 || batch_size >= train.labels.len() {
+    let batch_size = batch_size.unwrap_or(train.len());
+    if batch_size >= train.len() {
         let (value, grad) = value_and_grad_loss(model, &train.features, &train.labels);
         opt.step(model, &grad);
         return value;
@@ -95,19 +101,16 @@ fn epoch(
     total / batches as f32
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse();
-    let iris: Dataset = data::iris(&args.data)?;
-    let (train, test) = data::train_test_split(&iris, 0.2, args.seed, true);
-    // Standardize with the training set's statistics only.
-    let scaler = Standardizer::fit(&train.features);
-    let standardize = |d: Dataset| Dataset {
-        features: scaler.transform(&d.features),
-        labels: d.labels,
-    };
-    let (train, test) = (standardize(train), standardize(test));
+fn main() -> ExitCode {
+    cli::exit_code(run(&Args::parse()))
+}
+
+/// The whole run; every error names what it concerns (a file, a line, the epoch).
+pub fn run(args: &Args) -> Result<(), Box<dyn Error>> {
+    cli::check_writable(&args.plot)?;
+    let (train, test) = load(args)?;
     let mut model = Mlp::new(&[4, args.hidden, 3], Activation::Tanh, args.seed);
-    let mut opt = optimizer(&args);
+    let mut opt = optimizer(args);
     println!(
         "Iris: {} training and {} test rows; MLP 4-{}-3 tanh; {:?}, lr {}, {} epochs, batch {}",
         train.labels.len(),
@@ -116,24 +119,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.optimizer,
         args.lr,
         args.epochs,
-        if args.batch_size == 0 {
-            "full".to_string()
-        } else {
-            args.batch_size.to_string()
-        }
+        args.batch_size
+            .map_or("full".to_string(), |b| b.to_string())
     );
     let mut curve = Vec::with_capacity(args.epochs);
     let mut elapsed = std::time::Duration::ZERO;
     for e in 0..args.epochs {
         // Only the training steps are timed, not the accuracy printed along the way.
         let start = Instant::now();
-        let seed = args.seed + e as u64;
+        let seed = args.seed.wrapping_add(e as u64);
         let l = epoch(&mut model, opt.as_mut(), &train, args.batch_size, seed);
         elapsed += start.elapsed();
         if !l.is_finite() {
-            return Err(
-                format!("the loss became {l} in epoch {e}: lower the learning rate").into(),
-            );
+            return Err(cli::diverged(l, e, &train.features).into());
         }
         curve.push(l);
         if e % (args.epochs / 10).max(1) == 0 || e + 1 == args.epochs {
@@ -158,17 +156,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         elapsed.as_secs_f64() * 1e3,
         args.epochs
     );
-    plot(&curve, &args.plot)?;
+    plot(&curve, &args.plot)
+        .map_err(|e| cli::PathError::new("cannot write the loss curve to", &args.plot, e))?;
     println!("loss curve written to {}", args.plot.display());
     Ok(())
 }
 
-/// The training loss per epoch as an SVG line chart.
-fn plot(curve: &[f32], path: &PathBuf) -> Result<(), Box<dyn std::error::Error>> {
+/// The stratified 80/20 split, standardized with the training set's statistics only.
+fn load(args: &Args) -> Result<(Dataset, Dataset), Box<dyn Error>> {
+    let iris: Dataset = data::iris(&args.data)?;
+    let (train, test) = data::train_test_split(&iris, 0.2, args.seed, true);
+    let scaler = Standardizer::fit(&train.features);
+    let standardize = |d: Dataset| Dataset {
+        features: scaler.transform(&d.features),
+        labels: d.labels,
+    };
+    let (train, test) = (standardize(train), standardize(test));
+    cli::check_finite(&train.features, "standardized training")?;
+    cli::check_finite(&test.features, "standardized test")?;
+    Ok((train, test))
+}
+
+/// The training loss per epoch as an SVG line chart (its directory exists: see
+/// [`cli::check_writable`]).
+fn plot(curve: &[f32], path: &Path) -> Result<(), Box<dyn Error>> {
     use plotters::prelude::*;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     let root = SVGBackend::new(path, (640, 400)).into_drawing_area();
     root.fill(&WHITE)?;
     let top = curve.iter().cloned().fold(0.0f32, f32::max) * 1.05;

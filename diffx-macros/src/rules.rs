@@ -15,7 +15,8 @@
 //! Adding an elementary function is adding one row.
 //!
 //! Conventions where the derivative does not exist (as in PyTorch and JAX): `abs'(0) = 0`,
-//! `relu'(0) = 0`, and a tie in `max`/`min` sends half of the gradient to each operand.
+//! `relu'(0) = 0`, a tie in `max`/`min` sends half of the gradient to each operand, and for
+//! `x.powf(y)` the derivative in `y` is 0 at `x = 0` and the derivative in `x` is 0 at `y = 0`.
 
 /// How an operation is written in Rust.
 #[derive(Debug, PartialEq, Eq)]
@@ -185,9 +186,18 @@ pub static RULES: &[Rule] = &[
         out: Out::Same,
         residual: None,
     },
-    // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰.
+    // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰, and
+    // powf's exponent does the same: ∂(xʸ)/∂x is 0 where y = 0. ∂(xʸ)/∂y = xʸ·ln x reads ln 1 = 0
+    // where x = 0, so it is 0 there instead of 0·(−∞) = NaN (JAX's rules, and PyTorch's for y ≥ 0);
+    // both modes and the Hessian read these rows, so they agree at the edge.
     method("powi", &["(b as F) * a.powi(b - i32::from(b != 0))", ""]),
-    method("powf", &["b * a.powf(b - 1.0)", "z * a.ln()"]),
+    method(
+        "powf",
+        &[
+            "b * a.powf(b - F::from(b != 0.0))",
+            "z * (a + F::from(a == 0.0)).ln()",
+        ],
+    ),
     method("sqrt", &["0.5 / z"]),
     method("cbrt", &["1.0 / (3.0 * z * z)"]),
     method("recip", &["-z * z"]),

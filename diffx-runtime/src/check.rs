@@ -105,6 +105,7 @@ impl fmt::Display for GradCheck {
 ///
 /// # Panics
 /// If `analytic` and `x` differ in length.
+#[track_caller]
 pub fn check_gradient(f: impl FnMut(&[f64]) -> f64, x: &[f64], analytic: &[f64]) -> GradCheck {
     assert_eq!(
         x.len(),

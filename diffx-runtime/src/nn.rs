@@ -72,12 +72,44 @@ impl<F: Float> Linear<F> {
     /// `x·w + b` for a batch `x` of shape `[n, in]`: an `[n, out]` tensor.
     ///
     /// # Panics
-    /// If `x` does not have `in` columns.
+    /// If `x` is not an `[n, in]` matrix, or `w` and `b` (public fields) do not fit each other.
     #[track_caller]
     pub fn forward(&self, x: &Tensor<F>) -> Tensor<F> {
+        if let Some(why) = self.misfit(x.shape(), None) {
+            panic!("Linear::forward: {why}");
+        }
+        self.apply(x)
+    }
+
+    /// `x·w + b`, the shapes checked.
+    fn apply(&self, x: &Tensor<F>) -> Tensor<F> {
         let mut y = x.matmul(&self.w);
         y += &self.b;
         y
+    }
+
+    /// Why an input of shape `x` cannot go through this layer, if it cannot; `from` is the layer
+    /// whose output it is (`None`: the caller's input).
+    fn misfit(&self, x: &[usize], from: Option<usize>) -> Option<String> {
+        let (w, b) = (self.w.shape(), self.b.shape());
+        let &[inputs, outputs] = w else {
+            return Some(format!("the weight has shape {w:?}, not [in, out]"));
+        };
+        if !matches!(*b, [1, o] | [o] if o == outputs) {
+            return Some(format!(
+                "the bias has shape {b:?}, which does not fit the weight {w:?} (expected [1, {outputs}])"
+            ));
+        }
+        if !matches!(*x, [_, c] if c == inputs) {
+            let what = match from {
+                None => "the input".to_string(),
+                Some(i) => format!("the output of layer {i}"),
+            };
+            return Some(format!(
+                "{what} has shape {x:?}, which does not fit the weight {w:?} (expected [n, {inputs}])"
+            ));
+        }
+        None
     }
 }
 
@@ -158,7 +190,9 @@ pub struct Mlp<F: Float = f32> {
 
 impl<F: Float> Mlp<F> {
     /// An MLP with the given layer sizes (`sizes[0]` inputs, `sizes.last()` outputs), initialized
-    /// by [`Activation::default_init`]; layer `i` draws its weights from seed `seed + i`.
+    /// by [`Activation::default_init`]. Each layer draws its weights from its own stream, a seed
+    /// mixed from `seed` and the layer's index by SplitMix64, so the layers of one network and
+    /// those of networks with neighbouring seeds are unrelated.
     ///
     /// ```
     /// use diffx_runtime::nn::{Activation, Mlp};
@@ -178,28 +212,60 @@ impl<F: Float> Mlp<F> {
     }
 
     /// [`Mlp::new`] with an explicit initialization.
+    ///
+    /// # Panics
+    /// If fewer than two sizes are given, or a size is 0.
     #[track_caller]
     pub fn with_init(sizes: &[usize], activation: Activation, init: Init, seed: u64) -> Self {
-        assert!(
-            sizes.len() >= 2,
-            "Mlp::new: need at least input and output sizes, got {sizes:?}"
-        );
+        if sizes.len() < 2 || sizes.contains(&0) {
+            panic!(
+                "Mlp::new: expected at least an input and an output size, each at least 1, got {sizes:?}"
+            );
+        }
         let layers = sizes
             .windows(2)
             .enumerate()
-            .map(|(i, w)| Linear::new(w[0], w[1], init, seed.wrapping_add(i as u64)))
+            .map(|(i, w)| Linear::new(w[0], w[1], init, layer_seed(seed, i)))
             .collect();
         Mlp { layers, activation }
     }
 
     /// The logits for a batch `x` of shape `[n, sizes[0]]`: an `[n, outputs]` tensor.
+    ///
+    /// # Panics
+    /// If `x` does not have `sizes[0]` columns, or the layers (public fields) do not fit each
+    /// other.
     #[track_caller]
     pub fn forward(&self, x: &Tensor<F>) -> Tensor<F> {
-        let (last, hidden) = self.layers.split_last().expect("Mlp::forward: no layers");
-        let h = hidden.iter().fold(x.clone(), |h, layer| {
-            self.activation.apply(&layer.forward(&h))
-        });
-        last.forward(&h)
+        if let Some(why) = self.misfit(x) {
+            panic!("Mlp::forward: {why}");
+        }
+        let last = self.layers.len() - 1;
+        let mut h = self.layers[0].apply(x);
+        for layer in &self.layers[1..] {
+            h = layer.apply(&self.activation.apply(&h));
+        }
+        debug_assert_eq!(h.cols(), self.layers[last].b.len());
+        h
+    }
+
+    /// Why `x` cannot go through the network, if it cannot: checked layer by layer before any
+    /// arithmetic, so a panic names the layer.
+    fn misfit(&self, x: &Tensor<F>) -> Option<String> {
+        let Some(first) = self.layers.first() else {
+            return Some("the network has no layers".to_string());
+        };
+        if let Some(why) = first.misfit(x.shape(), None) {
+            return Some(format!("layer 0: {why}"));
+        }
+        let rows = x.shape()[0];
+        for (i, pair) in self.layers.windows(2).enumerate() {
+            let h = [rows, pair[0].w.shape()[1]];
+            if let Some(why) = pair[1].misfit(&h, Some(i)) {
+                return Some(format!("layer {}: {why}", i + 1));
+            }
+        }
+        None
     }
 
     /// The predicted class (argmax of the logits) of each row of `x`.
@@ -207,6 +273,13 @@ impl<F: Float> Mlp<F> {
     pub fn predict(&self, x: &Tensor<F>) -> Vec<usize> {
         self.forward(x).argmax_rows()
     }
+}
+
+/// The seed of layer `i` of a network seeded with `seed`: the `i`-th output of SplitMix64 started
+/// at `seed`, so that no two layers, of one network or of networks with nearby seeds, share a
+/// stream (with `seed + i`, layer 1 of seed 0 was layer 0 of seed 1).
+fn layer_seed(seed: u64, i: usize) -> u64 {
+    crate::rng::splitmix64(seed.wrapping_add((i as u64 + 1).wrapping_mul(crate::rng::GOLDEN_GAMMA)))
 }
 
 impl<F: Float> Params for Mlp<F> {
@@ -292,6 +365,62 @@ mod tests {
         assert_eq!(mlp.predict(&x), by_hand.argmax_rows());
         let sizes: Vec<_> = mlp.layers.iter().map(|l| l.w.shape().to_vec()).collect();
         assert_eq!(sizes, vec![vec![3, 5], vec![5, 2]]);
+    }
+
+    /// The correlation of two equally long samples.
+    fn correlation(a: &[f64], b: &[f64]) -> f64 {
+        let n = a.len() as f64;
+        let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+        let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+        let var = |v: &[f64], m: f64| v.iter().map(|x| (x - m) * (x - m)).sum::<f64>();
+        cov / (var(a, ma) * var(b, mb)).sqrt()
+    }
+
+    #[test]
+    fn layers_of_neighbouring_seeds_are_unrelated() {
+        // With `seed + i`, layer 1 of seed 0 was layer 0 of seed 1 (correlation 1). Every pair of
+        // weight matrices among the layers of seeds 0..4 must now be uncorrelated: 400 samples
+        // each, so |r| has a standard deviation of 0.05.
+        let weights: Vec<Vec<f64>> = (0..4)
+            .flat_map(|seed| Mlp::<f64>::new(&[20, 20, 20, 20], Activation::Tanh, seed).layers)
+            .map(|layer| layer.w.into_vec())
+            .collect();
+        for i in 0..weights.len() {
+            for j in 0..i {
+                let r = correlation(&weights[i], &weights[j]);
+                assert!(r.abs() < 0.25, "layers {i} and {j}: correlation {r}");
+            }
+        }
+        // The same seed still gives the same network.
+        let net = |seed| Mlp::<f32>::new(&[4, 10, 3], Activation::Tanh, seed);
+        assert_eq!(net(5), net(5));
+        assert_ne!(net(5).layers[1], net(6).layers[0].clone());
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "Linear::forward: the input has shape [2, 5], which does not fit the weight [3, 2] (expected [n, 3])"
+    )]
+    fn linear_checks_its_input() {
+        Linear::<f32>::new(3, 2, Init::Xavier, 0).forward(&Tensor::zeros(&[2, 5]));
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "Mlp::forward: layer 1: the output of layer 0 has shape [2, 5], which does not fit the weight [4, 3] (expected [n, 4])"
+    )]
+    fn mlp_names_the_layer_that_does_not_fit() {
+        let mut mlp = Mlp::<f32>::new(&[3, 5, 3], Activation::Relu, 0);
+        mlp.layers[1] = Linear::new(4, 3, Init::He, 1);
+        mlp.forward(&Tensor::zeros(&[2, 3]));
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "Mlp::new: expected at least an input and an output size, each at least 1, got [4, 0, 3]"
+    )]
+    fn mlp_sizes_are_positive() {
+        Mlp::<f32>::new(&[4, 0, 3], Activation::Tanh, 0);
     }
 
     #[test]

@@ -3,14 +3,42 @@
 //!
 //! Per-parameter state (velocities, moment estimates) is a list of tensors in the visiting order of
 //! [`Params`], created on the first [`Optimizer::step`]; one optimizer serves one model.
+//!
+//! Every step first checks that the gradient has the parameters' tensors and shapes, and that the
+//! state was made for these parameters; a mismatch panics at the caller's `step`, naming the
+//! optimizer, the tensor and both shapes, before anything is updated.
 
 use crate::fastmath::vectorized;
+use crate::params::{misfit, Against};
 use crate::{Float, Params, Tensor};
 
 /// Updates parameters from their gradients.
 pub trait Optimizer<P: Params> {
     /// One update of `params` given `grads` (a value of the same type: gradient of each tensor).
+    ///
+    /// # Panics
+    /// If `grads` does not have the tensors and shapes of `params`, or the optimizer's state was
+    /// made on another model; nothing is updated then.
+    #[track_caller]
     fn step(&mut self, params: &mut P, grads: &P);
+}
+
+/// Panics, at the caller of `op`, unless `grads` has the tensors and shapes of `params`, and so
+/// has `state` (an optimizer's, in visiting order) unless it is empty (not made yet).
+#[track_caller]
+fn check_step<P: Params>(op: &str, params: &mut P, grads: &P, state: &[Tensor<P::Elem>]) {
+    match misfit(params, grads, state) {
+        None => {}
+        Some((Against::Other, m)) => panic!(
+            "{op}: the gradient does not match the parameters ({})",
+            m.describe("the parameters", "the gradient")
+        ),
+        Some((Against::State, m)) => panic!(
+            "{op}: the optimizer's state was made on another model ({}); an optimizer serves \
+             one model: create a new one for this model",
+            m.describe("the parameters", "the state")
+        ),
+    }
 }
 
 /// Plain gradient descent: `p ← p − lr·g`.
@@ -37,8 +65,11 @@ impl<F: Float> Sgd<F> {
 }
 
 impl<F: Float, P: Params<Elem = F>> Optimizer<P> for Sgd<F> {
+    #[track_caller]
     fn step(&mut self, params: &mut P, grads: &P) {
-        params.axpy(-self.lr, grads);
+        check_step("Sgd::step", params, grads, &[]);
+        let lr = self.lr;
+        params.zip_mut(grads, &mut |p, g| p.axpy(-lr, g));
     }
 }
 
@@ -47,24 +78,14 @@ impl<F: Float, P: Params<Elem = F>> Optimizer<P> for Sgd<F> {
 struct Slots<F: Float>(Vec<Tensor<F>>);
 
 impl<F: Float> Slots<F> {
-    /// Zeros shaped like `grads` on the first call; afterwards checks the model did not change.
+    /// Checks `grads` against `params` and the state against both, creating the state (zeros
+    /// shaped like `params`) on the first step; panics at the caller of `op` on a mismatch.
     #[track_caller]
-    fn ensure<P: Params<Elem = F>>(&mut self, grads: &P) {
+    fn prepare<P: Params<Elem = F>>(&mut self, op: &str, params: &mut P, grads: &P) {
+        check_step(op, params, grads, &self.0);
         if self.0.is_empty() {
-            grads.visit(&mut |g| self.0.push(g.zeros_like()));
+            params.visit(&mut |p| self.0.push(p.zeros_like()));
         }
-        let n = self.count(grads);
-        assert!(
-            n == self.0.len(),
-            "optimizer: state for {} tensors, but the parameters have {n}",
-            self.0.len()
-        );
-    }
-
-    fn count<P: Params>(&self, grads: &P) -> usize {
-        let mut n = 0;
-        grads.visit(&mut |_| n += 1);
-        n
     }
 }
 
@@ -109,8 +130,9 @@ impl<F: Float> Momentum<F> {
 }
 
 impl<F: Float, P: Params<Elem = F>> Optimizer<P> for Momentum<F> {
+    #[track_caller]
     fn step(&mut self, params: &mut P, grads: &P) {
-        self.velocity.ensure(grads);
+        self.velocity.prepare("Momentum::step", params, grads);
         let (lr, mu) = (self.lr, self.momentum);
         for_each_slot(params, grads, &mut self.velocity.0, |p, g, v| {
             for ((p, &g), v) in p.iter_mut().zip(g).zip(v) {
@@ -163,9 +185,13 @@ impl<F: Float> Default for Adam<F> {
 }
 
 impl<F: Float, P: Params<Elem = F>> Optimizer<P> for Adam<F> {
+    #[track_caller]
     fn step(&mut self, params: &mut P, grads: &P) {
-        self.m.ensure(grads);
-        self.v.ensure(grads);
+        self.m.prepare("Adam::step", params, grads);
+        if self.v.0.is_empty() {
+            // `v` is made with `m` and never changes apart from it.
+            self.v.0 = self.m.0.clone();
+        }
         self.steps += 1;
         let (b1, b2, eps) = (self.beta1, self.beta2, self.eps);
         let step_size = self.lr / (F::ONE - b1.powi(self.steps));
@@ -215,8 +241,9 @@ impl<F: Float> Default for RmsProp<F> {
 }
 
 impl<F: Float, P: Params<Elem = F>> Optimizer<P> for RmsProp<F> {
+    #[track_caller]
     fn step(&mut self, params: &mut P, grads: &P) {
-        self.v.ensure(grads);
+        self.v.prepare("RmsProp::step", params, grads);
         let (lr, alpha, eps) = (self.lr, self.alpha, self.eps);
         for_each_slot(params, grads, &mut self.v.0, |p, g, v| {
             for ((p, &g), v) in p.iter_mut().zip(g).zip(v) {
@@ -305,7 +332,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "optimizer: state for 1 tensors, but the parameters have 2")]
+    #[should_panic(
+        expected = "Adam::step: the optimizer's state was made on another model (2 tensors in the parameters, 1 in the state)"
+    )]
     fn state_belongs_to_one_model() {
         let mut opt = Adam::default();
         let (mut one, g1) = (vec![scalar(1.0)], vec![scalar(1.0)]);

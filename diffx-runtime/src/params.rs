@@ -63,12 +63,22 @@ pub trait Params: Clone {
     }
 
     /// `self += other`, tensor by tensor.
+    ///
+    /// # Panics
+    /// If `other` does not have the tensors and shapes of `self`; nothing is changed then.
+    #[track_caller]
     fn add_assign(&mut self, other: &Self) {
+        assert_fits("Params::add_assign", self, other);
         self.zip_mut(other, &mut |a, b| a.axpy(Self::Elem::ONE, b));
     }
 
     /// `self += alpha·other`, tensor by tensor.
+    ///
+    /// # Panics
+    /// If `other` does not have the tensors and shapes of `self`; nothing is changed then.
+    #[track_caller]
     fn axpy(&mut self, alpha: Self::Elem, other: &Self) {
+        assert_fits("Params::axpy", self, other);
         self.zip_mut(other, &mut |a, b| a.axpy(alpha, b));
     }
 
@@ -116,10 +126,15 @@ pub trait Params: Clone {
     }
 
     /// `Σ self·other` over all elements.
+    ///
+    /// # Panics
+    /// If `other` does not have the tensors and shapes of `self`.
+    #[track_caller]
     fn dot(&self, other: &Self) -> Self::Elem {
         let mut total = Self::Elem::ZERO;
-        self.clone()
-            .zip_mut(other, &mut |a, b| total += a.zip_map(b, |x, y| x * y).sum());
+        let mut copy = self.clone();
+        assert_fits("Params::dot", &mut copy, other);
+        copy.zip_mut(other, &mut |a, b| total += a.zip_map(b, |x, y| x * y).sum());
         total
     }
 
@@ -128,6 +143,85 @@ pub trait Params: Clone {
         let mut squares = Self::Elem::ZERO;
         self.visit(&mut |t| squares += t.data().iter().fold(Self::Elem::ZERO, |s, &x| s + x * x));
         squares.sqrt()
+    }
+}
+
+/// How two values of one [`Params`] type fail to match tensor for tensor (a `Vec` of another
+/// length, a tensor of another shape), found before anything is updated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Misfit {
+    /// The numbers of tensors differ.
+    Count(usize, usize),
+    /// Tensor `index` (in visiting order) has shape `.1` in the first value and `.2` in the other.
+    Shape(usize, Vec<usize>, Vec<usize>),
+}
+
+impl Misfit {
+    /// A sentence naming the first value `a` and the other `b` ("the parameters", "the gradient").
+    pub(crate) fn describe(&self, a: &str, b: &str) -> String {
+        match self {
+            Misfit::Count(n, m) => format!("{n} tensors in {a}, {m} in {b}"),
+            Misfit::Shape(i, x, y) => {
+                format!("tensor {i} has shape {x:?} in {a} but {y:?} in {b}")
+            }
+        }
+    }
+}
+
+/// The number of tensors of `p`.
+pub(crate) fn tensor_count<P: Params>(p: &P) -> usize {
+    let mut n = 0;
+    p.visit(&mut |_| n += 1);
+    n
+}
+
+/// Which value failed to match: the other value of the type, or a list of tensors kept beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Against {
+    Other,
+    State,
+}
+
+/// How `b`, or `state` (tensors kept in `a`'s visiting order, such as an optimizer's; empty for
+/// none yet), fails to match `a` tensor for tensor, if one does; `a` is only read. One pass
+/// comparing shapes, after counting the tensors; no allocation unless something differs.
+pub(crate) fn misfit<P: Params>(
+    a: &mut P,
+    b: &P,
+    state: &[Tensor<P::Elem>],
+) -> Option<(Against, Misfit)> {
+    let (n, m) = (tensor_count(a), tensor_count(b));
+    if n != m {
+        return Some((Against::Other, Misfit::Count(n, m)));
+    }
+    if !state.is_empty() && state.len() != n {
+        return Some((Against::State, Misfit::Count(n, state.len())));
+    }
+    let (mut index, mut found) = (0, None);
+    a.zip_mut(b, &mut |x, y| {
+        if found.is_none() {
+            let shape = |against, t: &Tensor<P::Elem>| {
+                Some((
+                    against,
+                    Misfit::Shape(index, x.shape().to_vec(), t.shape().to_vec()),
+                ))
+            };
+            if !x.same_shape(y) {
+                found = shape(Against::Other, y);
+            } else if let Some(s) = state.get(index).filter(|s| !x.same_shape(s)) {
+                found = shape(Against::State, s);
+            }
+        }
+        index += 1;
+    });
+    found
+}
+
+/// Panics, at the caller of `op`, unless `b` matches `a` tensor for tensor.
+#[track_caller]
+fn assert_fits<P: Params>(op: &str, a: &mut P, b: &P) {
+    if let Some((_, m)) = misfit(a, b, &[]) {
+        panic!("{op}: {}", m.describe("self", "other"));
     }
 }
 

@@ -10,6 +10,18 @@ use rand_pcg::Pcg64Mcg;
 
 pub(crate) struct Rng(Pcg64Mcg);
 
+/// SplitMix64's increment, ⌊2⁶⁴/φ⌋: the state advances by it between outputs.
+pub(crate) const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// SplitMix64's output function (Steele, Lea and Flood 2014): a bijection of `u64` that scatters
+/// nearby inputs, so `splitmix64(seed + k·GOLDEN_GAMMA)` for k = 1, 2, … are independent seeds.
+pub(crate) fn splitmix64(x: u64) -> u64 {
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 impl Rng {
     pub(crate) fn new(seed: u64) -> Self {
         Rng(Pcg64Mcg::seed_from_u64(seed))
@@ -75,6 +87,17 @@ mod tests {
         assert!(
             counts.iter().all(|&c| (9_500..10_500).contains(&c)),
             "{counts:?}"
+        );
+    }
+
+    #[test]
+    fn splitmix64_reference_values() {
+        // The first outputs of SplitMix64 seeded with 0 (the generator of Java's SplittableRandom
+        // and of xoshiro's seeding): state k·γ through the output function.
+        assert_eq!(splitmix64(GOLDEN_GAMMA), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(
+            splitmix64(GOLDEN_GAMMA.wrapping_mul(2)),
+            0x6E78_9E6A_A1B9_65F4
         );
     }
 

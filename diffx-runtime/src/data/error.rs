@@ -5,6 +5,11 @@ use std::path::{Path, PathBuf};
 
 /// A data file that could not be read: names the file, the line and column where known, and what
 /// was expected, e.g. `data/iris.csv: line 7, column 3: expected a number, found "abc"`.
+///
+/// Where another error caused it (the operating system's reason a file cannot be read), that
+/// error is its [`source`](std::error::Error::source), and `Display` does not repeat it: print
+/// the chain of sources to show both, e.g. `data/iris.csv: cannot read` then `No such file or
+/// directory (os error 2)`.
 #[derive(Debug)]
 pub struct DataError {
     path: PathBuf,

@@ -21,6 +21,7 @@ pub fn read_idx_images<F: Float>(path: impl AsRef<Path>) -> Result<Tensor<F>, Da
         .iter()
         .map(|&b| F::from_f64(f64::from(b) / 255.0))
         .collect();
+    // `read_idx` checked that the product of all dimensions fits, so this one does too.
     Ok(Tensor::from_vec(pixels, &[dims[0], dims[1] * dims[2]]))
 }
 
@@ -69,10 +70,11 @@ pub fn mnist<F: Float>(dir: impl AsRef<Path>) -> Result<Mnist<F>, DataError> {
     })
 }
 
-/// The dimensions and the data bytes of an IDX file, checked against `magic`.
+/// The dimensions and the data bytes of an IDX file, checked against `magic`: the header's
+/// dimensions multiply (in checked arithmetic) to the number of bytes after it.
 fn read_idx(path: &Path, magic: u32, what: &str) -> Result<(Vec<usize>, Vec<u8>), DataError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| DataError::new(path, format!("cannot read: {e}")).caused_by(e))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| DataError::new(path, "cannot read").caused_by(e))?;
     let word = |i: usize| {
         bytes
             .get(4 * i..4 * i + 4)
@@ -96,14 +98,19 @@ fn read_idx(path: &Path, magic: u32, what: &str) -> Result<(Vec<usize>, Vec<u8>)
             )
         })?;
     let header = 4 * (ndim + 1);
-    let expected: usize = dims.iter().product();
+    let shape = dims
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(" × ");
+    let Some(expected) = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) else {
+        let msg = format!(
+            "the header's dimensions {shape} multiply to more bytes of {what} than can be addressed"
+        );
+        return Err(DataError::new(path, msg));
+    };
     let found = bytes.len() - header;
     if found != expected {
-        let shape = dims
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(" × ");
         let kind = if found < expected {
             "truncated"
         } else {
@@ -185,6 +192,27 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("cannot read"));
+    }
+
+    #[test]
+    fn huge_header_dimensions_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        // 2²² × 2³¹ × 2³¹ = 2⁸⁴ bytes: the product overflows a usize (and 2⁶⁴ would wrap to 0).
+        let huge = [1 << 22, 1 << 31, 1 << 31];
+        for data in [&[][..], &[1, 2, 3]] {
+            let path = write(dir.path(), "huge", &idx(IMAGES_MAGIC, &huge, data));
+            let e = read_idx_images::<f32>(&path).unwrap_err().to_string();
+            assert!(
+                e.ends_with("the header's dimensions 4194304 × 2147483648 × 2147483648 multiply to more bytes of images than can be addressed"),
+                "{e}"
+            );
+        }
+        let wraps = write(
+            dir.path(),
+            "wraps",
+            &idx(IMAGES_MAGIC, &[1 << 16, 1 << 24, 1 << 24], &[]),
+        );
+        assert!(read_idx_images::<f32>(&wraps).is_err());
     }
 
     #[test]

@@ -77,6 +77,10 @@ impl<F: Float> Dataset<F> {
     }
 
     /// Shuffled minibatches of `batch_size` examples (see [`Batches`]).
+    ///
+    /// # Panics
+    /// If `batch_size` is 0.
+    #[track_caller]
     pub fn batches(&self, batch_size: usize, seed: u64) -> Batches<'_, F> {
         Batches::new(self, batch_size, seed)
     }
@@ -141,7 +145,17 @@ pub struct Standardizer<F: Float = f32> {
 
 impl<F: Float> Standardizer<F> {
     /// The statistics of the columns of `x` (`[n, d]`).
+    ///
+    /// # Panics
+    /// If `x` is not 2-D or has no rows (no statistics to take).
+    #[track_caller]
     pub fn fit(x: &Tensor<F>) -> Self {
+        if x.ndim() != 2 || x.rows() == 0 {
+            panic!(
+                "Standardizer::fit: expected an [n, d] matrix with at least one row, got shape {:?}",
+                x.shape()
+            );
+        }
         let mean = x.mean_axis(0);
         let variance = (x - &mean).square().mean_axis(0);
         let std = variance.map(|v| if v > F::ZERO { v.sqrt() } else { F::ONE });
@@ -154,10 +168,21 @@ impl<F: Float> Standardizer<F> {
     /// If `x` does not have as many columns as the data the standardizer was fit on.
     #[track_caller]
     pub fn transform(&self, x: &Tensor<F>) -> Tensor<F> {
+        let columns = self.mean.cols();
+        if x.ndim() != 2 || x.cols() != columns {
+            panic!(
+                "Standardizer::transform: expected an [n, {columns}] matrix like the data it was fit on, got shape {:?}",
+                x.shape()
+            );
+        }
         (x - &self.mean) / &self.std
     }
 
     /// [`Standardizer::fit`] then [`Standardizer::transform`] on the same data.
+    ///
+    /// # Panics
+    /// As [`Standardizer::fit`].
+    #[track_caller]
     pub fn fit_transform(x: &Tensor<F>) -> (Self, Tensor<F>) {
         let s = Self::fit(x);
         let z = s.transform(x);
@@ -223,10 +248,11 @@ impl<F: Float> Iterator for Batches<'_, F> {
 
 impl<F: Float> ExactSizeIterator for Batches<'_, F> {}
 
-/// The fraction of `predicted` equal to `labels` (NaN for no examples).
+/// The fraction of `predicted` equal to `labels`.
 ///
 /// # Panics
-/// If the lengths differ.
+/// If the lengths differ, or there are none (a mean over no examples is undefined, as for
+/// [`Tensor::mean`]).
 #[track_caller]
 pub fn accuracy(predicted: &[usize], labels: &[usize]) -> f64 {
     assert!(
@@ -234,6 +260,10 @@ pub fn accuracy(predicted: &[usize], labels: &[usize]) -> f64 {
         "accuracy: {} predictions for {} labels",
         predicted.len(),
         labels.len()
+    );
+    assert!(
+        !labels.is_empty(),
+        "accuracy: no predictions to score (the accuracy of none is undefined)"
     );
     let correct = predicted.iter().zip(labels).filter(|(p, l)| p == l).count();
     correct as f64 / labels.len() as f64

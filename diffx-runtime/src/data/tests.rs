@@ -106,8 +106,30 @@ fn batches_cover_every_example_once() {
 #[test]
 fn accuracy_and_one_hot() {
     assert_eq!(accuracy(&[0, 1, 2, 2], &[0, 1, 1, 2]), 0.75);
-    assert!(accuracy(&[], &[]).is_nan());
     assert_eq!(toy(3, 3).one_hot(), one_hot::<f64>(&[0, 1, 2], 3));
+}
+
+#[test]
+#[should_panic(expected = "accuracy: no predictions to score")]
+fn accuracy_of_nothing() {
+    accuracy(&[], &[]);
+}
+
+#[test]
+#[should_panic(
+    expected = "Standardizer::transform: expected an [n, 2] matrix like the data it was fit on, got shape [1, 3]"
+)]
+fn standardizer_checks_columns() {
+    let s = Standardizer::fit(&Tensor::from_rows(&[&[1.0_f64, 2.0], &[3.0, 5.0]]));
+    s.transform(&Tensor::from_rows(&[&[1.0, 2.0, 3.0]]));
+}
+
+#[test]
+#[should_panic(
+    expected = "Standardizer::fit: expected an [n, d] matrix with at least one row, got shape [0, 4]"
+)]
+fn standardizer_needs_rows() {
+    Standardizer::fit(&Tensor::<f32>::zeros(&[0, 4]));
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! `Display`: a shape header, then the elements as a matrix with aligned columns, eliding the middle
 //! of big tensors (as NumPy and PyTorch do). Tensors of more than 2 axes print as
 //! `[product of leading axes, last axis]`.
+//!
+//! `Debug`: one line with the shape, the float type and the first and last few elements, so that a
+//! tensor in a panic message, an `assert_eq!` or a `dbg!` stays short whatever its size.
 
 use core::fmt;
 
@@ -55,5 +58,49 @@ impl<F: Float> fmt::Display for Tensor<F> {
             f.write_str("]")?;
         }
         Ok(())
+    }
+}
+
+/// Elements beyond this many are elided in `Debug`, keeping [`DEBUG_EDGE`] at each end.
+const DEBUG_MAX_SHOWN: usize = 8;
+const DEBUG_EDGE: usize = 3;
+
+impl<F: Float> fmt::Debug for Tensor<F> {
+    /// ```
+    /// use diffx_runtime::Tensor;
+    /// let t = Tensor::<f32>::from_vec((0..10_000).map(|i| i as f32).collect(), &[100, 100]);
+    /// assert_eq!(
+    ///     format!("{t:?}"),
+    ///     "Tensor { shape: [100, 100], dtype: f32, data: [0.0, 1.0, 2.0, …, 9997.0, 9998.0, 9999.0] }"
+    /// );
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dtype = core::any::type_name::<F>();
+        write!(
+            f,
+            "Tensor {{ shape: {:?}, dtype: {dtype}, data: [",
+            self.shape()
+        )?;
+        let data = self.data();
+        let shown: Vec<Option<&F>> = if data.len() <= DEBUG_MAX_SHOWN {
+            data.iter().map(Some).collect()
+        } else {
+            let (head, tail) = (&data[..DEBUG_EDGE], &data[data.len() - DEBUG_EDGE..]);
+            head.iter()
+                .map(Some)
+                .chain([None])
+                .chain(tail.iter().map(Some))
+                .collect()
+        };
+        for (k, x) in shown.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            match x {
+                Some(x) => write!(f, "{x:?}")?,
+                None => f.write_str("…")?,
+            }
+        }
+        f.write_str("] }")
     }
 }

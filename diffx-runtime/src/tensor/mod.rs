@@ -18,6 +18,20 @@
 //!
 //! Row-wise operations ([`Tensor::softmax`], [`Tensor::cross_entropy`], …) treat the last axis as
 //! the row: a 2-D `[r, c]` tensor is `r` rows of `c`, a 1-D `[c]` tensor is one row.
+//!
+//! Every panic is reported at the caller's line (`#[track_caller]` all the way down), and a
+//! tensor's element count always equals the product of its shape.
+//!
+//! # Empty tensors
+//! A shape may have axes of size 0, and every operation keeps the element count equal to the
+//! product of the shape. Reductions over no elements give their identity: [`Tensor::sum`] and
+//! [`Tensor::sum_axis`] 0, [`Tensor::max_axis`] −∞, [`Tensor::logsumexp`] −∞ (the logarithm of an
+//! empty sum); [`Tensor::softmax`] of rows of no elements has no elements. A *mean* over no
+//! elements has no value, and is an error rather than NumPy's NaN: [`Tensor::mean`],
+//! [`Tensor::mean_axis`] along an axis of size 0, [`Tensor::mse`] of empty tensors and the
+//! cross-entropies of logits with no rows panic (their `try_` forms return the error), as do
+//! [`Tensor::argmax_rows`] of rows with no columns (no maximum to point at) and
+//! [`crate::data::accuracy`] of no predictions.
 
 mod display;
 mod linalg;
@@ -42,7 +56,7 @@ use crate::Float;
 /// assert_eq!(a.matmul(&a).data(), &[7.0, 10.0, 15.0, 22.0]);
 /// assert_eq!(a.sum(), 10.0);
 /// ```
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq)]
 pub struct Tensor<F: Float = f32> {
     data: Vec<F>,
     shape: Shape,
@@ -83,10 +97,23 @@ impl fmt::Display for ShapeError {
 impl std::error::Error for ShapeError {}
 
 /// Unwraps the result of a `try_` operation, panicking with its message (the convention of the
-/// module: panics and errors say the same thing).
+/// module: panics and errors say the same thing). A `match`, not `unwrap_or_else`: a panic inside
+/// a closure would be reported at the closure, not at the user's call.
 #[track_caller]
+#[inline]
 pub(crate) fn ok<T>(result: Result<T, ShapeError>) -> T {
-    result.unwrap_or_else(|e| panic!("{e}"))
+    match result {
+        Ok(value) => value,
+        Err(e) => fail(e),
+    }
+}
+
+/// The panic of [`ok`], out of line: the formatting code stays out of every inlined operation.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail(e: ShapeError) -> ! {
+    panic!("{e}")
 }
 
 /// A shape, stored inline up to 4 axes: a tensor is one allocation, not two.
@@ -99,8 +126,22 @@ pub(crate) fn same_dims(a: &[usize], b: &[usize]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
+/// The number of elements of a valid shape (one a tensor already has).
 fn element_count(shape: &[usize]) -> usize {
     shape.iter().product()
+}
+
+/// The number of elements of a shape given by a user, or an error if it does not fit in a `usize`
+/// (in a debug build the product would panic inside the library, in release it would wrap and give
+/// a tensor whose shape and data disagree).
+fn checked_count(op: &'static str, shape: &[usize]) -> Result<usize, ShapeError> {
+    match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
+        Some(n) => Ok(n),
+        None => Err(ShapeError::new(
+            op,
+            format!("shape {shape:?} has more elements than a usize can count"),
+        )),
+    }
 }
 
 /// Construction.
@@ -122,7 +163,7 @@ impl<F: Float> Tensor<F> {
 
     /// [`Tensor::from_vec`], returning an error on a length mismatch.
     pub fn try_from_vec(data: Vec<F>, shape: &[usize]) -> Result<Self, ShapeError> {
-        let expected = element_count(shape);
+        let expected = checked_count("from_vec", shape)?;
         if data.len() != expected {
             return Err(ShapeError::new(
                 "from_vec",
@@ -158,21 +199,39 @@ impl<F: Float> Tensor<F> {
     }
 
     /// A tensor of the given shape with every element `value`.
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
     pub fn full(shape: &[usize], value: F) -> Self {
-        Tensor {
-            data: vec![value; element_count(shape)],
-            shape: Shape::from_slice(shape),
-        }
+        Self::filled("full", shape, value)
     }
 
     /// Zeros.
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
     pub fn zeros(shape: &[usize]) -> Self {
-        Self::full(shape, F::ZERO)
+        Self::filled("zeros", shape, F::ZERO)
     }
 
     /// Ones.
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
     pub fn ones(shape: &[usize]) -> Self {
-        Self::full(shape, F::ONE)
+        Self::filled("ones", shape, F::ONE)
+    }
+
+    /// [`Tensor::full`], naming `op` if the shape is too large.
+    #[track_caller]
+    fn filled(op: &'static str, shape: &[usize], value: F) -> Self {
+        Tensor {
+            data: vec![value; ok(checked_count(op, shape))],
+            shape: Shape::from_slice(shape),
+        }
     }
 
     /// Whether `self` and `other` have the same shape.
@@ -198,7 +257,10 @@ impl<F: Float> Tensor<F> {
 
     /// Zeros of the shape of `self`.
     pub fn zeros_like(&self) -> Self {
-        Self::zeros(&self.shape)
+        Tensor {
+            data: vec![F::ZERO; element_count(&self.shape)],
+            shape: self.shape.clone(),
+        }
     }
 
     /// A 0-dimensional tensor (shape `[]`, one element).
@@ -211,9 +273,13 @@ impl<F: Float> Tensor<F> {
 
     /// Samples of the standard normal distribution; the same seed gives the same tensor on every
     /// platform.
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
     pub fn randn(shape: &[usize], seed: u64) -> Self {
         let mut rng = Rng::new(seed);
-        let data = (0..element_count(shape))
+        let data = (0..ok(checked_count("randn", shape)))
             .map(|_| F::from_f64(rng.normal()))
             .collect();
         Tensor {
@@ -223,10 +289,14 @@ impl<F: Float> Tensor<F> {
     }
 
     /// Samples of the uniform distribution on `[lo, hi)`, seeded like [`Tensor::randn`].
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
     pub fn rand_uniform(shape: &[usize], lo: F, hi: F, seed: u64) -> Self {
         let mut rng = Rng::new(seed);
         let (lo, width) = (lo.to_f64(), hi.to_f64() - lo.to_f64());
-        let data = (0..element_count(shape))
+        let data = (0..ok(checked_count("rand_uniform", shape)))
             .map(|_| F::from_f64(lo + width * rng.uniform()))
             .collect();
         Tensor {
@@ -324,14 +394,25 @@ impl<F: Float> Tensor<F> {
     /// If the tensor is not 2-D or the index is out of range.
     #[track_caller]
     pub fn at(&self, i: usize, j: usize) -> F {
-        self.get(&[i, j])
-            .unwrap_or_else(|| panic!("at: index [{i}, {j}] is outside shape {:?}", self.shape))
+        match self.get(&[i, j]) {
+            Some(x) => x,
+            None => panic!("at: index [{i}, {j}] is outside shape {:?}", self.shape),
+        }
     }
 
     /// Row `i` of a 2-D tensor (or of the last axis in general), as a slice.
+    ///
+    /// # Panics
+    /// If `i` is not below [`Tensor::rows`].
     #[track_caller]
     pub fn row(&self, i: usize) -> &[F] {
-        let c = self.cols();
+        let (rows, c) = (self.rows(), self.cols());
+        if i >= rows {
+            panic!(
+                "row: index {i} is out of range for the {rows} rows of shape {:?}",
+                self.shape
+            );
+        }
         &self.data[i * c..(i + 1) * c]
     }
 

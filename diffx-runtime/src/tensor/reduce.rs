@@ -35,10 +35,14 @@ struct RowExp<F> {
 
 impl<F: Float> RowExp<F> {
     fn new(x: &Tensor<F>) -> Self {
-        let cols = x.cols().max(1);
+        let (rows, cols) = (x.rows(), x.cols());
         let mut exp = x.data().to_vec();
-        let mut shift = vec![F::ZERO; exp.len() / cols];
-        let mut sum = vec![F::ZERO; shift.len()];
+        // One shift and one sum per row, also for rows of no elements (an empty sum: 0).
+        let mut shift = vec![F::ZERO; rows];
+        let mut sum = vec![F::ZERO; rows];
+        if cols == 0 {
+            return RowExp { exp, shift, sum };
+        }
         // Rows of a few classes are the common case: with the length known at compile time the
         // per-row loops unroll, where a loop of 3 would cost more than its arithmetic.
         match cols {
@@ -108,8 +112,19 @@ impl<F: Float> Tensor<F> {
         sum_slice(self.data())
     }
 
-    /// The mean of all elements (NaN for an empty tensor).
+    /// The mean of all elements.
+    ///
+    /// # Panics
+    /// If the tensor has no elements (a mean of none is undefined; see the module's section on
+    /// empty tensors).
+    #[track_caller]
     pub fn mean(&self) -> F {
+        if self.is_empty() {
+            panic!(
+                "mean: the tensor of shape {:?} has no elements to average",
+                self.shape()
+            );
+        }
         self.sum() / F::from_f64(self.len() as f64)
     }
 
@@ -124,10 +139,20 @@ impl<F: Float> Tensor<F> {
     }
 
     /// The mean along `axis`, kept with size 1 (see [`Tensor::sum_axis`]).
+    ///
+    /// # Panics
+    /// If `axis` is not an axis of the tensor, or has size 0 (no elements to average).
     #[track_caller]
     pub fn mean_axis(&self, axis: usize) -> Tensor<F> {
-        let mut out = self.sum_axis(axis);
-        out.scale(F::ONE / F::from_f64(self.shape()[axis] as f64));
+        let mut out = self.reduce_axis("mean_axis", axis, F::ZERO, |a, b| a + b);
+        let n = self.shape()[axis];
+        if n == 0 {
+            panic!(
+                "mean_axis: axis {axis} of shape {:?} has no elements to average",
+                self.shape()
+            );
+        }
+        out.scale(F::ONE / F::from_f64(n as f64));
         out
     }
 
@@ -137,18 +162,29 @@ impl<F: Float> Tensor<F> {
         self.reduce_axis("max_axis", axis, F::NEG_INFINITY, F::max)
     }
 
-    /// The column index of the largest element of each row (the first on a tie): class predictions
-    /// from logits.
+    /// The column index of the largest element of each row (the first on a tie; NaN is never the
+    /// largest): class predictions from logits. One index per row of [`Tensor::rows`].
+    ///
+    /// # Panics
+    /// If the rows have no columns (there is no largest element to point at).
+    #[track_caller]
     pub fn argmax_rows(&self) -> Vec<usize> {
-        let cols = self.cols().max(1);
+        let (rows, cols) = (self.rows(), self.cols());
+        if cols == 0 && rows > 0 {
+            panic!(
+                "argmax_rows: the {rows} rows of shape {:?} have no columns to choose from",
+                self.shape()
+            );
+        }
+        if rows == 0 {
+            return Vec::new();
+        }
         self.data()
             .chunks_exact(cols)
             .map(|row| {
-                let best = row
-                    .iter()
+                row.iter()
                     .enumerate()
-                    .fold(0, |b, (j, &v)| if v > row[b] { j } else { b });
-                best.min(row.len().saturating_sub(1))
+                    .fold(0, |b, (j, &v)| if v > row[b] { j } else { b })
             })
             .collect()
     }
@@ -247,8 +283,9 @@ impl<F: Float> Tensor<F> {
     /// ```
     ///
     /// # Panics
-    /// If `labels.len()` is not the number of rows or a label is not below the number of columns;
-    /// [`Tensor::try_cross_entropy`] returns the error.
+    /// If `labels.len()` is not the number of rows, a label is not below the number of columns, or
+    /// there are no rows (the mean over none is undefined); [`Tensor::try_cross_entropy`] returns
+    /// the error.
     #[track_caller]
     pub fn cross_entropy(&self, labels: &[usize]) -> F {
         ok(self.try_cross_entropy(labels))
@@ -258,6 +295,7 @@ impl<F: Float> Tensor<F> {
     /// range.
     pub fn try_cross_entropy(&self, labels: &[usize]) -> Result<F, ShapeError> {
         self.check_labels("cross_entropy", labels)?;
+        self.check_has_rows("cross_entropy")?;
         let RowExp { shift, sum, .. } = RowExp::new(self);
         Ok(self.mean_row_loss(&shift, sum, labels))
     }
@@ -303,7 +341,9 @@ impl<F: Float> Tensor<F> {
     /// ```
     ///
     /// # Panics
-    /// As [`Tensor::cross_entropy`]; [`Tensor::try_cross_entropy_with_grad`] returns the error.
+    /// As [`Tensor::cross_entropy`], with the same message, naming `cross_entropy` (the operation
+    /// that generated code computes by this method); [`Tensor::try_cross_entropy_with_grad`]
+    /// returns the error.
     #[track_caller]
     pub fn cross_entropy_with_grad(&self, labels: &[usize]) -> (F, Tensor<F>) {
         ok(self.try_cross_entropy_with_grad(labels))
@@ -315,7 +355,10 @@ impl<F: Float> Tensor<F> {
         &self,
         labels: &[usize],
     ) -> Result<(F, Tensor<F>), ShapeError> {
-        self.check_labels("cross_entropy_with_grad", labels)?;
+        // Reverse mode computes the `cross_entropy` a user wrote by this method: the errors name
+        // that operation, not this one.
+        self.check_labels("cross_entropy", labels)?;
+        self.check_has_rows("cross_entropy")?;
         let scale = F::ONE / F::from_f64(self.rows() as f64);
         let RowExp { exp, shift, sum } = RowExp::new(self);
         let grad = self.softmax_minus_one_hot(exp, &sum, labels, scale);
@@ -351,6 +394,18 @@ impl<F: Float> Tensor<F> {
             row[label] -= scale;
         }
         self.with_data(exp)
+    }
+
+    /// An error unless there is at least one row: a loss is a mean over the rows.
+    fn check_has_rows(&self, op: &'static str) -> Result<(), ShapeError> {
+        if self.rows() > 0 {
+            return Ok(());
+        }
+        let msg = format!(
+            "logits of shape {:?} have no rows, and the mean loss over no rows is undefined",
+            self.shape()
+        );
+        Err(ShapeError::new(op, msg))
     }
 
     /// One label per row, each below the number of columns.
@@ -395,6 +450,7 @@ impl<F: Float> Tensor<F> {
     /// [`Tensor::cross_entropy_onehot`], returning an error if the shapes differ.
     pub fn try_cross_entropy_onehot(&self, targets: &Tensor<F>) -> Result<F, ShapeError> {
         same_shape("cross_entropy_onehot", self, targets)?;
+        self.check_has_rows("cross_entropy_onehot")?;
         let products = self.log_softmax().zip_map(targets, |l, t| t * l);
         Ok(-products.sum() / F::from_f64(self.rows() as f64))
     }
@@ -402,16 +458,27 @@ impl<F: Float> Tensor<F> {
     /// The mean of `(self − target)²` over all elements.
     ///
     /// # Panics
-    /// If the shapes differ; [`Tensor::try_mse`] returns the error.
+    /// If the shapes differ or the tensors have no elements; [`Tensor::try_mse`] returns the
+    /// error.
     #[track_caller]
     pub fn mse(&self, target: &Tensor<F>) -> F {
         ok(self.try_mse(target))
     }
 
-    /// [`Tensor::mse`], returning an error if the shapes differ.
+    /// [`Tensor::mse`], returning an error if the shapes differ or the tensors have no elements.
     pub fn try_mse(&self, target: &Tensor<F>) -> Result<F, ShapeError> {
         same_shape("mse", self, target)?;
-        Ok(self.zip_map(target, |a, b| (a - b) * (a - b)).mean())
+        if self.is_empty() {
+            let what = "have no elements, and the mean of no squared errors is undefined";
+            return Err(ShapeError::shapes(
+                "mse",
+                self.shape(),
+                target.shape(),
+                what,
+            ));
+        }
+        let squares = self.zip_map(target, |a, b| (a - b) * (a - b));
+        Ok(squares.sum() / F::from_f64(self.len() as f64))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::ops::{broadcast_shape, broadcast_strides, for_each_row, layout, zip_into, Layout};
 use super::tile::fold_rows_into;
-use super::{element_count, ok, ShapeError, Tensor};
+use super::{checked_count, element_count, ok, ShapeError, Tensor};
 use crate::Float;
 
 impl<F: Float> Tensor<F> {
@@ -17,12 +17,9 @@ impl<F: Float> Tensor<F> {
 
     /// [`Tensor::reshape`], returning an error if the element counts differ.
     pub fn try_reshape(&self, shape: &[usize]) -> Result<Tensor<F>, ShapeError> {
-        if element_count(shape) != self.len() {
-            let what = format!(
-                "do not fit (element counts {} ≠ {})",
-                self.len(),
-                element_count(shape)
-            );
+        let count = checked_count("reshape", shape)?;
+        if count != self.len() {
+            let what = format!("do not fit (element counts {} ≠ {count})", self.len());
             return Err(ShapeError::shapes("reshape", self.shape(), shape, &what));
         }
         Ok(Tensor::from_parts(self.data().to_vec(), shape))
@@ -61,7 +58,7 @@ impl<F: Float> Tensor<F> {
     /// [`Tensor::broadcast_to`], returning an error if `self` does not broadcast to `shape`.
     pub fn try_broadcast_to(&self, shape: &[usize]) -> Result<Tensor<F>, ShapeError> {
         check_broadcasts_to("broadcast_to", self.shape(), shape)?;
-        let mut data = vec![F::ZERO; element_count(shape)];
+        let mut data = vec![F::ZERO; checked_count("broadcast_to", shape)?];
         zip_into(&mut data, self, shape, |_, y| y);
         Ok(Tensor::from_parts(data, shape))
     }

@@ -595,20 +595,21 @@ fn maps_of_an_owned_tensor_equal_the_borrowed_ones() {
 }
 
 #[test]
-fn cross_entropy_with_grad_names_itself_on_bad_labels() {
+fn cross_entropy_with_grad_names_cross_entropy_on_bad_labels() {
+    // Reverse mode computes the user's `cross_entropy` by this method: the message names that.
     let logits = Tensor::<f32>::zeros(&[2, 3]);
     assert_eq!(
         logits
             .try_cross_entropy_with_grad(&[0])
             .unwrap_err()
             .to_string(),
-        "cross_entropy_with_grad: 1 labels for the 2 rows of logits [2, 3]"
+        "cross_entropy: 1 labels for the 2 rows of logits [2, 3]"
     );
     assert_eq!(
         logits
             .try_cross_entropy_with_grad(&[0, 3])
             .unwrap_err()
             .to_string(),
-        "cross_entropy_with_grad: label 3 at row 1 is not below the 3 columns of logits [2, 3]"
+        "cross_entropy: label 3 at row 1 is not below the 3 columns of logits [2, 3]"
     );
 }
