@@ -120,3 +120,15 @@ fn ln_and_sqrt_at_zero_agree_across_first_order_modes() {
     assert_eq!(jvp_root(0.0, 1.0), (0.0, f64::INFINITY));
     assert_eq!(vjp_root(0.0, 1.0), f64::INFINITY);
 }
+
+#[test]
+fn ln_and_sqrt_at_zero_have_infinite_second_derivatives_not_nan() {
+    // (ln x)″ = −1/x² and (√x)″ = −1/(4x^{3/2}): −∞ at 0, as JAX's hessian gives, where the
+    // cotangent's zero tangent times the infinite first partial was NaN.
+    assert_eq!(hessian_log(0.0), vec![vec![f64::NEG_INFINITY]]);
+    assert_eq!(hvp_log(0.0, 1.0), f64::NEG_INFINITY);
+    assert_eq!(hessian_root(0.0), vec![vec![f64::NEG_INFINITY]]);
+    // Away from the edge the product is the ordinary one.
+    assert_eq!(hessian_log(2.0), vec![vec![-0.25]]);
+    assert_eq!(hvp_root(4.0, 2.0), 2.0 * -1.0 / (4.0 * 8.0));
+}

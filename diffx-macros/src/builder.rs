@@ -92,6 +92,12 @@ impl Builder {
         Var(self.func.vars.len() - 1)
     }
 
+    /// Keeps `name` (a parameter that is a constant) from being given to any value: a value named
+    /// after it would shadow it in derivative code that reads the parameter.
+    pub fn reserve(&mut self, name: &Ident) {
+        self.taken.insert(name.to_string());
+    }
+
     /// A new temporary `t1`, `t2`, …
     pub fn temp(&mut self, kind: Kind) -> Var {
         self.temps += 1;

@@ -242,6 +242,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
             l.bind(&p.name.to_string(), Atom::Var(v));
             params.push(Some(v));
         } else {
+            l.b.reserve(&p.name);
             l.bind(&p.name.to_string(), Atom::Const(p.name.to_token_stream()));
             params.push(None);
         }

@@ -473,7 +473,12 @@ fn terms(
                 .into_iter()
                 .zip(tangents)
                 .filter_map(|(p, t)| Some((p?, t.clone()?)))
-                .map(|(p, t)| b.mul(p, t, span))
+                .map(
+                    |(p, t)| match b.dense && !p.is_unit(false) && !p.is_unit(true) {
+                        true => b.rule("__diffx_tangent_product", vec![p, t], span),
+                        false => b.mul(p, t, span),
+                    },
+                )
                 .collect())
         }
         Deriv::Linear(maps) => {

@@ -250,6 +250,14 @@ pub static RULES: &[Rule] = &[
     runtime("sigmoid", "::diffx::sigmoid", &["z * (1.0 - z)"]),
     runtime("relu", "::diffx::relu", &["F::from(a > 0.0)"]),
     runtime("softplus", "::diffx::softplus", &["::diffx::sigmoid(a)"]),
+    // Forward mode over reverse mode multiplies each partial `a` by a tangent `b` with this
+    // product, in which an exact zero tangent gives 0 even where the partial is infinite (JAX's
+    // symbolic zero): `hessian_` of `ln` at 0 is −∞, not NaN from the cotangent's zero tangent.
+    runtime(
+        "__diffx_tangent_product",
+        "::diffx::__private::tangent_product",
+        &["b", "a"],
+    ),
     // On tensors, the derivative times the tangent or cotangent is one fused kernel (one pass
     // instead of three): the same partials as the scalar rows, `1 − z²`, `z·(1 − z)` and `z > 0`.
     tensor(

@@ -97,7 +97,7 @@ fn every_rule_template_parses_and_lowers() {
         let call = match rule.syntax {
             crate::rules::Syntax::Infix(op) if args.len() == 2 => format!("a0 {op} a1"),
             crate::rules::Syntax::Prefix(op) => format!("{op}a0"),
-            crate::rules::Syntax::Func(_) => format!("{}(a0)", rule.name),
+            crate::rules::Syntax::Func(_) => format!("{}({})", rule.name, args.join(", ")),
             _ => format!("a0.{}({})", rule.name, args[1..].join(", ")),
         };
         let params = args

@@ -264,6 +264,18 @@ impl<F: Float> FitArg<F> for Tensor<F> {
     }
 }
 
+/// `partial · tangent` in forward mode over reverse mode (`hvp_`, `hessian_`): an exact zero
+/// tangent gives 0 whatever the partial, as JAX's symbolic zeros do, so the cotangent's zero
+/// tangent does not turn an infinite partial (`ln` at 0) into NaN.
+#[inline(always)]
+pub fn tangent_product<F: Float>(partial: F, tangent: F) -> F {
+    if tangent == F::ZERO {
+        F::ZERO
+    } else {
+        partial * tangent
+    }
+}
+
 /// `acc += c` element by element: a callee's gradient of a slice, `Vec` or array argument added
 /// into the caller's adjoint of it.
 #[inline]
