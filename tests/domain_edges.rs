@@ -130,5 +130,6 @@ fn ln_and_sqrt_at_zero_have_infinite_second_derivatives_not_nan() {
     assert_eq!(hessian_root(0.0), vec![vec![f64::NEG_INFINITY]]);
     // Away from the edge the product is the ordinary one.
     assert_eq!(hessian_log(2.0), vec![vec![-0.25]]);
-    assert_eq!(hvp_root(4.0, 2.0), 2.0 * -1.0 / (4.0 * 8.0));
+    // (√x)″ at 4 is −1/(4·8), along 2.
+    assert_eq!(hvp_root(4.0, 2.0), -2.0 / (4.0 * 8.0));
 }

@@ -33,7 +33,10 @@ pub struct Builder {
 impl Builder {
     pub fn new(used: BTreeSet<String>, float: Ident) -> Self {
         Builder {
-            func: Func::default(),
+            func: Func {
+                float: Some(float.clone()),
+                ..Func::default()
+            },
             used,
             taken: BTreeSet::new(),
             temps: 0,

@@ -14,7 +14,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Block, Expr, Stmt};
+use syn::{BinOp, Block, Expr, Stmt};
 
 use crate::tokens;
 
@@ -51,6 +51,60 @@ impl Ctx {
             parts.push(quote!(#returned));
         }
         quote!(#(#parts)||*)
+    }
+}
+
+/// The placeholder value of a block that stopped early (see [`stmts`]).
+pub(crate) const NEVER: NeverMarker = NeverMarker;
+
+/// Writes `__diffx_never`.
+pub(crate) struct NeverMarker;
+
+impl ToTokens for NeverMarker {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        ident("__diffx_never").to_tokens(tokens);
+    }
+}
+
+/// Whether `s` is the placeholder `__diffx_never!()`.
+pub(crate) fn is_never(s: &Stmt) -> bool {
+    let mac = match s {
+        Stmt::Macro(m) => &m.mac,
+        Stmt::Expr(Expr::Macro(m), _) => &m.mac,
+        _ => return false,
+    };
+    mac.path.is_ident("__diffx_never")
+}
+
+/// Whether `e` is written for its effect and has no value (`()`): an assignment, a loop, an `if`
+/// without `else`, a macro statement, or a block, `if` or `match` whose arms all end so.
+pub(crate) fn is_unit(e: &Expr) -> bool {
+    let block_unit = |b: &syn::Block| match b.stmts.last() {
+        Some(Stmt::Expr(e, None)) => is_unit(e),
+        _ => true,
+    };
+    match e {
+        Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => true,
+        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name.starts_with("print")
+                || name.starts_with("eprint")
+                || name.contains("assert")
+                || name == "panic"
+        }),
+        Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Binary(b) => matches!(
+            b.op,
+            BinOp::AddAssign(_) | BinOp::SubAssign(_) | BinOp::MulAssign(_) | BinOp::DivAssign(_)
+        ),
+        Expr::If(i) => match &i.else_branch {
+            None => true,
+            Some((_, els)) => block_unit(&i.then_branch) && is_unit(els),
+        },
+        Expr::Block(b) => block_unit(&b.block),
+        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|a| is_unit(&a.body)),
+        Expr::Paren(p) => is_unit(&p.expr),
+        _ => false,
     }
 }
 
@@ -112,7 +166,11 @@ fn stmts(list: &[Stmt], ctx: &Ctx, counter: &mut usize) -> syn::Result<Vec<Stmt>
             let stop = ctx.stop();
             // Spanned at the statements it guards, where an error about the guard belongs.
             let span = list[i + 1].span();
-            out.push(syn::parse_quote_spanned!(span=> if !(#stop) { #(#rest)* }));
+            // A block ending in a value keeps one when it stops early: a placeholder that nothing
+            // reads (everything after the block is guarded by the same flags).
+            let value = matches!(list.last(), Some(Stmt::Expr(e, None)) if !is_unit(e));
+            let never = value.then(|| quote_spanned!(span=> else { #NEVER!() }));
+            out.push(syn::parse_quote_spanned!(span=> if !(#stop) { #(#rest)* } #never));
             break;
         }
     }

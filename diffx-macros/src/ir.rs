@@ -303,6 +303,8 @@ pub struct Func {
     pub vars: Vec<VarInfo>,
     pub body: Vec<Stmt>,
     pub ret: Option<Atom>,
+    /// The function's float type, `f64` or `f32`.
+    pub float: Option<Ident>,
 }
 
 impl Func {

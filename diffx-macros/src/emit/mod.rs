@@ -166,7 +166,13 @@ fn op_expr_moving(
                 } else {
                     args[1..].iter().map(|x| by_ref(f, x)).collect()
                 };
-                quote!(#recv.#m(#(#rest),*))
+                match (&args[0], &f.float) {
+                    // `f64::atan2(0.5 * -0.3, x)`: a literal receiver has no type of its own.
+                    (Atom::Const(_), Some(float)) if rule.syntax == Syntax::Method => {
+                        quote!(#float::#m(#recv, #(#rest),*))
+                    }
+                    _ => quote!(#recv.#m(#(#rest),*)),
+                }
             }
             Syntax::Func(path) => {
                 let path: TokenStream = path.parse().expect("path tokens");

@@ -119,6 +119,21 @@ impl Lowerer<'_> {
         let unit =
             |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.to_string() == "()"));
         let (then_value, else_value) = (unit(then_value), unit(else_value));
+        // An arm that stopped early (`return` inside it) has a placeholder that nothing reads.
+        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == "__diffx_never");
+        let fill = |l: &Self, v: &Option<Atom>, other: &Option<Atom>| match v {
+            Some(a) if never(a) => other.as_ref().filter(|o| !never(o)).map(|o| {
+                Atom::Const(match l.b.func.atom_kind(o) {
+                    Kind::Scalar => quote!(0.0),
+                    _ => quote!(::core::default::Default::default()),
+                })
+            }),
+            _ => v.clone(),
+        };
+        let (then_value, else_value) = (
+            fill(self, &then_value, &else_value),
+            fill(self, &else_value, &then_value),
+        );
         // An `if` ending a block with unit arms is a statement, whatever its position.
         let want_value = want_value && (then_value.is_some() || else_value.is_some());
         if want_value {
@@ -487,8 +502,11 @@ impl Lowerer<'_> {
     /// `match` on an integer or `bool`: an `if` chain on `matches!` of the scrutinee (kept in a
     /// local), the last arm its `else` (rustc has checked the original match is exhaustive).
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, want_value: bool) -> syn::Result<Atom> {
-        if self.mentions_active(&m.expr) {
-            return err(m.expr.span(), "`match` on a differentiable value is not supported: compare it in an `if`/`else` chain");
+        // The scrutinee only decides the arm (`match x > y { true => … }`); a name bound to a
+        // differentiable scrutinee would lose its derivative.
+        let binds_name = m.arms.iter().any(|a| matches!(&a.pat, syn::Pat::Ident(_)));
+        if binds_name && self.mentions_active(&m.expr) {
+            return err(m.expr.span(), "a `match` arm that names a differentiable scrutinee is not supported: compare it in an `if`/`else` chain");
         }
         let Some((last, rest)) = m.arms.split_last() else {
             return err(m.span(), "this `match` has no arms");

@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
+use crate::desugar::{is_never, is_unit, NEVER};
 use crate::ir::{Atom, Kind, Op, Stmt};
 use crate::rules::{self, Rule};
 use crate::tokens;
@@ -41,6 +42,9 @@ pub struct Lowerer<'b> {
     /// Loop elements bound by reference (`for e in w.iter()`): in code kept as written they
     /// stand for `(&w[i])`, so that `*e` reads the element.
     refs: BTreeSet<String>,
+    /// Lowering a rule's template, whose operands are all floats: a method of constants is
+    /// written in path form (`f64::ln(3.0)`) so that its literal has a type.
+    in_template: bool,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -60,6 +64,7 @@ impl<'b> Lowerer<'b> {
             pending: Vec::new(),
             local_from: 0,
             refs: BTreeSet::new(),
+            in_template: false,
         }
     }
 
@@ -141,6 +146,9 @@ impl<'b> Lowerer<'b> {
     }
 
     fn stmt(&mut self, s: &SynStmt, last: bool) -> syn::Result<Option<Atom>> {
+        if is_never(s) {
+            return Ok(last.then(|| Atom::Const(quote!(#NEVER))));
+        }
         match s {
             SynStmt::Local(local) => self.local(local).map(|()| None),
             SynStmt::Item(item) => {
@@ -352,7 +360,17 @@ impl<'b> Lowerer<'b> {
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
             .filter(|(n, a)| crate::emit::place(&self.b.func, a).to_string() != *n)
-            .map(|(n, a)| (Ident::new(&n, Span::call_site()), a))
+            .map(|(n, a)| {
+                // An element bound by reference (`for e in w.iter()`) is `&w[i]` here too.
+                let a = match a {
+                    Atom::Field(..) if self.refs.contains(&n) => {
+                        let place = crate::emit::place(&self.b.func, &a);
+                        Atom::Const(quote!(&#place))
+                    }
+                    a => a,
+                };
+                (Ident::new(&n, Span::call_site()), a)
+            })
             .collect();
         self.b.push(Stmt::Verbatim { binds, tokens: ts });
     }
@@ -363,6 +381,9 @@ impl<'b> Lowerer<'b> {
         // An expression that reassigns a variable from outside (an `if` that counts) is lowered
         // for that effect even when its value is a constant.
         if !self.mentions_active(e) && !self.reassigns(e) {
+            if let (true, Expr::MethodCall(m)) = (self.in_template, e) {
+                return self.method(m, e);
+            }
             return Ok(Atom::Const(self.constant(e)));
         }
         match e {
@@ -533,6 +554,12 @@ impl<'b> Lowerer<'b> {
             args.push(self.expr(a)?);
         }
         self.check_arity(rule, args.len(), m.method.span())?;
+        if args.iter().all(|a| a.var().is_none()) && rule.syntax == rules::Syntax::Method {
+            // In path form: `(3.0).ln()` alone would leave Rust to guess the literal's type.
+            let (float, method) = (&self.b.float, &m.method);
+            let args = args.iter().map(|a| crate::emit::place(&self.b.func, a));
+            return Ok(Atom::Const(quote!(#float::#method(#(#args),*))));
+        }
         self.apply_or_fold(rule, args, e)
     }
 
@@ -547,6 +574,10 @@ impl<'b> Lowerer<'b> {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         if rules::CONSTANT_FUNCTIONS.contains(&last.as_str()) && is_runtime_path(path) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        // `f64::floor(x)`: piecewise constant in path form too.
+        if rules::PIECEWISE_CONSTANT.contains(&last.as_str()) && float_path(path) {
             return Ok(Atom::Const(self.constant(e)));
         }
         let mut args = Vec::new();
@@ -603,35 +634,6 @@ impl<'b> Lowerer<'b> {
     }
 }
 
-/// Whether `e` is written for its effect and has no value (`()`): an assignment, a loop, an `if`
-/// without `else`, a macro statement, or a block, `if` or `match` whose arms all end so.
-fn is_unit(e: &Expr) -> bool {
-    let block_unit = |b: &syn::Block| match b.stmts.last() {
-        Some(SynStmt::Expr(e, None)) => is_unit(e),
-        _ => true,
-    };
-    match e {
-        Expr::Assign(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => true,
-        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| {
-            let name = s.ident.to_string();
-            name.starts_with("print")
-                || name.starts_with("eprint")
-                || name.contains("assert")
-                || name == "panic"
-        }),
-        Expr::Break(_) | Expr::Continue(_) => true,
-        Expr::Binary(b) => compound(&b.op).is_some(),
-        Expr::If(i) => match &i.else_branch {
-            None => true,
-            Some((_, els)) => block_unit(&i.then_branch) && is_unit(els),
-        },
-        Expr::Block(b) => block_unit(&b.block),
-        Expr::Match(m) => !m.arms.is_empty() && m.arms.iter().all(|a| is_unit(&a.body)),
-        Expr::Paren(p) => is_unit(&p.expr),
-        _ => false,
-    }
-}
-
 fn rule(name: &str) -> &'static Rule {
     rules::find(name).expect("arithmetic rules are in the table")
 }
@@ -651,6 +653,11 @@ fn compound(op: &BinOp) -> Option<(&'static Rule, &'static str)> {
 fn is_runtime_path(path: &syn::Path) -> bool {
     let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     segs.len() == 1 || (segs.len() == 2 && matches!(segs[0].as_str(), "diffx" | "diffx_runtime"))
+}
+
+/// `f64::…` or `f32::…`.
+fn float_path(path: &syn::Path) -> bool {
+    path.segments.len() == 2 && matches!(path.segments[0].ident.to_string().as_str(), "f64" | "f32")
 }
 
 /// The rule for `f64::sin(x)`-style paths and the runtime's functions.
@@ -718,6 +725,7 @@ pub fn partials(
             }
             let expr = template_expr(template, &float)?;
             let mut l = Lowerer::new(b);
+            l.in_template = true;
             for (name, a) in ["a", "b", "c"].iter().zip(args) {
                 l.bind(name, a.clone());
             }

@@ -1,0 +1,105 @@
+//! The random-program tester's minimized findings (`diffx-fuzz`, issue 15), kept as it reported
+//! them: each file is a program whose `main` checks the values and derivatives that were wrong
+//! (T and W silently) or a form that did not compile. Each runs here as a test.
+
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::collapsible_if,
+    clippy::collapsible_match,
+    clippy::needless_range_loop,
+    clippy::neg_multiply,
+    clippy::useless_vec,
+    clippy::let_and_return,
+    clippy::approx_constant,
+    unused
+)]
+
+mod e2 {
+    include!("e2_loop_with_inner_jump_last_in_block.rs");
+}
+
+#[test]
+fn e2_loop_with_inner_jump_last_in_block() {
+    e2::main();
+}
+
+mod j2 {
+    include!("j2_iter_deref_in_assert.rs");
+}
+
+#[test]
+fn j2_iter_deref_in_assert() {
+    j2::main();
+}
+
+mod o {
+    include!("o_jump_in_value_arm.rs");
+}
+
+#[test]
+fn o_jump_in_value_arm() {
+    o::main();
+}
+
+mod p {
+    include!("p_path_form_on_constant.rs");
+}
+
+#[test]
+fn p_path_form_on_constant() {
+    p::main();
+}
+
+mod q {
+    include!("q_match_on_bool_from_floats.rs");
+}
+
+#[test]
+fn q_match_on_bool_from_floats() {
+    q::main();
+}
+
+mod r {
+    include!("r_log_with_constant_base.rs");
+}
+
+#[test]
+fn r_log_with_constant_base() {
+    r::main();
+}
+
+mod s {
+    include!("s_piecewise_function_in_path_form.rs");
+}
+
+#[test]
+fn s_piecewise_function_in_path_form() {
+    s::main();
+}
+
+mod t {
+    include!("t_constant_return_in_loop_ignored.rs");
+}
+
+#[test]
+fn t_constant_return_in_loop_ignored() {
+    t::main();
+}
+
+mod v {
+    include!("v_inert_if_last_in_arm_in_loop.rs");
+}
+
+#[test]
+fn v_inert_if_last_in_arm_in_loop() {
+    v::main();
+}
+
+mod w {
+    include!("w_shadowed_wrt_excluded_parameter.rs");
+}
+
+#[test]
+fn w_shadowed_wrt_excluded_parameter() {
+    w::main();
+}
