@@ -2,8 +2,12 @@
 //!
 //! [`gen`] writes random `#[autodiff]` functions over what the README says a body may contain,
 //! from a seed; [`check`] runs each one's derivative functions at random points against finite
-//! differences and against each other, under a watchdog. `tests/random_programs.rs` checks
-//! `DIFFX_FUZZ_COUNT` functions (300) of `DIFFX_FUZZ_SEED`, which the build script writes.
+//! differences and against each other, under a watchdog. Two drivers:
+//! - `tests/random_programs.rs`: the build script writes `DIFFX_FUZZ_COUNT` functions (300) of
+//!   `DIFFX_FUZZ_SEED` into the test, so `cargo test --workspace` checks them;
+//! - `src/main.rs` (`cargo run -p diffx-fuzz --release -- --seed S --count N`): long runs, in
+//!   batches built as scratch crates, isolating each function that fails to compile and saving
+//!   every finding under `target/diffx-fuzz/findings/`.
 
 pub mod check;
 pub mod gen;
