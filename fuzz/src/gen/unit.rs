@@ -1,0 +1,384 @@
+//! A unit of generation: function `f{index}` with its signature, attribute and body, and the
+//! helper `h{index}` it may call (itself a function under test).
+
+use super::ast::{write_block_body, Block, Expr, If, Stmt};
+use super::body::{Callee, Gen, SliceParam};
+use super::rng::Rng;
+use super::{Bug, Config, C};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Float,
+    Usize,
+    /// `&[f64]`
+    Slice,
+    /// `Vec<f64>`
+    VecParam,
+    /// `[f64; n]`
+    Array(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+    /// Differentiated (a float kind, and named by `wrt` if there is one).
+    pub diff: bool,
+}
+
+impl Param {
+    fn ty(&self) -> String {
+        match self.kind {
+            ParamKind::Float => "f64".into(),
+            ParamKind::Usize => "usize".into(),
+            ParamKind::Slice => "&[f64]".into(),
+            ParamKind::VecParam => "Vec<f64>".into(),
+            ParamKind::Array(n) => format!("[f64; {n}]"),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub body: Block,
+    /// The attribute's arguments: `wrt(x)`, `order = 2`.
+    pub attr_args: Vec<String>,
+    /// Whether the macro writes `hvp_`/`hessian_` (and `dhvp_`).
+    pub hvp: bool,
+    pub dhvp: bool,
+    /// The length of the slice or `Vec` argument the checks pass.
+    pub slice_len: usize,
+    /// How often each construct was generated, by [`C`].
+    pub used: Vec<u32>,
+    /// The elementary functions in the body.
+    pub methods: Vec<String>,
+}
+
+impl Function {
+    pub fn source(&self) -> String {
+        let mut s = String::from("#[autodiff");
+        if !self.attr_args.is_empty() {
+            s.push_str(&format!("({})", self.attr_args.join(", ")));
+        }
+        s.push_str("]\n");
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", p.name, p.ty()))
+            .collect();
+        s.push_str(&format!(
+            "fn {}({}) -> f64 {{\n",
+            self.name,
+            params.join(", ")
+        ));
+        write_block_body(&mut s, &self.body, 1);
+        s.push_str("}\n");
+        s
+    }
+
+    /// The number of scalar components of a parameter.
+    pub fn width(&self, p: &Param) -> usize {
+        match p.kind {
+            ParamKind::Float => 1,
+            ParamKind::Usize => 0,
+            ParamKind::Slice | ParamKind::VecParam => self.slice_len,
+            ParamKind::Array(n) => n,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub index: u64,
+    pub helper: Option<Function>,
+    pub main: Function,
+}
+
+impl Unit {
+    /// The helper's source (if any) and the function's.
+    pub fn source(&self) -> String {
+        match &self.helper {
+            Some(h) => format!("{}\n{}", h.source(), self.main.source()),
+            None => self.main.source(),
+        }
+    }
+
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.helper.iter().chain(std::iter::once(&self.main))
+    }
+}
+
+/// Function `index` of `seed`.
+pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
+    let mut rng = Rng::for_function(seed, index);
+    let w = |c: C| cfg.weights[c as usize];
+    let helper = if rng.chance(w(C::Helper) as f64 / 100.0) {
+        let mut h = if rng.chance(w(C::RecursiveHelper) as f64 / 100.0) {
+            recursive_helper(&mut rng, cfg, index)
+        } else {
+            function(&mut rng, cfg, format!("h{index}"), None, true)
+        };
+        h.used[C::Helper as usize] += 1;
+        Some(h)
+    } else {
+        None
+    };
+    let main = function(&mut rng, cfg, format!("f{index}"), helper.as_ref(), false);
+    Unit {
+        index,
+        helper,
+        main,
+    }
+}
+
+/// Chooses the parameters: one to three floats, maybe a slice, `Vec` or array, maybe `n`.
+fn params(rng: &mut Rng, cfg: &Config, helper: bool) -> (Vec<Param>, usize) {
+    let w = |c: C| cfg.weights[c as usize];
+    let nf = if helper {
+        rng.range(1, 2)
+    } else {
+        rng.range(1, 3)
+    };
+    let mut params: Vec<Param> = ["x", "y", "z"][..nf]
+        .iter()
+        .map(|n| Param {
+            name: n.to_string(),
+            kind: ParamKind::Float,
+            diff: true,
+        })
+        .collect();
+    let mut len = rng.range(2, 4);
+    let slice = if helper {
+        // A helper takes what its callers may pass: slices (form G), arrays (form H).
+        let g = cfg.bugs.allows(Bug::SliceToCall) && rng.chance(0.3);
+        let h = cfg.bugs.allows(Bug::ArrayToCall) && rng.chance(0.3);
+        if g {
+            len = 2;
+            Some(ParamKind::Slice)
+        } else if h {
+            Some(ParamKind::Array(3))
+        } else {
+            None
+        }
+    } else {
+        match rng.weighted(&[100, w(C::SliceParam), w(C::VecParam), w(C::ArrayParam)]) {
+            0 => None,
+            1 => Some(ParamKind::Slice),
+            2 => Some(ParamKind::VecParam),
+            _ => Some(ParamKind::Array(len)),
+        }
+    };
+    if let Some(kind) = slice {
+        if let ParamKind::Array(n) = kind {
+            len = n;
+        }
+        params.push(Param {
+            name: "w".into(),
+            kind,
+            diff: true,
+        });
+    }
+    if rng.chance(w(C::IntParam) as f64 / 100.0) {
+        params.push(Param {
+            name: "n".into(),
+            kind: ParamKind::Usize,
+            diff: false,
+        });
+    }
+    rng.shuffle(&mut params);
+    (params, len)
+}
+
+fn function(
+    rng: &mut Rng,
+    cfg: &Config,
+    name: String,
+    helper: Option<&Function>,
+    is_helper: bool,
+) -> Function {
+    let (mut params, slice_len) = params(rng, cfg, is_helper);
+    let wrt = choose_wrt(rng, cfg, &mut params);
+    let mut g = Gen::new(rng, cfg);
+    for p in &params {
+        match p.kind {
+            ParamKind::Float => {
+                g.declare_float(&p.name, false, true, p.diff);
+                if !p.diff {
+                    g.const_params.push(p.name.clone());
+                }
+            }
+            ParamKind::Usize => g.declare_int(&p.name, true),
+            kind => {
+                g.slice = Some(SliceParam {
+                    name: p.name.clone(),
+                    kind,
+                    len: slice_len,
+                    active: p.diff,
+                });
+                g.used[match kind {
+                    ParamKind::Slice => C::SliceParam,
+                    ParamKind::VecParam => C::VecParam,
+                    _ => C::ArrayParam,
+                } as usize] += 1;
+            }
+        }
+    }
+    if params.iter().any(|p| p.kind == ParamKind::Usize) {
+        g.used[C::IntParam as usize] += 1;
+    }
+    if let Some(h) = helper {
+        g.callees.push(Callee {
+            name: h.name.clone(),
+            params: h.params.iter().map(|p| p.kind).collect(),
+        });
+    }
+    let (lo, hi) = if is_helper {
+        (2, 4)
+    } else {
+        (3, cfg.max_stmts.max(3))
+    };
+    g.budget = g.rng.range(lo, hi) as i32;
+    let mut stmts = Vec::new();
+    while g.budget > 0 {
+        stmts.extend(g.stmt());
+    }
+    let tail = g.tail();
+    let body = Block {
+        stmts,
+        tail: Some(Box::new(tail)),
+    };
+    let calls = g.used[C::Call as usize] > 0;
+    let mut used = g.used;
+    let methods = g.methods;
+    let callee_second_order = helper.map_or(true, |h| h.hvp);
+    let (mut attr_args, hvp, dhvp) = order(rng, cfg, calls, callee_second_order, &mut used);
+    if let Some(w) = wrt {
+        used[C::Wrt as usize] += 1;
+        attr_args.insert(0, w);
+    }
+    Function {
+        name,
+        params,
+        body,
+        attr_args,
+        hvp,
+        dhvp,
+        slice_len,
+        used,
+        methods,
+    }
+}
+
+/// The `order` argument: with calls, `order = 2` writes `hvp_` (if the callee has one); without,
+/// `order = 1` writes none and `order = 3` adds `dhvp_`.
+fn order(
+    rng: &mut Rng,
+    cfg: &Config,
+    calls: bool,
+    callee_second_order: bool,
+    used: &mut [u32],
+) -> (Vec<String>, bool, bool) {
+    let w = |c: C| cfg.weights[c as usize] as f64 / 100.0;
+    if calls {
+        if callee_second_order && rng.chance(w(C::Order2)) {
+            used[C::Order2 as usize] += 1;
+            return (vec!["order = 2".into()], true, false);
+        }
+        return (Vec::new(), false, false);
+    }
+    let r = rng.unit();
+    if r < w(C::Order1) {
+        used[C::Order1 as usize] += 1;
+        (vec!["order = 1".into()], false, false)
+    } else if r < w(C::Order1) + w(C::Order3) {
+        used[C::Order3 as usize] += 1;
+        (vec!["order = 3".into()], true, true)
+    } else {
+        (Vec::new(), true, false)
+    }
+}
+
+/// Now and then, `wrt(…)` names some of the differentiable parameters (in order).
+fn choose_wrt(rng: &mut Rng, cfg: &Config, params: &mut [Param]) -> Option<String> {
+    let diff: Vec<usize> = (0..params.len()).filter(|&i| params[i].diff).collect();
+    if diff.len() < 2 || !rng.chance(cfg.weights[C::Wrt as usize] as f64 / 100.0) {
+        return None;
+    }
+    let keep = rng.range(1, diff.len() - 1);
+    let mut chosen = diff.clone();
+    rng.shuffle(&mut chosen);
+    chosen.truncate(keep);
+    chosen.sort();
+    for &i in &diff {
+        params[i].diff = chosen.contains(&i);
+    }
+    let names: Vec<&str> = chosen.iter().map(|&i| params[i].name.as_str()).collect();
+    Some(format!("wrt({})", names.join(", ")))
+}
+
+/// `h(x, n)`: `x` transformed `n` times through a call of itself.
+fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
+    let name = format!("h{index}");
+    let mut g = Gen::new(rng, cfg);
+    g.declare_float("x", false, true, true);
+    let base = g.bounded(2).s;
+    let arg = g.float(1).s;
+    g.declare_float("a", false, false, true);
+    let f = g.factor(1);
+    let b = g.bounded(1);
+    let mut used = g.used;
+    used[C::RecursiveHelper as usize] += 1;
+    used[C::Call as usize] += 1;
+    let methods = g.methods;
+    let body = Block {
+        stmts: vec![
+            Stmt::If(If {
+                cond: "n == 0".into(),
+                active: false,
+                then: Block::new(vec![Stmt::Return(Expr::Text(base))]),
+                els: None,
+            }),
+            Stmt::Let {
+                name: "a".into(),
+                mutable: false,
+                ty: None,
+                init: Expr::Text(format!("{name}({arg}, n - 1)")),
+            },
+        ],
+        tail: Some(Box::new(Expr::Text(format!(
+            "a * {} + {}",
+            f.at(1),
+            b.at(2)
+        )))),
+    };
+    let second = rng.chance(0.5);
+    let params = vec![
+        Param {
+            name: "x".into(),
+            kind: ParamKind::Float,
+            diff: true,
+        },
+        Param {
+            name: "n".into(),
+            kind: ParamKind::Usize,
+            diff: false,
+        },
+    ];
+    Function {
+        name,
+        params,
+        body,
+        attr_args: if second {
+            vec!["order = 2".into()]
+        } else {
+            Vec::new()
+        },
+        hvp: second,
+        dhvp: false,
+        slice_len: 2,
+        used,
+        methods,
+    }
+}
