@@ -1,6 +1,6 @@
 //! Writes `$OUT_DIR/generated.rs` for `tests/random_programs.rs`: `DIFFX_FUZZ_COUNT` generated
-//! functions (default 300) of `DIFFX_FUZZ_SEED` (default fixed), with the known-bug forms of
-//! `DIFFX_FUZZ_BUGS` (default none).
+//! functions (default 300) of `DIFFX_FUZZ_SEED` (default fixed), with the once-known-bug forms
+//! of `DIFFX_FUZZ_BUGS` (default all: each is fixed and stays checked; `none` leaves them out).
 
 #[allow(dead_code, unused_imports)]
 #[path = "src/gen.rs"]

@@ -62,18 +62,26 @@ pub(crate) struct NeverMarker;
 
 impl ToTokens for NeverMarker {
     fn to_tokens(&self, tokens: &mut TokenStream) {
-        ident("__diffx_never").to_tokens(tokens);
+        quote!(::diffx::__private::never).to_tokens(tokens);
     }
 }
 
-/// Whether `s` is the placeholder `__diffx_never!()`.
+/// Whether `s` is the placeholder `::diffx::__private::never()`: lowering gives it a value of the
+/// other arm's kind; in code kept as written it is `Default::default()`, never read.
 pub(crate) fn is_never(s: &Stmt) -> bool {
-    let mac = match s {
-        Stmt::Macro(m) => &m.mac,
-        Stmt::Expr(Expr::Macro(m), _) => &m.mac,
-        _ => return false,
+    let Stmt::Expr(Expr::Call(c), None) = s else {
+        return false;
     };
-    mac.path.is_ident("__diffx_never")
+    let Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    c.args.is_empty() && segs == ["diffx", "__private", "never"]
 }
 
 /// Whether `e` is written for its effect and has no value (`()`): an assignment, a loop, an `if`
@@ -169,7 +177,7 @@ fn stmts(list: &[Stmt], ctx: &Ctx, counter: &mut usize) -> syn::Result<Vec<Stmt>
             // A block ending in a value keeps one when it stops early: a placeholder that nothing
             // reads (everything after the block is guarded by the same flags).
             let value = matches!(list.last(), Some(Stmt::Expr(e, None)) if !is_unit(e));
-            let never = value.then(|| quote_spanned!(span=> else { #NEVER!() }));
+            let never = value.then(|| quote_spanned!(span=> else { #NEVER() }));
             out.push(syn::parse_quote_spanned!(span=> if !(#stop) { #(#rest)* } #never));
             break;
         }
@@ -287,6 +295,25 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
             let mut b = b.clone();
             b.block = inner;
             Ok((Expr::Block(b), stops))
+        }
+        // `b = if c { break; } else { y };`, `s += match k { … }`.
+        Expr::Assign(a) => {
+            let (right, stops) = expr(&a.right, ctx, counter)?;
+            let mut a = a.clone();
+            *a.right = right;
+            Ok((Expr::Assign(a), stops))
+        }
+        Expr::Binary(b) if is_unit(e) => {
+            let (right, stops) = expr(&b.right, ctx, counter)?;
+            let mut b = b.clone();
+            *b.right = right;
+            Ok((Expr::Binary(b), stops))
+        }
+        Expr::Paren(p) => {
+            let (inner, stops) = expr(&p.expr, ctx, counter)?;
+            let mut p = p.clone();
+            *p.expr = inner;
+            Ok((Expr::Paren(p), stops))
         }
         Expr::Match(m) => {
             let mut m = m.clone();

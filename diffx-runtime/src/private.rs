@@ -264,6 +264,13 @@ impl<F: Float> FitArg<F> for Tensor<F> {
     }
 }
 
+/// The value of a block that stopped early (a `return` inside it): generated code never reads
+/// it, since everything after the block is guarded by the same flag.
+#[inline(always)]
+pub fn never<T: Default>() -> T {
+    T::default()
+}
+
 /// `partial · tangent` in forward mode over reverse mode (`hvp_`, `hessian_`): an exact zero
 /// tangent gives 0 whatever the partial, as JAX's symbolic zeros do, so the cotangent's zero
 /// tangent does not turn an infinite partial (`ln` at 0) into NaN.

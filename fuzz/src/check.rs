@@ -433,7 +433,9 @@ fn ad_checks(
             );
         }
         let ht: Vec<f64> = h.iter().map(|r| dot(r, &t)).collect();
-        let scale = h.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs())) * s.dims as f64;
+        // At least 1: a Hessian of rounding noise (entries of 1e-16 that cancel) has no scale.
+        let scale =
+            (h.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs())) * s.dims as f64).max(1.0);
         same_vec(
             &format!("hvp_ along t = {} against hessian_·t", show(&t)),
             &hv,

@@ -304,7 +304,7 @@ impl Default for Config {
         }
         Config {
             weights,
-            bugs: Bugs::none(),
+            bugs: Bugs::all(),
             max_stmts: 12,
             max_loop_depth: 2,
             max_nesting: 3,

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
-use crate::desugar::{is_never, is_unit, NEVER};
+use crate::desugar::{is_never, is_unit};
 use crate::ir::{Atom, Kind, Op, Stmt};
 use crate::rules::{self, Rule};
 use crate::tokens;
@@ -147,7 +147,7 @@ impl<'b> Lowerer<'b> {
 
     fn stmt(&mut self, s: &SynStmt, last: bool) -> syn::Result<Option<Atom>> {
         if is_never(s) {
-            return Ok(last.then(|| Atom::Const(quote!(#NEVER))));
+            return Ok(last.then(|| Atom::Const(quote!(__diffx_never))));
         }
         match s {
             SynStmt::Local(local) => self.local(local).map(|()| None),

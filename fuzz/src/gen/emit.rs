@@ -175,9 +175,13 @@ fn subject(f: &Function, source: &str) -> String {
     } else {
         s.push_str("            dhvp: None,\n");
     }
-    s.push_str(&format!(
-        "            explain: Some(|d, c, k, t| check::explained(&explain_{name}({at_t}))),\n"
-    ));
+    if f.explain {
+        s.push_str(&format!(
+            "            explain: Some(|d, c, k, t| check::explained(&explain_{name}({at_t}))),\n"
+        ));
+    } else {
+        s.push_str("            explain: None,\n");
+    }
     s.push_str("        },\n");
     s
 }

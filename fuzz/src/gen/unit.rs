@@ -48,6 +48,9 @@ pub struct Function {
     /// Whether the macro writes `hvp_`/`hessian_` (and `dhvp_`).
     pub hvp: bool,
     pub dhvp: bool,
+    /// Whether the macro writes `explain_`: not for a function that passes a vector to a call
+    /// (the callee's pullback returns a vector, which no row of the trace takes).
+    pub explain: bool,
     /// The length of the slice or `Vec` argument the checks pass.
     pub slice_len: usize,
     /// How often each construct was generated, by [`C`].
@@ -250,6 +253,12 @@ fn function(
         tail: Some(Box::new(tail)),
     };
     let calls = g.used[C::Call as usize] > 0;
+    let takes_vector = helper.is_some_and(|h| {
+        h.params
+            .iter()
+            .any(|p| matches!(p.kind, ParamKind::Slice | ParamKind::Array(_)))
+    });
+    let explain = !(calls && takes_vector);
     let mut used = g.used;
     let methods = g.methods;
     let callee_second_order = helper.map_or(true, |h| h.hvp);
@@ -265,6 +274,7 @@ fn function(
         attr_args,
         hvp,
         dhvp,
+        explain,
         slice_len,
         used,
         methods,
@@ -377,6 +387,7 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         },
         hvp: second,
         dhvp: false,
+        explain: true,
         slice_len: 2,
         used,
         methods,
