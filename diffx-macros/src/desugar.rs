@@ -296,18 +296,25 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
             b.block = inner;
             Ok((Expr::Block(b), stops))
         }
-        // `b = if c { break; } else { y };`, `s += match k { … }`.
+        // `b = if c { break; } else { y };`, `s += match k { … }`: a jump leaves `b` as it was,
+        // so the assignment happens only if the right side did not stop.
         Expr::Assign(a) => {
             let (right, stops) = expr(&a.right, ctx, counter)?;
             let mut a = a.clone();
             *a.right = right;
-            Ok((Expr::Assign(a), stops))
+            Ok((
+                guarded_assignment(Expr::Assign(a), stops, ctx, counter),
+                stops,
+            ))
         }
         Expr::Binary(b) if is_unit(e) => {
             let (right, stops) = expr(&b.right, ctx, counter)?;
             let mut b = b.clone();
             *b.right = right;
-            Ok((Expr::Binary(b), stops))
+            Ok((
+                guarded_assignment(Expr::Binary(b), stops, ctx, counter),
+                stops,
+            ))
         }
         Expr::Paren(p) => {
             let (inner, stops) = expr(&p.expr, ctx, counter)?;
@@ -328,6 +335,30 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => loop_expr(e, ctx, counter),
         other => Ok((other.clone(), false)),
     }
+}
+
+/// `{ let tmp = rhs; if !(stop) { place = tmp; } }` for an assignment whose right side may stop.
+fn guarded_assignment(e: Expr, stops: bool, ctx: &Ctx, counter: &mut usize) -> Expr {
+    if !stops {
+        return e;
+    }
+    *counter += 1;
+    let tmp = ident(&format!("__diffx_rhs_{counter}"));
+    let stop = ctx.stop();
+    let span = e.span();
+    let assigned = match e {
+        Expr::Assign(mut a) => {
+            let right = std::mem::replace(&mut *a.right, syn::parse_quote!(#tmp));
+            (right, Expr::Assign(a))
+        }
+        Expr::Binary(mut b) => {
+            let right = std::mem::replace(&mut *b.right, syn::parse_quote!(#tmp));
+            (right, Expr::Binary(b))
+        }
+        other => return other,
+    };
+    let (right, assign) = assigned;
+    syn::parse_quote_spanned!(span=> { let #tmp = #right; if !(#stop) { #assign; } })
 }
 
 /// A loop with its own `brk`/`cont` flags when its body uses them.

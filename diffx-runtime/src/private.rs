@@ -264,6 +264,18 @@ impl<F: Float> FitArg<F> for Tensor<F> {
     }
 }
 
+/// The tangent passed for a parameter the function does not differentiate (a constant, or one
+/// left out by `wrt(…)`): only [`Zero`]. A caller passing a differentiable value there would lose
+/// its derivative silently, so it is a compile error instead.
+#[diagnostic::on_unimplemented(
+    message = "this argument carries a derivative, but the called `#[autodiff]` function does not differentiate this parameter",
+    label = "its derivative would be lost here",
+    note = "add the parameter to the callee's `wrt(…)`, or pass `diffx::stop_gradient(…)` to use the value without its derivative"
+)]
+pub trait NoTangent {}
+
+impl NoTangent for Zero {}
+
 /// The value of a block that stopped early (a `return` inside it): generated code never reads
 /// it, since everything after the block is guarded by the same flag.
 #[inline(always)]

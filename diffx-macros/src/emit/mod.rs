@@ -577,7 +577,7 @@ impl<'a> Generated<'a> {
                     let (d, t, l) = (f.name(*d), &p.grad, &p.owned);
                     quote!(#d: impl ::diffx::__private::IntoTangent<#t, #l>)
                 }
-                None => quote!(_: impl ::core::marker::Sized),
+                None => quote!(_: impl ::diffx::__private::NoTangent),
             });
         let converts = self
             .sig

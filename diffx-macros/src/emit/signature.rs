@@ -58,7 +58,7 @@ pub(crate) fn tangent_inputs(
                 let (g, o) = (&p.grad, &p.owned);
                 quote!(#d: impl ::diffx::__private::IntoTangent<#g, #o>)
             }
-            None => quote!(_: impl ::core::marker::Sized),
+            None => quote!(_: impl ::diffx::__private::NoTangent),
         })
         .collect();
     let converts = sig

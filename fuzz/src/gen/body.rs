@@ -978,11 +978,9 @@ impl<'a> Gen<'a> {
         let name = self.fresh_name(None);
         let mutable = self.rng.chance(0.4);
         let text = super::ast::expr_text(&init);
-        let ty = if super::expr::has_var(&text) {
-            None
-        } else {
-            Some("f64")
-        };
+        // Typed: an `if` on an integer (`if n == 3 { 1.25 } else { 0.7 }`) has no float
+        // variable to give its literals a type.
+        let ty = Some("f64");
         let active = self.active(&text);
         self.declare_float(&name, mutable, false, active);
         Stmt::Let {

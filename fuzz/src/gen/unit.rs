@@ -202,7 +202,11 @@ fn function(
     is_helper: bool,
 ) -> Function {
     let (mut params, slice_len) = params(rng, cfg, is_helper);
-    let wrt = choose_wrt(rng, cfg, &mut params);
+    // A helper's callers may pass it differentiable values for any parameter: leaving one out
+    // with `wrt(…)` would be the compile error that guards against losing that derivative.
+    let wrt = (!is_helper)
+        .then(|| choose_wrt(rng, cfg, &mut params))
+        .flatten();
     let mut g = Gen::new(rng, cfg);
     for p in &params {
         match p.kind {
