@@ -36,8 +36,8 @@ struct Cli {
     /// Functions per scratch build.
     #[arg(long, default_value_t = 100)]
     batch: u64,
-    /// Known-bug forms to generate: none, all, or letters and names (A,C,match_stmt).
-    #[arg(long, default_value = "none")]
+    /// Once-known-bug forms to generate (all fixed): all, none, or letters and names (A,C,match_stmt).
+    #[arg(long, default_value = "all")]
     bugs: String,
     /// A construct's weight, name=weight (repeatable; names in src/gen.rs, CONSTRUCTS).
     #[arg(long = "weight")]
