@@ -119,3 +119,15 @@ pub use diffx_runtime::*;
 pub mod __private {
     pub use diffx_runtime::private::*;
 }
+
+/// Desugaring's check before each iteration of a `for` holding a `break` (lowering reads it;
+/// code kept as written, with no differentiable value in it, runs it as this).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __diffx_exit_if {
+    ($stop:expr) => {
+        if $stop {
+            break;
+        }
+    };
+}

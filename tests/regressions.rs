@@ -910,3 +910,65 @@ fn j_dereferenced_elements_in_conditions() {
     let t = jvp_deref_in_condition(&w, x, &[1.0, 1.0, 1.0], 1.0).1;
     assert_close(t, 2.5, 1e-12, "jvp_");
 }
+
+// Found by the random-program tester: a `break` inside the right side of an assignment leaves
+// the variable as it was (the desugared code assigned a placeholder, read after the loop).
+#[autodiff]
+fn break_in_assigned_value(x: f64, n: usize) -> f64 {
+    let mut b = x;
+    let mut k = 0;
+    loop {
+        k += 1;
+        b = if k < n {
+            b * x
+        } else {
+            if k >= n {
+                break;
+            }
+            0.0
+        };
+    }
+    b + x
+}
+
+// A block value with nothing differentiable in it, holding a `for` with a `break`, is kept as
+// written.
+#[autodiff]
+fn constant_block_with_break(x: f64, n: usize) -> f64 {
+    let c = {
+        let mut k = 0;
+        for i in 0..n {
+            if i > 2 {
+                break;
+            }
+            k += 1;
+        }
+        k as f64
+    };
+    x * c
+}
+
+#[test]
+fn jumps_inside_values_and_constant_blocks() {
+    for x in [0.5_f64, 1.5] {
+        // b = x·x^(n−1) = x³ for n = 3, then + x.
+        let u = unary!(
+            break_in_assigned_value,
+            value_and_grad_break_in_assigned_value,
+            jvp_break_in_assigned_value,
+            vjp_break_in_assigned_value,
+            hvp_break_in_assigned_value,
+            3
+        );
+        u.check(x, (x.powi(3) + x, 3.0 * x * x + 1.0));
+        let u = unary!(
+            constant_block_with_break,
+            value_and_grad_constant_block_with_break,
+            jvp_constant_block_with_break,
+            vjp_constant_block_with_break,
+            hvp_constant_block_with_break,
+            10
+        );
+        u.check(x, (3.0 * x, 3.0));
+    }
+}

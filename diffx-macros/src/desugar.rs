@@ -392,7 +392,7 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
     let looped: TokenStream = match e {
         Expr::ForLoop(f) => {
             let (pat, iter) = (&f.pat, &f.expr);
-            quote_spanned!(span=> for #pat in #iter { __diffx_exit_if!(#exit); #body })
+            quote_spanned!(span=> for #pat in #iter { ::diffx::__diffx_exit_if!(#exit); #body })
         }
         Expr::While(w) => {
             let cond = &w.cond;

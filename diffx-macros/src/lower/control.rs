@@ -343,7 +343,13 @@ impl Lowerer<'_> {
         let (mut head, bindings) = self.loop_head(e)?;
         // `__diffx_exit_if!(brk)` from desugaring: checked before each iteration of a `for`.
         let (exit, stmts_of_body) = match body.stmts.first() {
-            Some(syn::Stmt::Macro(m)) if m.mac.path.is_ident("__diffx_exit_if") => {
+            Some(syn::Stmt::Macro(m))
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "__diffx_exit_if") =>
+            {
                 let cond: Expr = m.mac.parse_body()?;
                 (Some(self.constant(&cond)), &body.stmts[1..])
             }
