@@ -74,7 +74,14 @@ fn every_elementary_function_appears() {
 
 #[test]
 fn known_bug_forms_only_when_allowed() {
-    let none = used(&units(5, 300, &Config::default()));
+    let none = used(&units(
+        5,
+        300,
+        &Config {
+            bugs: Bugs::none(),
+            ..Config::default()
+        },
+    ));
     assert_eq!(
         none[C::MatchStmt as usize],
         0,
@@ -100,7 +107,11 @@ fn known_bug_forms_only_when_allowed() {
         }
         conds
     };
-    assert!(breaks(&Config::default()).iter().all(|&active| active));
+    let without = Config {
+        bugs: Bugs::none(),
+        ..Config::default()
+    };
+    assert!(breaks(&without).iter().all(|&active| active));
     let a_on = Config {
         bugs: Bugs::none().with(Bug::IntBreak),
         ..Config::default()
