@@ -23,6 +23,16 @@ pub use watch::{live_bytes, run_one, CountingAlloc, Stage, Verdict};
 
 type Args<'a> = (&'a [f64], &'a [f64], &'a [usize]);
 
+/// The derivative functions' signatures, on the flat vectors `(d, c, k, …)` of [`Subject`].
+pub type ValueAndGrad = fn(&[f64], &[f64], &[usize]) -> (f64, Vec<f64>);
+pub type Grad = fn(&[f64], &[f64], &[usize]) -> Vec<f64>;
+pub type Vjp = fn(&[f64], &[f64], &[usize], f64) -> Vec<f64>;
+pub type Jvp = fn(&[f64], &[f64], &[usize], &[f64]) -> (f64, f64);
+pub type Hvp = fn(&[f64], &[f64], &[usize], &[f64]) -> Vec<f64>;
+pub type Hessian = fn(&[f64], &[f64], &[usize]) -> Vec<Vec<f64>>;
+pub type Dhvp = fn(&[f64], &[f64], &[usize], &[f64], &[f64]) -> Vec<f64>;
+pub type Explain = fn(&[f64], &[f64], &[usize], &[f64]) -> Explained;
+
 /// A generated function and its derivative functions, on flat vectors: `d` the differentiable
 /// components (scalars, then slices element by element, in parameter order), `c` the constant
 /// floats, `k` the integers.
@@ -35,14 +45,14 @@ pub struct Subject {
     pub consts: usize,
     pub ints: usize,
     pub f: fn(&[f64], &[f64], &[usize]) -> f64,
-    pub value_and_grad: fn(&[f64], &[f64], &[usize]) -> (f64, Vec<f64>),
-    pub grad: fn(&[f64], &[f64], &[usize]) -> Vec<f64>,
-    pub vjp: fn(&[f64], &[f64], &[usize], f64) -> Vec<f64>,
-    pub jvp: fn(&[f64], &[f64], &[usize], &[f64]) -> (f64, f64),
-    pub hvp: Option<fn(&[f64], &[f64], &[usize], &[f64]) -> Vec<f64>>,
-    pub hessian: Option<fn(&[f64], &[f64], &[usize]) -> Vec<Vec<f64>>>,
-    pub dhvp: Option<fn(&[f64], &[f64], &[usize], &[f64], &[f64]) -> Vec<f64>>,
-    pub explain: Option<fn(&[f64], &[f64], &[usize], &[f64]) -> Explained>,
+    pub value_and_grad: ValueAndGrad,
+    pub grad: Grad,
+    pub vjp: Vjp,
+    pub jvp: Jvp,
+    pub hvp: Option<Hvp>,
+    pub hessian: Option<Hessian>,
+    pub dhvp: Option<Dhvp>,
+    pub explain: Option<Explain>,
 }
 
 /// What a trace says: the output's value and tangent, and the inputs' adjoints in order.

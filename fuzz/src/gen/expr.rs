@@ -175,7 +175,7 @@ impl Gen<'_> {
                 let scale = self.rng.pick(&["0.5", "0.25", "0.1"]).to_string();
                 E::new(format!("{name} as f64 * {scale}"), 2)
             }
-            _ => lit(*self.rng.pick(&CONSTS)),
+            _ => lit(self.rng.pick::<&str>(&CONSTS)),
         }
     }
 
@@ -234,7 +234,7 @@ impl Gen<'_> {
                 if self.rng.chance(0.3) {
                     E::new(format!("-{}", a.at(0)), 1)
                 } else {
-                    mul(&lit(*self.rng.pick(&SMALL)), "*", &a)
+                    mul(&lit(self.rng.pick::<&str>(&SMALL)), "*", &a)
                 }
             }
             3 => {
@@ -346,7 +346,7 @@ impl Gen<'_> {
                 let sq = E::new(format!("1.0 + {} * {}", a.at(1), a.at(1)), 3);
                 self.method(&sq, "recip", &[])
             }
-            _ => lit(*self.rng.pick(&SMALL)),
+            _ => lit(self.rng.pick::<&str>(&SMALL)),
         }
     }
 
@@ -601,7 +601,7 @@ impl Gen<'_> {
         let a = self.cond_operand();
         let op = *self.rng.pick(&["<", ">", "<=", ">="]);
         let b = if self.rng.chance(0.6) {
-            lit(*self.rng.pick(&CONSTS))
+            lit(self.rng.pick::<&str>(&CONSTS))
         } else {
             self.cond_operand()
         };
