@@ -185,7 +185,7 @@ impl Gen<'_> {
     }
 
     /// A variable (there is always a parameter).
-    fn var_atom(&mut self) -> E {
+    pub fn var_atom(&mut self) -> E {
         let floats = self.readable_floats();
         let v = self.rng.pick(&floats).clone();
         if v.deref {
@@ -292,7 +292,11 @@ impl Gen<'_> {
                 self.used[C::IfExpr as usize] += 1;
                 let (cond, _) = self.cond();
                 let a = self.float(d);
-                let b = self.float(d);
+                let mut b = self.float(d);
+                // Constant arms would leave the value's type to inference.
+                if !has_var(&a.s) && !has_var(&b.s) {
+                    b = self.var_atom();
+                }
                 E::new(format!("(if {cond} {{ {} }} else {{ {} }})", a.s, b.s), 0)
             }
             _ => {
@@ -523,7 +527,11 @@ impl Gen<'_> {
                 // Piecewise constant (derivative 0, jumps): finite differences see the jumps and
                 // draw other points.
                 self.used[C::PiecewiseConstant as usize] += 1;
+                // `*e` of `w.iter()` in the argument is form J, as in a condition.
+                let outer = self.no_deref;
+                self.no_deref = !self.cfg.bugs.allows(Bug::IterDerefInCond);
                 let b = self.bounded(d);
+                self.no_deref = outer;
                 let twice = E::new(format!("2.0 * {}", b.at(1)), 2);
                 match self.rng.below(6) {
                     0 => {
@@ -610,13 +618,14 @@ impl Gen<'_> {
 
     fn cond_operand(&mut self) -> E {
         // `*e` of `w.iter()` in a condition is form J.
+        let outer = self.no_deref;
         self.no_deref = !self.cfg.bugs.allows(super::Bug::IterDerefInCond);
         let e = if self.rng.chance(0.6) {
             self.atom()
         } else {
             self.float(1)
         };
-        self.no_deref = false;
+        self.no_deref = outer;
         e
     }
 
