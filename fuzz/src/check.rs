@@ -23,6 +23,15 @@ pub use watch::{live_bytes, run_one, CountingAlloc, Stage, Verdict};
 
 type Args<'a> = (&'a [f64], &'a [f64], &'a [usize]);
 
+/// A function of the point `(d, c, k)`.
+pub type At<R> = fn(&[f64], &[f64], &[usize]) -> R;
+/// A function of the point and a tangent of `d`'s shape.
+pub type Along<R> = fn(&[f64], &[f64], &[usize], &[f64]) -> R;
+/// `vjp_`: the point and a cotangent.
+pub type Pullback = fn(&[f64], &[f64], &[usize], f64) -> Vec<f64>;
+/// `dhvp_`: the point and two tangents.
+pub type AlongTwo = fn(&[f64], &[f64], &[usize], &[f64], &[f64]) -> Vec<f64>;
+
 /// A generated function and its derivative functions, on flat vectors: `d` the differentiable
 /// components (scalars, then slices element by element, in parameter order), `c` the constant
 /// floats, `k` the integers.
@@ -34,15 +43,15 @@ pub struct Subject {
     pub dims: usize,
     pub consts: usize,
     pub ints: usize,
-    pub f: fn(&[f64], &[f64], &[usize]) -> f64,
-    pub value_and_grad: fn(&[f64], &[f64], &[usize]) -> (f64, Vec<f64>),
-    pub grad: fn(&[f64], &[f64], &[usize]) -> Vec<f64>,
-    pub vjp: fn(&[f64], &[f64], &[usize], f64) -> Vec<f64>,
-    pub jvp: fn(&[f64], &[f64], &[usize], &[f64]) -> (f64, f64),
-    pub hvp: Option<fn(&[f64], &[f64], &[usize], &[f64]) -> Vec<f64>>,
-    pub hessian: Option<fn(&[f64], &[f64], &[usize]) -> Vec<Vec<f64>>>,
-    pub dhvp: Option<fn(&[f64], &[f64], &[usize], &[f64], &[f64]) -> Vec<f64>>,
-    pub explain: Option<fn(&[f64], &[f64], &[usize], &[f64]) -> Explained>,
+    pub f: At<f64>,
+    pub value_and_grad: At<(f64, Vec<f64>)>,
+    pub grad: At<Vec<f64>>,
+    pub vjp: Pullback,
+    pub jvp: Along<(f64, f64)>,
+    pub hvp: Option<Along<Vec<f64>>>,
+    pub hessian: Option<At<Vec<Vec<f64>>>>,
+    pub dhvp: Option<AlongTwo>,
+    pub explain: Option<Along<Explained>>,
 }
 
 /// What a trace says: the output's value and tangent, and the inputs' adjoints in order.

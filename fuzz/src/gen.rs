@@ -74,6 +74,7 @@ pub enum C {
     IntCond,
     MixedCond,
     IntToFloat,
+    IntCount,
     Helper,
     RecursiveHelper,
     SliceParam,
@@ -123,6 +124,7 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::IntCond, "int_cond", 2),
     (C::MixedCond, "mixed_cond", 0),
     (C::IntToFloat, "int_to_float", 0),
+    (C::IntCount, "int_count", 2),
     (C::Helper, "helper", 40),
     (C::RecursiveHelper, "recursive_helper", 8),
     (C::SliceParam, "slice_param", 35),
@@ -159,7 +161,8 @@ pub enum Bug {
     /// D: a block statement last in its block.
     BlockStmtLast,
     /// E: a loop holding a jump, last in its block (also any statement holding one, last in a
-    /// block, but for a plain `if c { …; break; }` ending a loop body).
+    /// block, but for a plain `if c { …; break; }` ending a loop body; and after statements
+    /// holding jumps, a last statement that computes constants only).
     LoopWithJumpLast,
     /// G: a slice, `Vec` or local vector passed to a call.
     SliceToCall,
@@ -191,9 +194,11 @@ pub enum Bug {
     /// T: in a loop, `return` of a value that depends on no differentiable parameter under a
     /// condition on none (`for i in 0..3 { if i == n { return 2.0; } }`): ignored.
     ConstReturnInLoop,
-    /// V: in a loop, an `if` with no effect on differentiable values (it writes none and holds no
-    /// jump), last in an arm: "this `if` is used as a value".
-    InertIfInLoop,
+    /// V: an `if` with no effect on differentiable values (it writes none and holds no jump), last
+    /// in an arm or block: "this `if` is used as a value"; in a loop, its integer work
+    /// (`c += 1`) is dropped from the derivative programs; a loop of such work holding a jump,
+    /// in an arm: "cannot find macro `__diffx_exit_if`".
+    InertIf,
     /// W: a parameter left out by `wrt` shadowed by a value that depends on a differentiated one
     /// (`#[autodiff(wrt(y))] fn f(y: f64, x: f64) { let x = x * y; … }`): derivative code reads the
     /// new `x` where it means the parameter.
@@ -231,7 +236,7 @@ pub const BUGS: [(Bug, &str, &str); 24] = [
     (Bug::LogLiteralBase, "R", "log_literal_base"),
     (Bug::PiecewisePathForm, "S", "piecewise_path_form"),
     (Bug::ConstReturnInLoop, "T", "const_return_in_loop"),
-    (Bug::InertIfInLoop, "V", "inert_if_in_loop"),
+    (Bug::InertIf, "V", "inert_if"),
     (Bug::ShadowConstParam, "W", "shadow_const_param"),
     (Bug::ConstAssign, "X", "const_assign"),
     (Bug::JumpAfterJump, "U", "jump_after_jump"),

@@ -36,7 +36,7 @@ pub(super) struct VecVar {
     pub(super) active: bool,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Frame {
     pub(super) floats: Vec<FloatVar>,
     pub(super) ints: Vec<IntVar>,
@@ -246,11 +246,58 @@ impl<'a> Gen<'a> {
             }
             _ => false,
         };
-        if bad {
-            if let Some(s) = self.filler() {
+        // E, too: after statements that hold jumps, a block ends with a write of a differentiable
+        // value, not with one that computes constants only.
+        let jumps = stmts.iter().rev().skip(1).any(Stmt::any_jump);
+        let inert_last = match stmts.last() {
+            Some(Stmt::Break | Stmt::Continue | Stmt::Return(_)) | None => false,
+            Some(Stmt::Assign { value, .. } | Stmt::Let { init: value, .. }) => {
+                !self.active(&super::ast::expr_text(value))
+            }
+            Some(_) => true,
+        };
+        if bad || (jumps && inert_last && !self.allows(Bug::LoopWithJumpLast)) {
+            if let Some(s) = self.active_filler() {
                 stmts.push(s);
             }
         }
+    }
+
+    /// An update of a variable that depends on a differentiable parameter, or a `let` of such a
+    /// value.
+    pub(super) fn active_filler(&mut self) -> Option<Stmt> {
+        let targets: Vec<String> = self
+            .mutable_floats()
+            .into_iter()
+            .filter(|t| self.active(t))
+            .collect();
+        if targets.is_empty() {
+            // A value that depends on a parameter, under a new name.
+            let name = self.fresh_name(None);
+            let mut init = self.float(1);
+            if !self.active(&init.s) {
+                init = self.active_atom();
+            }
+            self.declare_float(&name, false, false, true);
+            return Some(Stmt::Let {
+                name,
+                mutable: false,
+                ty: None,
+                init: Expr::Text(init.s),
+            });
+        }
+        let target = self.rng.pick(&targets).clone();
+        let mut b = self.bounded(1);
+        if !self.active(&b.s) {
+            let a = self.active_atom();
+            b = E::new(format!("{} + 0.5 * {}", b.at(3), a.at(1)), 3);
+        }
+        self.assigned(&target, &b.s);
+        Some(Stmt::Assign {
+            target,
+            op: "+=",
+            value: Expr::Text(b.s),
+        })
     }
 
     /// A plain update of a variable in scope (or a fresh `let`).
@@ -335,6 +382,12 @@ impl<'a> Gen<'a> {
             } else {
                 0
             },
+            // An integer count: declared at the top, incremented anywhere (in a loop, form V).
+            if top || (self.counts_declared() && (!in_loop || self.allows(Bug::InertIf))) {
+                self.w(C::IntCount)
+            } else {
+                0
+            },
         ];
         if w.iter().all(|&x| x == 0) {
             return vec![self.let_float()];
@@ -348,16 +401,67 @@ impl<'a> Gen<'a> {
             5 => vec![self.vec_write()],
             6 => vec![self.inert_checked_if(false)],
             7 => vec![self.match_stmt()],
-            8 => vec![self.for_range()],
-            9 => vec![self.for_elems()],
-            10 => self.while_counter(),
-            11 => self.while_float(),
-            12 => self.loop_break(),
+            8 => self.inert_checked_loop(|g| vec![g.for_range()]),
+            9 => self.inert_checked_loop(|g| vec![g.for_elems()]),
+            10 => self.inert_checked_loop(Self::while_counter),
+            11 => self.inert_checked_loop(Self::while_float),
+            12 => self.inert_checked_loop(Self::loop_break),
             13 => vec![self.block_stmt()],
             14 => vec![self.shadow()],
             15 => vec![self.const_item()],
             16 => vec![self.assert()],
-            _ => vec![self.inert_checked_if(true)],
+            17 => vec![self.inert_checked_if(true)],
+            _ => vec![self.int_count()],
+        }
+    }
+
+    /// A loop that holds a jump but writes no differentiable value is form V (its integer work
+    /// is dropped, or it does not compile in an arm): without V, a plain update instead.
+    fn inert_checked_loop(&mut self, make: impl FnOnce(&mut Self) -> Vec<Stmt>) -> Vec<Stmt> {
+        let writes = self.active_writes;
+        // The loop may declare its counter or progress variable here: undone with it.
+        let frame = self.frames.last().cloned().unwrap_or_default();
+        let stmts = make(self);
+        let inert = self.active_writes == writes && stmts.iter().any(Stmt::any_jump);
+        if inert && !self.allows(Bug::InertIf) {
+            *self.frames.last_mut().unwrap() = frame;
+            return self.filler().into_iter().collect();
+        }
+        stmts
+    }
+
+    fn counts_declared(&self) -> bool {
+        self.int_vars(false)
+            .iter()
+            .any(|(n, _)| n.starts_with("cnt"))
+    }
+
+    /// `let mut cnt = 0;` at the top, `cnt += 1;` (or `+= 2`) elsewhere: integer bookkeeping that
+    /// reaches the result through `cnt as f64`.
+    fn int_count(&mut self) -> Stmt {
+        self.used[C::IntCount as usize] += 1;
+        let counts: Vec<String> = self
+            .int_vars(false)
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("cnt"))
+            .map(|(n, _)| n)
+            .collect();
+        if counts.is_empty() || (self.frames.len() == 1 && self.rng.chance(0.3)) {
+            let name = self.fresh_name(Some("cnt"));
+            self.declare_int(&name, true);
+            return Stmt::Let {
+                name,
+                mutable: true,
+                ty: None,
+                init: Expr::Text("0".into()),
+            };
+        }
+        let target = self.rng.pick(&counts).clone();
+        let by = if self.rng.chance(0.7) { "1" } else { "2" };
+        Stmt::Assign {
+            target,
+            op: "+=",
+            value: Expr::Text(by.into()),
         }
     }
 

@@ -77,8 +77,8 @@ impl Gen<'_> {
         })
     }
 
-    /// An `if` statement; in a loop, one that has no effect on differentiable values (no jump, no
-    /// write of such a value, a condition on none) is form V: without it, a plain update instead.
+    /// An `if` statement; one that has no effect on differentiable values (no jump, no write of
+    /// such a value) is form V: without it, a plain update instead.
     pub(super) fn inert_checked_if(&mut self, with_jump: bool) -> Stmt {
         let writes = self.active_writes;
         let s = self.if_stmt(with_jump);
@@ -89,13 +89,10 @@ impl Gen<'_> {
         s
     }
 
-    /// Whether `i`, generated since `writes` active writes, is an inert `if` in a loop (form V):
+    /// Whether `i`, generated since `writes` active writes, is an inert `if` (form V):
     /// it writes no differentiable value and holds no jump.
     pub(super) fn inert(&self, i: &If, writes: usize) -> bool {
-        self.active_writes == writes
-            && !i.any_jump()
-            && !self.loops.is_empty()
-            && !self.allows(Bug::InertIfInLoop)
+        self.active_writes == writes && !i.any_jump() && !self.allows(Bug::InertIf)
     }
 
     /// `if c { … } [else if c { … }] [else { … }]`; with `with_jump`, an arm ends with a jump.

@@ -175,7 +175,7 @@ impl Gen<'_> {
                 let scale = self.rng.pick(&["0.5", "0.25", "0.1"]).to_string();
                 E::new(format!("{name} as f64 * {scale}"), 2)
             }
-            _ => lit(*self.rng.pick(&CONSTS)),
+            _ => lit(self.rng.one(&CONSTS)),
         }
     }
 
@@ -234,7 +234,7 @@ impl Gen<'_> {
                 if self.rng.chance(0.3) {
                     E::new(format!("-{}", a.at(0)), 1)
                 } else {
-                    mul(&lit(*self.rng.pick(&SMALL)), "*", &a)
+                    mul(&lit(self.rng.one(&SMALL)), "*", &a)
                 }
             }
             3 => {
@@ -350,7 +350,7 @@ impl Gen<'_> {
                 let sq = E::new(format!("1.0 + {} * {}", a.at(1), a.at(1)), 3);
                 self.method(&sq, "recip", &[])
             }
-            _ => lit(*self.rng.pick(&SMALL)),
+            _ => lit(self.rng.one(&SMALL)),
         }
     }
 
@@ -563,7 +563,7 @@ impl Gen<'_> {
         }
     }
 
-    /// A condition and whether it involves a float.
+    /// A condition, and whether it reads a value that depends on a differentiable parameter.
     pub fn cond(&mut self) -> (String, bool) {
         let has_ints = !self.int_vars(false).is_empty();
         let w = [
@@ -575,32 +575,34 @@ impl Gen<'_> {
             },
             if has_ints { 2 } else { 0 },
         ];
-        match self.rng.weighted(&w) {
+        let text = match self.rng.weighted(&w) {
             0 => {
                 let c = self.float_cond();
                 if self.rng.chance(0.15) {
                     let d = self.float_cond();
                     let op = *self.rng.pick(&["&&", "||"]);
-                    (format!("{c} {op} {d}"), true)
+                    format!("{c} {op} {d}")
                 } else if self.rng.chance(0.05) {
-                    (format!("!({c})"), true)
+                    format!("!({c})")
                 } else {
-                    (c, true)
+                    c
                 }
             }
-            1 => (self.int_cond(), false),
+            1 => self.int_cond(),
             _ => {
                 let f = self.float_cond();
                 let i = self.int_cond();
                 let op = *self.rng.pick(&["&&", "||"]);
                 self.used[C::MixedCond as usize] += 1;
                 if self.rng.chance(0.5) {
-                    (format!("{f} {op} {i}"), true)
+                    format!("{f} {op} {i}")
                 } else {
-                    (format!("{i} {op} {f}"), true)
+                    format!("{i} {op} {f}")
                 }
             }
-        }
+        };
+        let active = self.active(&text);
+        (text, active)
     }
 
     /// A comparison of floats.
@@ -609,7 +611,7 @@ impl Gen<'_> {
         let a = self.cond_operand();
         let op = *self.rng.pick(&["<", ">", "<=", ">="]);
         let b = if self.rng.chance(0.6) {
-            lit(*self.rng.pick(&CONSTS))
+            lit(self.rng.one(&CONSTS))
         } else {
             self.cond_operand()
         };
