@@ -100,11 +100,14 @@ impl Gen<'_> {
         self.used[if with_jump { C::JumpIf } else { C::IfStmt } as usize] += 1;
         self.arm_loop_writes.push(Vec::new());
         let (cond, cf) = self.cond();
-        let mut then = self.arm(cf, if with_jump { 2 } else { 3 });
+        // Half the arms that end with a jump hold nothing else.
+        let only_jump = with_jump && self.rng.chance(0.5);
+        let mut then = if only_jump {
+            Block::default()
+        } else {
+            self.arm(cf, if with_jump { 2 } else { 3 })
+        };
         if with_jump || self.rng.chance(0.15) {
-            if with_jump && self.rng.chance(0.5) {
-                then.stmts.clear();
-            }
             if let Some(j) = self.jump_after(&then.stmts, cf) {
                 then.stmts.push(j);
             }
