@@ -571,3 +571,116 @@ pub fn serve(subjects: &[Subject], opts: &Options, after: usize) {
         let _ = out.flush();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The checks on hand-written subjects: right derivatives pass, each kind of wrong one is
+    //! caught, a derivative program that does not end is stopped.
+
+    use super::*;
+
+    // f(x, y) = x·y + sin x: ∇f = (y + cos x, x), H = [[−sin x, 1], [1, 0]].
+    fn f(d: &[f64], _: &[f64], _: &[usize]) -> f64 {
+        d[0] * d[1] + d[0].sin()
+    }
+    fn grad(d: &[f64], _: &[f64], _: &[usize]) -> Vec<f64> {
+        vec![d[1] + d[0].cos(), d[0]]
+    }
+    fn hess(d: &[f64], _: &[f64], _: &[usize]) -> Vec<Vec<f64>> {
+        vec![vec![-d[0].sin(), 1.0], vec![1.0, 0.0]]
+    }
+
+    fn subject() -> Subject {
+        Subject {
+            name: "f",
+            source: "x * y + x.sin()",
+            dims: 2,
+            consts: 0,
+            ints: 0,
+            f,
+            value_and_grad: |d, c, k| (f(d, c, k), grad(d, c, k)),
+            grad,
+            vjp: |d, c, k, ct| grad(d, c, k).iter().map(|g| ct * g).collect(),
+            jvp: |d, c, k, t| (f(d, c, k), dot(&grad(d, c, k), t)),
+            hvp: Some(|d, c, k, t| hess(d, c, k).iter().map(|r| dot(r, t)).collect()),
+            hessian: Some(hess),
+            dhvp: None,
+            explain: Some(|d, c, k, t| Explained {
+                value: f(d, c, k),
+                tangent: dot(&grad(d, c, k), t),
+                adjoints: grad(d, c, k),
+            }),
+        }
+    }
+
+    fn kind(s: Subject) -> String {
+        match check_subject(&s, &Options::default(), &Stage::new()) {
+            Ok(_) => "pass".into(),
+            Err(f) => f.kind,
+        }
+    }
+
+    #[test]
+    fn right_derivatives_pass() {
+        let st = check_subject(&subject(), &Options::default(), &Stage::new()).unwrap();
+        assert_eq!(st.smooth_points, 3);
+        assert_eq!(st.hvp_checked, 3);
+    }
+
+    #[test]
+    fn each_wrong_derivative_is_caught() {
+        // A gradient wrong in every mode alike: only finite differences see it.
+        let mut s = subject();
+        s.value_and_grad = |d, c, k| (f(d, c, k), vec![d[1], d[0]]);
+        s.grad = |d, _, _| vec![d[1], d[0]];
+        s.vjp = |d, _, _, ct| vec![ct * d[1], ct * d[0]];
+        s.jvp = |d, c, k, t| (f(d, c, k), d[1] * t[0] + d[0] * t[1]);
+        s.explain = None;
+        assert_eq!(kind(s), "grad-fd");
+        let mut s = subject();
+        s.value_and_grad = |d, c, k| (f(d, c, k) + 1e-6, grad(d, c, k));
+        assert_eq!(kind(s), "value");
+        let mut s = subject();
+        s.jvp = |d, c, k, t| (f(d, c, k), dot(&grad(d, c, k), t) + 0.5);
+        assert_eq!(kind(s), "jvp");
+        let mut s = subject();
+        s.vjp = |d, c, k, _| grad(d, c, k);
+        assert_eq!(kind(s), "vjp");
+        let mut s = subject();
+        s.hvp = Some(|_, _, _, t| t.to_vec());
+        s.hessian = Some(|_, _, _| vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+        assert_eq!(kind(s), "hvp-fd");
+        let mut s = subject();
+        s.explain = Some(|d, c, k, t| Explained {
+            value: f(d, c, k),
+            tangent: dot(&grad(d, c, k), t),
+            adjoints: vec![0.0, 0.0],
+        });
+        assert_eq!(kind(s), "explain");
+    }
+
+    #[test]
+    fn a_jump_within_h_is_not_smooth() {
+        let step = |p: &[f64]| vec![if p[0] > 0.0 { p[0] } else { 1.0 - p[0] }];
+        let stage = Stage::new();
+        assert!(central(&stage, "test", &step, &[3e-6], &[1.0], 1e-5).is_none());
+        let d = central(&stage, "test", &step, &[0.5], &[1.0], 1e-5).unwrap();
+        assert!((d[0] - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_derivative_program_that_does_not_end_is_stopped() {
+        let mut s = subject();
+        s.jvp = |_, _, _, _| loop {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let opts = Options {
+            timeout: std::time::Duration::from_millis(300),
+            ..Options::default()
+        };
+        match run_one(&s, &opts) {
+            Verdict::Hang { stage, .. } => assert_eq!(stage, "jvp_"),
+            v => panic!("expected a hang, got {v:?}"),
+        }
+    }
+}
