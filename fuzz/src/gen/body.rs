@@ -96,6 +96,9 @@ pub struct Gen<'a> {
     pub(super) pinned: Vec<String>,
     /// Assignments of values that depend on a differentiable parameter, so far.
     pub(super) active_writes: usize,
+    /// For each arm or loop body being generated: the variables that stopped depending on a
+    /// differentiable parameter in it (see `assigned`).
+    pub(super) downgrades: Vec<Vec<String>>,
     /// Float parameters left out by `wrt` (shadowing one is form W).
     pub const_params: Vec<String>,
 }
@@ -123,6 +126,7 @@ impl<'a> Gen<'a> {
             fresh: 0,
             pinned: Vec::new(),
             active_writes: 0,
+            downgrades: Vec::new(),
             const_params: Vec::new(),
         }
     }

@@ -10,7 +10,9 @@ impl Gen<'_> {
     /// An arm: a block whose condition is recorded for the jumps inside it.
     pub(super) fn arm(&mut self, cond_active: bool, max: usize) -> Block {
         self.conds.push(cond_active);
+        self.enter_region();
         let b = self.block(max, false);
+        self.leave_region();
         self.conds.pop();
         b
     }

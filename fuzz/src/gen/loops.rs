@@ -21,8 +21,10 @@ impl Gen<'_> {
             allow_continue,
         });
         self.frames.push(Frame::default());
+        self.enter_region();
         declare(self);
         let inner = self.block(3, true);
+        self.leave_region();
         self.frames.pop();
         self.loops.pop();
         let mut stmts = prefix;

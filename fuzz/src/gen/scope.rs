@@ -53,11 +53,26 @@ impl Gen<'_> {
     /// After `target = value` (`target` a variable or `v[i]`): the target depends on what the
     /// value depends on.
     pub(super) fn assigned(&mut self, target: &str, value: &str) {
+        let name = target.split('[').next().unwrap_or(target);
         if !self.active(value) {
+            // A variable given a value that depends on nothing differentiable no longer does,
+            // until the arm or loop around it ends (the other path may keep the old value).
+            if name == target {
+                for f in self.frames.iter_mut().rev() {
+                    if let Some(v) = f.floats.iter_mut().rev().find(|v| v.name == name) {
+                        if v.active {
+                            v.active = false;
+                            if let Some(log) = self.downgrades.last_mut() {
+                                log.push(name.to_string());
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
             return;
         }
         self.active_writes += 1;
-        let name = target.split('[').next().unwrap_or(target);
         for f in self.frames.iter_mut().rev() {
             if let Some(v) = f.floats.iter_mut().rev().find(|v| v.name == name) {
                 v.active = true;
@@ -66,6 +81,23 @@ impl Gen<'_> {
             if let Some(v) = f.vecs.iter_mut().find(|v| v.name == name) {
                 v.active = true;
                 return;
+            }
+        }
+    }
+
+    /// Enters an arm or a loop body: a region whose downgrades (see [`Self::assigned`]) end
+    /// with it.
+    pub(super) fn enter_region(&mut self) {
+        self.downgrades.push(Vec::new());
+    }
+
+    pub(super) fn leave_region(&mut self) {
+        for name in self.downgrades.pop().unwrap_or_default() {
+            for f in self.frames.iter_mut().rev() {
+                if let Some(v) = f.floats.iter_mut().rev().find(|v| v.name == name) {
+                    v.active = true;
+                    break;
+                }
             }
         }
     }
