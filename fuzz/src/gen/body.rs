@@ -615,6 +615,14 @@ impl<'a> Gen<'a> {
             _ => {
                 let len = self.rng.range(2, 3);
                 let items: Vec<String> = (0..len).map(|_| self.float(1).s).collect();
+                // Constants need their type, for a method called on an element.
+                if items.iter().all(|i| !super::expr::has_var(i)) {
+                    ty = Some(if array {
+                        ["[f64; 2]", "[f64; 3]"][len - 2]
+                    } else {
+                        "Vec<f64>"
+                    });
+                }
                 (
                     format!("{}{}]", if array { "[" } else { "vec![" }, items.join(", ")),
                     len,
