@@ -176,7 +176,8 @@ pub enum Bug {
     /// K, M: a local vector declared after an early return.
     VecAfterReturn,
     /// L: a vector written in a loop inside an `if` arm, then written after the `if`; or, if it
-    /// started as constants (`vec![0.0; 3]`), written in a loop inside an arm at all.
+    /// started as constants (`vec![0.0; 3]`), written in a loop inside an arm at all, or after an
+    /// early return.
     VecWriteAfterIfLoop,
     /// N: a vector written in a loop nested in another loop.
     VecWriteNestedLoop,

@@ -189,8 +189,10 @@ impl Gen<'_> {
         if self.loops.len() >= 2 && !self.allows(Bug::VecWriteNestedLoop) {
             return Vec::new();
         }
-        // In a loop inside an arm, a vector that started as constants is form L.
-        let loop_in_arm = self.loops.iter().any(|l| l.conds_at_entry > 0);
+        // In a loop inside an arm (or after an early return, inside the rest it guards), a
+        // vector that started as constants is form L.
+        let loop_in_arm = self.loops.iter().any(|l| l.conds_at_entry > 0)
+            || (self.returned && !self.loops.is_empty());
         let l_ok = !loop_in_arm || self.allows(Bug::VecWriteAfterIfLoop);
         self.frames
             .iter()
