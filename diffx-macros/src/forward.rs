@@ -433,6 +433,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                 path: path.clone(),
                 args: args.clone(),
                 tangents,
+                span: *span,
             });
             dot.insert(*dst, dst_dot);
             return Ok(());

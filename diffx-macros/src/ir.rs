@@ -159,6 +159,8 @@ pub enum Stmt {
         path: syn::Path,
         args: Vec<Atom>,
         tangents: Vec<Option<Atom>>,
+        /// The user's call, where a tangent the callee does not take is reported.
+        span: Span,
     },
     /// `outs = if cond { then } else { else_ }`, each branch yielding one operand per output: the
     /// value of an `if` expression and the new values of the names the branches rebind.
@@ -426,6 +428,7 @@ impl Func {
                 path,
                 args,
                 tangents,
+                ..
             } => writeln!(
                 f,
                 "({}, {}) = jvp[{}]({}; {})",

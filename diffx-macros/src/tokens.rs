@@ -204,6 +204,32 @@ pub fn paren(tokens: TokenStream) -> TokenStream {
     }
 }
 
+/// `tokens` in parentheses unless a single token: an operand of an operator written around it
+/// (`a /= 1.0 + a` is `a = a / (1.0 + a)`).
+pub fn grouped(tokens: TokenStream) -> TokenStream {
+    if tokens.clone().into_iter().nth(1).is_none() {
+        tokens
+    } else {
+        TokenTree::Group(Group::new(proc_macro2::Delimiter::Parenthesis, tokens)).into()
+    }
+}
+
+/// `tokens` with every token spanned at `span`, so that rustc reports an error in them there.
+pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut ng = Group::new(g.delimiter(), respan(g.stream(), span));
+                ng.set_span(span);
+                tt = TokenTree::Group(ng);
+            }
+            tt.set_span(span);
+            tt
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,15 +23,14 @@ pub use watch::{live_bytes, run_one, CountingAlloc, Stage, Verdict};
 
 type Args<'a> = (&'a [f64], &'a [f64], &'a [usize]);
 
-/// The derivative functions' signatures, on the flat vectors `(d, c, k, …)` of [`Subject`].
-pub type ValueAndGrad = fn(&[f64], &[f64], &[usize]) -> (f64, Vec<f64>);
-pub type Grad = fn(&[f64], &[f64], &[usize]) -> Vec<f64>;
-pub type Vjp = fn(&[f64], &[f64], &[usize], f64) -> Vec<f64>;
-pub type Jvp = fn(&[f64], &[f64], &[usize], &[f64]) -> (f64, f64);
-pub type Hvp = fn(&[f64], &[f64], &[usize], &[f64]) -> Vec<f64>;
-pub type Hessian = fn(&[f64], &[f64], &[usize]) -> Vec<Vec<f64>>;
-pub type Dhvp = fn(&[f64], &[f64], &[usize], &[f64], &[f64]) -> Vec<f64>;
-pub type Explain = fn(&[f64], &[f64], &[usize], &[f64]) -> Explained;
+/// A function of the point `(d, c, k)`.
+pub type At<R> = fn(&[f64], &[f64], &[usize]) -> R;
+/// A function of the point and a tangent of `d`'s shape.
+pub type Along<R> = fn(&[f64], &[f64], &[usize], &[f64]) -> R;
+/// `vjp_`: the point and a cotangent.
+pub type Pullback = fn(&[f64], &[f64], &[usize], f64) -> Vec<f64>;
+/// `dhvp_`: the point and two tangents.
+pub type AlongTwo = fn(&[f64], &[f64], &[usize], &[f64], &[f64]) -> Vec<f64>;
 
 /// A generated function and its derivative functions, on flat vectors: `d` the differentiable
 /// components (scalars, then slices element by element, in parameter order), `c` the constant
@@ -44,15 +43,15 @@ pub struct Subject {
     pub dims: usize,
     pub consts: usize,
     pub ints: usize,
-    pub f: fn(&[f64], &[f64], &[usize]) -> f64,
-    pub value_and_grad: ValueAndGrad,
-    pub grad: Grad,
-    pub vjp: Vjp,
-    pub jvp: Jvp,
-    pub hvp: Option<Hvp>,
-    pub hessian: Option<Hessian>,
-    pub dhvp: Option<Dhvp>,
-    pub explain: Option<Explain>,
+    pub f: At<f64>,
+    pub value_and_grad: At<(f64, Vec<f64>)>,
+    pub grad: At<Vec<f64>>,
+    pub vjp: Pullback,
+    pub jvp: Along<(f64, f64)>,
+    pub hvp: Option<Along<Vec<f64>>>,
+    pub hessian: Option<At<Vec<Vec<f64>>>>,
+    pub dhvp: Option<AlongTwo>,
+    pub explain: Option<Along<Explained>>,
 }
 
 /// What a trace says: the output's value and tangent, and the inputs' adjoints in order.
@@ -357,7 +356,9 @@ fn ad_checks(
             ),
         );
     }
-    let gs = inf_norm(&g);
+    // Scales of the comparisons: a derivative that is 0 up to rounding may come out as 1e-17.
+    let floor = 1e-4 * (1.0 + y.abs());
+    let gs = inf_norm(&g) + floor;
     stage.set("grad_");
     let g2 = (s.grad)(d, c, k);
     same_vec("grad_ against value_and_grad_", &g2, &g, VALUE, gs).or_else(|m| fail("grad", m))?;
@@ -371,7 +372,7 @@ fn ad_checks(
         );
     }
     let want = dot(&g, &t);
-    let scale = g.iter().zip(&t).map(|(a, b)| (a * b).abs()).sum::<f64>();
+    let scale = g.iter().zip(&t).map(|(a, b)| (a * b).abs()).sum::<f64>() + floor;
     if !close(jt, want, AD, scale) {
         return fail(
             "jvp",
@@ -391,7 +392,7 @@ fn ad_checks(
         &vj,
         &want,
         AD,
-        gs * ct.abs(),
+        gs * ct.abs().max(1.0),
     )
     .or_else(|m| fail("vjp", m))?;
     if let Some(explain) = s.explain {
@@ -443,9 +444,7 @@ fn ad_checks(
             );
         }
         let ht: Vec<f64> = h.iter().map(|r| dot(r, &t)).collect();
-        // At least 1: a Hessian of rounding noise (entries of 1e-16 that cancel) has no scale.
-        let scale =
-            (h.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs())) * s.dims as f64).max(1.0);
+        let scale = h.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs())) * s.dims as f64 + floor;
         same_vec(
             &format!("hvp_ along t = {} against hessian_·t", show(&t)),
             &hv,
@@ -572,5 +571,118 @@ pub fn serve(subjects: &[Subject], opts: &Options, after: usize) {
             }
         }
         let _ = out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The checks on hand-written subjects: right derivatives pass, each kind of wrong one is
+    //! caught, a derivative program that does not end is stopped.
+
+    use super::*;
+
+    // f(x, y) = x·y + sin x: ∇f = (y + cos x, x), H = [[−sin x, 1], [1, 0]].
+    fn f(d: &[f64], _: &[f64], _: &[usize]) -> f64 {
+        d[0] * d[1] + d[0].sin()
+    }
+    fn grad(d: &[f64], _: &[f64], _: &[usize]) -> Vec<f64> {
+        vec![d[1] + d[0].cos(), d[0]]
+    }
+    fn hess(d: &[f64], _: &[f64], _: &[usize]) -> Vec<Vec<f64>> {
+        vec![vec![-d[0].sin(), 1.0], vec![1.0, 0.0]]
+    }
+
+    fn subject() -> Subject {
+        Subject {
+            name: "f",
+            source: "x * y + x.sin()",
+            dims: 2,
+            consts: 0,
+            ints: 0,
+            f,
+            value_and_grad: |d, c, k| (f(d, c, k), grad(d, c, k)),
+            grad,
+            vjp: |d, c, k, ct| grad(d, c, k).iter().map(|g| ct * g).collect(),
+            jvp: |d, c, k, t| (f(d, c, k), dot(&grad(d, c, k), t)),
+            hvp: Some(|d, c, k, t| hess(d, c, k).iter().map(|r| dot(r, t)).collect()),
+            hessian: Some(hess),
+            dhvp: None,
+            explain: Some(|d, c, k, t| Explained {
+                value: f(d, c, k),
+                tangent: dot(&grad(d, c, k), t),
+                adjoints: grad(d, c, k),
+            }),
+        }
+    }
+
+    fn kind(s: Subject) -> String {
+        match check_subject(&s, &Options::default(), &Stage::new()) {
+            Ok(_) => "pass".into(),
+            Err(f) => f.kind,
+        }
+    }
+
+    #[test]
+    fn right_derivatives_pass() {
+        let st = check_subject(&subject(), &Options::default(), &Stage::new()).unwrap();
+        assert_eq!(st.smooth_points, 3);
+        assert_eq!(st.hvp_checked, 3);
+    }
+
+    #[test]
+    fn each_wrong_derivative_is_caught() {
+        // A gradient wrong in every mode alike: only finite differences see it.
+        let mut s = subject();
+        s.value_and_grad = |d, c, k| (f(d, c, k), vec![d[1], d[0]]);
+        s.grad = |d, _, _| vec![d[1], d[0]];
+        s.vjp = |d, _, _, ct| vec![ct * d[1], ct * d[0]];
+        s.jvp = |d, c, k, t| (f(d, c, k), d[1] * t[0] + d[0] * t[1]);
+        s.explain = None;
+        assert_eq!(kind(s), "grad-fd");
+        let mut s = subject();
+        s.value_and_grad = |d, c, k| (f(d, c, k) + 1e-6, grad(d, c, k));
+        assert_eq!(kind(s), "value");
+        let mut s = subject();
+        s.jvp = |d, c, k, t| (f(d, c, k), dot(&grad(d, c, k), t) + 0.5);
+        assert_eq!(kind(s), "jvp");
+        let mut s = subject();
+        s.vjp = |d, c, k, _| grad(d, c, k);
+        assert_eq!(kind(s), "vjp");
+        let mut s = subject();
+        s.hvp = Some(|_, _, _, t| t.to_vec());
+        s.hessian = Some(|_, _, _| vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+        assert_eq!(kind(s), "hvp-fd");
+        let mut s = subject();
+        s.explain = Some(|d, c, k, t| Explained {
+            value: f(d, c, k),
+            tangent: dot(&grad(d, c, k), t),
+            adjoints: vec![0.0, 0.0],
+        });
+        assert_eq!(kind(s), "explain");
+    }
+
+    #[test]
+    fn a_jump_within_h_is_not_smooth() {
+        let step = |p: &[f64]| vec![if p[0] > 0.0 { p[0] } else { 1.0 - p[0] }];
+        let stage = Stage::new();
+        assert!(central(&stage, "test", &step, &[3e-6], &[1.0], 1e-5).is_none());
+        let d = central(&stage, "test", &step, &[0.5], &[1.0], 1e-5).unwrap();
+        assert!((d[0] - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_derivative_program_that_does_not_end_is_stopped() {
+        let mut s = subject();
+        s.jvp = |_, _, _, _| loop {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let opts = Options {
+            timeout: std::time::Duration::from_millis(300),
+            ..Options::default()
+        };
+        match run_one(&s, &opts) {
+            Verdict::Hang { stage, .. } => assert_eq!(stage, "jvp_"),
+            v => panic!("expected a hang, got {v:?}"),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The random-program tester's minimized findings (`diffx-fuzz`, issue 15), kept as it reported
 //! them: each file is a program whose `main` checks the values and derivatives that were wrong
-//! (T and W silently) or a form that did not compile. Each runs here as a test.
+//! (A2, T, U, W and Z silently) or a form that did not compile. Each runs here as a test.
 
 #![allow(
     clippy::assign_op_pattern,
@@ -9,10 +9,20 @@
     clippy::needless_range_loop,
     clippy::neg_multiply,
     clippy::useless_vec,
+    clippy::never_loop,
     clippy::let_and_return,
     clippy::approx_constant,
     unused
 )]
+
+mod a2 {
+    include!("a2_integer_work_in_loop_dropped.rs");
+}
+
+#[test]
+fn a2_integer_work_in_loop_dropped() {
+    a2::main();
+}
 
 mod e2 {
     include!("e2_loop_with_inner_jump_last_in_block.rs");
@@ -23,6 +33,15 @@ fn e2_loop_with_inner_jump_last_in_block() {
     e2::main();
 }
 
+mod e3 {
+    include!("e3_constant_statement_after_jumps.rs");
+}
+
+#[test]
+fn e3_constant_statement_after_jumps() {
+    e3::main();
+}
+
 mod j2 {
     include!("j2_iter_deref_in_assert.rs");
 }
@@ -30,6 +49,15 @@ mod j2 {
 #[test]
 fn j2_iter_deref_in_assert() {
     j2::main();
+}
+
+mod l2 {
+    include!("l2_constant_vector_written_in_loop_in_arm.rs");
+}
+
+#[test]
+fn l2_constant_vector_written_in_loop_in_arm() {
+    l2::main();
 }
 
 mod o {
@@ -86,12 +114,30 @@ fn t_constant_return_in_loop_ignored() {
     t::main();
 }
 
-mod v {
-    include!("v_inert_if_last_in_arm_in_loop.rs");
+mod u {
+    include!("u_break_after_jump_ignored.rs");
 }
 
 #[test]
-fn v_inert_if_last_in_arm_in_loop() {
+fn u_break_after_jump_ignored() {
+    u::main();
+}
+
+mod v2 {
+    include!("v2_integer_loop_with_jump_in_arm.rs");
+}
+
+#[test]
+fn v2_integer_loop_with_jump_in_arm() {
+    v2::main();
+}
+
+mod v {
+    include!("v_inert_if_last_in_arm.rs");
+}
+
+#[test]
+fn v_inert_if_last_in_arm() {
     v::main();
 }
 
@@ -102,4 +148,22 @@ mod w {
 #[test]
 fn w_shadowed_wrt_excluded_parameter() {
     w::main();
+}
+
+mod x {
+    include!("x_constant_assigned_to_typed_variable.rs");
+}
+
+#[test]
+fn x_constant_assigned_to_typed_variable() {
+    x::main();
+}
+
+mod z {
+    include!("z_compound_assignment_to_constant_loses_parentheses.rs");
+}
+
+#[test]
+fn z_compound_assignment_to_constant_loses_parentheses() {
+    z::main();
 }

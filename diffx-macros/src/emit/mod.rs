@@ -289,11 +289,13 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             path,
             args,
             tangents,
+            span,
         } => {
             let path = derived_path(path, "jvp");
             let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), call_args(f, args));
+            // At the user's call: a tangent for a parameter the callee leaves out (`NoTangent`).
             let t = tangents.iter().map(|t| match t {
-                Some(t) => operand(f, t),
+                Some(t) => crate::tokens::respan(operand(f, t), *span),
                 None => quote!(::diffx::__private::Zero),
             });
             quote!(let (#d, #dd) = #path(#(#a,)* #(#t),*);)

@@ -45,6 +45,9 @@ pub struct Lowerer<'b> {
     /// Lowering a rule's template, whose operands are all floats: a method of constants is
     /// written in path form (`f64::ln(3.0)`) so that its literal has a type.
     in_template: bool,
+    /// The declared types of the constants lowered to a `let` of their own, by name: a constant
+    /// assigned to the same variable later keeps the type (`a = 0.5; a.sin()`).
+    const_types: std::collections::HashMap<String, syn::Type>,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -65,6 +68,7 @@ impl<'b> Lowerer<'b> {
             local_from: 0,
             refs: BTreeSet::new(),
             in_template: false,
+            const_types: std::collections::HashMap::new(),
         }
     }
 
@@ -203,6 +207,7 @@ impl<'b> Lowerer<'b> {
                 let value = match (&old, &rhs) {
                     (Atom::Const(l), Atom::Const(r)) => {
                         let op: TokenStream = rule.syntax_op().parse().expect("an operator");
+                        let (l, r) = (tokens::grouped(l.clone()), tokens::grouped(r.clone()));
                         Atom::Const(quote!(#l #op #r))
                     }
                     _ => self.apply_or_fold(rule, vec![old, rhs], e)?,
@@ -250,7 +255,7 @@ impl<'b> Lowerer<'b> {
     }
 
     fn assign(&mut self, left: &Expr, value: Atom, mark: usize) -> syn::Result<()> {
-        self.place(left)?;
+        let old = self.place(left)?;
         let name = left.to_token_stream().to_string();
         let vector = matches!(&value, Atom::Var(v) if self.vectors.contains(v));
         if vector && self.nesting > 0 && !self.declared_here(&name) {
@@ -259,7 +264,8 @@ impl<'b> Lowerer<'b> {
                 format!("a vector declared outside this loop or `if` cannot be replaced whole inside it yet: write its elements (`{name}[i] = …`)"),
             );
         }
-        self.let_binding(&name, None, value, mark, false);
+        let ty = self.type_of(&old);
+        self.let_binding(&name, ty, value, mark, false);
         // An assignment changes the variable where it was declared, not a shadow in this block.
         let new = self
             .scopes
@@ -284,6 +290,19 @@ impl<'b> Lowerer<'b> {
         }
     }
 
+    /// The type a variable holding `atom` was given, where a constant assigned to it needs one:
+    /// the float type for a scalar of the list, the declared type for a constant.
+    fn type_of(&self, atom: &Atom) -> Option<syn::Type> {
+        match atom {
+            Atom::Var(v) if self.b.func.kind(*v) == crate::ir::Kind::Scalar => {
+                let float = &self.b.float;
+                Some(syn::parse_quote!(#float))
+            }
+            Atom::Const(name) => self.const_types.get(&name.to_string()).cloned(),
+            _ => None,
+        }
+    }
+
     /// Binds the user's `name` to `value`: a new value of the list is named after it, a constant
     /// becomes a `let` of its own.
     fn let_binding(
@@ -302,6 +321,9 @@ impl<'b> Lowerer<'b> {
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {
                 let fresh = self.b.user_name(name);
+                if let Some(ty) = &ty {
+                    self.const_types.insert(fresh.to_string(), ty.clone());
+                }
                 self.b.push(Stmt::Const {
                     name: fresh.clone(),
                     mutable,

@@ -58,7 +58,7 @@ pub fn live_bytes() -> usize {
 pub struct Stage(Arc<Mutex<(&'static str, Instant)>>);
 
 impl Stage {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Stage(Arc::new(Mutex::new(("start", Instant::now()))))
     }
 

@@ -127,6 +127,27 @@ impl Stmt {
         }
     }
 
+    /// Whether this is an `if` on a differentiable value whose arms hold jumps only as their last
+    /// statements (`if s > 1.0 { t += s; break; }`): the form a loop body may end with.
+    pub fn is_simple_jump_if(&self) -> bool {
+        fn arm_ok(b: &Block) -> bool {
+            let n = b.stmts.len();
+            b.stmts.iter().enumerate().all(|(k, s)| {
+                matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return(_)) && k + 1 == n
+                    || !s.any_jump()
+            })
+        }
+        fn if_ok(i: &If) -> bool {
+            arm_ok(&i.then)
+                && match i.els.as_deref() {
+                    Some(Else::Block(b)) => arm_ok(b),
+                    Some(Else::If(e)) => if_ok(e),
+                    None => true,
+                }
+        }
+        matches!(self, Stmt::If(i) if i.active && if_ok(i))
+    }
+
     /// Whether the statement holds a `break`, `continue` or `return` at any depth.
     pub fn any_jump(&self) -> bool {
         match self {
@@ -191,6 +212,33 @@ fn expr_has_jump(e: &Expr, loops_count: bool) -> bool {
         Expr::Text(_) => false,
         Expr::If(i) => if_has_jump(i, loops_count),
         Expr::Match { arms, .. } => arms.iter().any(|(_, b)| block_has_jump(b, loops_count)),
+    }
+}
+
+impl Expr {
+    /// Whether the value (the tails of an `if` or `match`, not their conditions) reads a variable.
+    pub fn values_read_vars(&self) -> bool {
+        match self {
+            Expr::Text(t) => super::expr::has_var(t),
+            Expr::If(i) => i.values_read_vars(),
+            Expr::Match { arms, .. } => arms
+                .iter()
+                .any(|(_, b)| b.tail.as_deref().is_some_and(Expr::values_read_vars)),
+        }
+    }
+}
+
+impl If {
+    fn values_read_vars(&self) -> bool {
+        self.then
+            .tail
+            .as_deref()
+            .is_some_and(Expr::values_read_vars)
+            || match self.els.as_deref() {
+                Some(Else::Block(b)) => b.tail.as_deref().is_some_and(Expr::values_read_vars),
+                Some(Else::If(i)) => i.values_read_vars(),
+                None => false,
+            }
     }
 }
 

@@ -117,6 +117,11 @@ const CONSTS: [&str; 10] = [
     "1.5", "0.5", "2.0", "0.3", "1.0", "-1.2", "0.7", "-0.4", "1.25", "0.2",
 ];
 
+/// A literal, for a parameter that must not receive a differentiable value.
+pub fn constant(rng: &mut super::rng::Rng) -> String {
+    rng.pick::<&str>(&CONSTS).to_string()
+}
+
 impl Gen<'_> {
     /// `recv.name(args)`, or in path form `f64::name(recv, args)` now and then.
     fn method(&mut self, recv: &E, name: &str, args: &[&str]) -> E {
@@ -175,7 +180,7 @@ impl Gen<'_> {
                 let scale = self.rng.pick(&["0.5", "0.25", "0.1"]).to_string();
                 E::new(format!("{name} as f64 * {scale}"), 2)
             }
-            _ => lit(self.rng.pick::<&str>(&CONSTS)),
+            _ => lit(self.rng.one(&CONSTS)),
         }
     }
 
@@ -185,7 +190,7 @@ impl Gen<'_> {
     }
 
     /// A variable (there is always a parameter).
-    fn var_atom(&mut self) -> E {
+    pub fn var_atom(&mut self) -> E {
         let floats = self.readable_floats();
         let v = self.rng.pick(&floats).clone();
         if v.deref {
@@ -234,7 +239,7 @@ impl Gen<'_> {
                 if self.rng.chance(0.3) {
                     E::new(format!("-{}", a.at(0)), 1)
                 } else {
-                    mul(&lit(self.rng.pick::<&str>(&SMALL)), "*", &a)
+                    mul(&lit(self.rng.one(&SMALL)), "*", &a)
                 }
             }
             3 => {
@@ -292,7 +297,11 @@ impl Gen<'_> {
                 self.used[C::IfExpr as usize] += 1;
                 let (cond, _) = self.cond();
                 let a = self.float(d);
-                let b = self.float(d);
+                let mut b = self.float(d);
+                // Constant arms would leave the value's type to inference.
+                if !has_var(&a.s) && !has_var(&b.s) {
+                    b = self.var_atom();
+                }
                 E::new(format!("(if {cond} {{ {} }} else {{ {} }})", a.s, b.s), 0)
             }
             _ => {
@@ -346,7 +355,7 @@ impl Gen<'_> {
                 let sq = E::new(format!("1.0 + {} * {}", a.at(1), a.at(1)), 3);
                 self.method(&sq, "recip", &[])
             }
-            _ => lit(self.rng.pick::<&str>(&SMALL)),
+            _ => lit(self.rng.one(&SMALL)),
         }
     }
 
@@ -523,7 +532,11 @@ impl Gen<'_> {
                 // Piecewise constant (derivative 0, jumps): finite differences see the jumps and
                 // draw other points.
                 self.used[C::PiecewiseConstant as usize] += 1;
+                // `*e` of `w.iter()` in the argument is form J, as in a condition.
+                let outer = self.no_deref;
+                self.no_deref = !self.cfg.bugs.allows(Bug::IterDerefInCond);
                 let b = self.bounded(d);
+                self.no_deref = outer;
                 let twice = E::new(format!("2.0 * {}", b.at(1)), 2);
                 match self.rng.below(6) {
                     0 => {
@@ -555,7 +568,7 @@ impl Gen<'_> {
         }
     }
 
-    /// A condition and whether it involves a float.
+    /// A condition, and whether it reads a value that depends on a differentiable parameter.
     pub fn cond(&mut self) -> (String, bool) {
         let has_ints = !self.int_vars(false).is_empty();
         let w = [
@@ -567,32 +580,34 @@ impl Gen<'_> {
             },
             if has_ints { 2 } else { 0 },
         ];
-        match self.rng.weighted(&w) {
+        let text = match self.rng.weighted(&w) {
             0 => {
                 let c = self.float_cond();
                 if self.rng.chance(0.15) {
                     let d = self.float_cond();
                     let op = *self.rng.pick(&["&&", "||"]);
-                    (format!("{c} {op} {d}"), true)
+                    format!("{c} {op} {d}")
                 } else if self.rng.chance(0.05) {
-                    (format!("!({c})"), true)
+                    format!("!({c})")
                 } else {
-                    (c, true)
+                    c
                 }
             }
-            1 => (self.int_cond(), false),
+            1 => self.int_cond(),
             _ => {
                 let f = self.float_cond();
                 let i = self.int_cond();
                 let op = *self.rng.pick(&["&&", "||"]);
                 self.used[C::MixedCond as usize] += 1;
                 if self.rng.chance(0.5) {
-                    (format!("{f} {op} {i}"), true)
+                    format!("{f} {op} {i}")
                 } else {
-                    (format!("{i} {op} {f}"), true)
+                    format!("{i} {op} {f}")
                 }
             }
-        }
+        };
+        let active = self.active(&text);
+        (text, active)
     }
 
     /// A comparison of floats.
@@ -601,7 +616,7 @@ impl Gen<'_> {
         let a = self.cond_operand();
         let op = *self.rng.pick(&["<", ">", "<=", ">="]);
         let b = if self.rng.chance(0.6) {
-            lit(self.rng.pick::<&str>(&CONSTS))
+            lit(self.rng.one(&CONSTS))
         } else {
             self.cond_operand()
         };
@@ -610,13 +625,14 @@ impl Gen<'_> {
 
     fn cond_operand(&mut self) -> E {
         // `*e` of `w.iter()` in a condition is form J.
+        let outer = self.no_deref;
         self.no_deref = !self.cfg.bugs.allows(super::Bug::IterDerefInCond);
         let e = if self.rng.chance(0.6) {
             self.atom()
         } else {
             self.float(1)
         };
-        self.no_deref = false;
+        self.no_deref = outer;
         e
     }
 

@@ -54,6 +54,11 @@ impl Rng {
         &items[self.below(items.len())]
     }
 
+    /// A copy of a uniformly chosen item.
+    pub fn one<T: Copy>(&mut self, items: &[T]) -> T {
+        *self.pick(items)
+    }
+
     /// An index chosen with probability proportional to `weights` (not all zero).
     pub fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u64 = weights.iter().map(|&w| w as u64).sum();

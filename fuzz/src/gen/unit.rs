@@ -202,11 +202,12 @@ fn function(
     is_helper: bool,
 ) -> Function {
     let (mut params, slice_len) = params(rng, cfg, is_helper);
-    // A helper's callers may pass it differentiable values for any parameter: leaving one out
-    // with `wrt(…)` would be the compile error that guards against losing that derivative.
-    let wrt = (!is_helper)
-        .then(|| choose_wrt(rng, cfg, &mut params))
-        .flatten();
+    // A helper (called by the function) with `wrt` is form Y.
+    let wrt = if is_helper && !cfg.bugs.allows(Bug::CallWrtFunction) {
+        None
+    } else {
+        choose_wrt(rng, cfg, &mut params, is_helper)
+    };
     let mut g = Gen::new(rng, cfg);
     for p in &params {
         match p.kind {
@@ -238,7 +239,7 @@ fn function(
     if let Some(h) = helper {
         g.callees.push(Callee {
             name: h.name.clone(),
-            params: h.params.iter().map(|p| p.kind).collect(),
+            params: h.params.iter().map(|p| (p.kind, p.diff)).collect(),
         });
     }
     let (lo, hi) = if is_helper {
@@ -314,17 +315,34 @@ fn order(
     }
 }
 
-/// Now and then, `wrt(…)` names some of the differentiable parameters (in order).
-fn choose_wrt(rng: &mut Rng, cfg: &Config, params: &mut [Param]) -> Option<String> {
+/// Now and then, `wrt(…)` names some of the differentiable parameters (in order). A helper
+/// leaves out only numbers, for which its callers pass constants.
+fn choose_wrt(
+    rng: &mut Rng,
+    cfg: &Config,
+    params: &mut [Param],
+    is_helper: bool,
+) -> Option<String> {
     let diff: Vec<usize> = (0..params.len()).filter(|&i| params[i].diff).collect();
-    if diff.len() < 2 || !rng.chance(cfg.weights[C::Wrt as usize] as f64 / 100.0) {
+    let mut droppable: Vec<usize> = diff
+        .iter()
+        .copied()
+        .filter(|&i| !is_helper || params[i].kind == ParamKind::Float)
+        .collect();
+    if diff.len() < 2
+        || droppable.is_empty()
+        || !rng.chance(cfg.weights[C::Wrt as usize] as f64 / 100.0)
+    {
         return None;
     }
-    let keep = rng.range(1, diff.len() - 1);
-    let mut chosen = diff.clone();
-    rng.shuffle(&mut chosen);
-    chosen.truncate(keep);
-    chosen.sort();
+    let drop = rng.range(1, droppable.len().min(diff.len() - 1));
+    rng.shuffle(&mut droppable);
+    droppable.truncate(drop);
+    let chosen: Vec<usize> = diff
+        .iter()
+        .copied()
+        .filter(|i| !droppable.contains(i))
+        .collect();
     for &i in &diff {
         params[i].diff = chosen.contains(&i);
     }
@@ -338,7 +356,8 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
     let mut g = Gen::new(rng, cfg);
     g.declare_float("x", false, true, true);
     let base = g.bounded(2).s;
-    let arg = g.float(1).s;
+    // Bounded, or `n` nested calls could make it as large as x^(2^n).
+    let arg = g.bounded(1).s;
     g.declare_float("a", false, false, true);
     let f = g.factor(1);
     let b = g.bounded(1);
