@@ -3,11 +3,11 @@
 //! `examples/iris.rs` (rows of tensors), and of a vector-valued function.
 //!
 //! ```text
-//! cargo run --example explain            # prints the tables and the code, writes target/explain/*.dot
+//! cargo run --example explain --features explain   # the tables and the code, target/explain/*.dot
 //! dot -Tsvg target/explain/tutorial.dot -o tutorial.svg
 //! ```
 //!
-//! `explain_f` comes with the `explain` feature of `diffx`, on by default.
+//! `explain_f` comes with the `explain` feature of `diffx`, off by default to save compile time.
 
 #[path = "shared/seed_functions.rs"]
 mod seed_functions;

@@ -62,12 +62,13 @@
 //! ```
 //!
 //! ## Seeing inside
-//! `explain_f` (with the `explain` feature, on by default) records the function as it runs: every
+//! `explain_f` (with the `explain` feature: `diffx = { …, features = ["explain"] }`) records the function as it runs: every
 //! intermediate value (a row per executed iteration of a loop) with its tangent and adjoint, the
 //! local partials, and the derivative code. Rows of tensors show their shape and norm, and keep
 //! the tensors in full; a vector- or tensor-valued function takes the cotangent of its result as
 //! last argument.
 //! ```
+//! # #[cfg(feature = "explain")] {
 //! # use diffx::autodiff;
 //! # #[autodiff]
 //! # fn f(x1: f64, x2: f64) -> f64 {
@@ -102,6 +103,7 @@
 //! let trace = explain_energy(&x, &Tensor::ones(&[2, 2]));
 //! assert_eq!(trace.row("x").unwrap().shape, [2, 2]);
 //! assert_eq!(trace.tensors("x").unwrap().adjoint, grad_energy(&x)); // 2x
+//! # }
 //! ```
 //!
 //! ## Conventions at non-differentiable points

@@ -4,7 +4,8 @@
 # attribute, printing milliseconds per function and per statement.
 #   benches/compile-time/run.sh              # the two shapes at their full sizes
 #   benches/compile-time/run.sh --smoke      # small sizes (CI): checks the script still works
-# Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3).
+# Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3),
+# ARGS (the attribute's arguments, e.g. "order = 1").
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work="$repo/target/compile-time"
@@ -29,7 +30,7 @@ TOML
   "$2" "$3" > "$dir/src/lib.rs"
 }
 
-attr() { [ "$1" = 1 ] && echo "#[diffx::autodiff]" || true; }
+attr() { [ "$1" = 1 ] && echo "#[diffx::autodiff(${ARGS:-})]" || true; }
 
 # One straight-line function of $N statements.
 straight_line() {

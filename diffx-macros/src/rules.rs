@@ -87,6 +87,7 @@ impl Rule {
 
     /// What the graph of `explain_` writes on an operand's edge: `⊙ tanh′` for an elementwise
     /// derivative (fused into one kernel on tensors or not), else the linear map's name.
+    #[cfg(feature = "explain")]
     pub fn map_label(&self) -> String {
         match self.deriv {
             Deriv::Linear(_) if !FUSED_ELEMENTWISE.contains(&self.name) => self.name.to_string(),
@@ -168,6 +169,7 @@ const fn with_residual(rule: Rule, residual: Residual) -> Rule {
 }
 
 /// Tensor rows whose maps multiply the seed by an elementwise derivative, in one fused kernel.
+#[cfg(feature = "explain")]
 const FUSED_ELEMENTWISE: &[&str] = &["tanh", "sigmoid", "relu"];
 
 /// A constant operand (an axis, a shape, integer labels).

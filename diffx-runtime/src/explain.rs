@@ -1,7 +1,7 @@
 //! Seeing inside a derivative: the evaluation trace of an `#[autodiff]` function at one point.
 //!
 //! For `#[autodiff] fn f(x1: f64, x2: f64) -> f64`, the macro also writes
-//! `explain_f(x1, x2, x1_dot, x2_dot) -> Trace` (with the `explain` feature of `diffx`, on by
+//! `explain_f(x1, x2, x1_dot, x2_dot) -> Trace` (with the `explain` feature of `diffx`, off by
 //! default). It runs the function's Wengert list and records it as it runs: a [`Trace`] holds one
 //! [`Row`] per value computed — its expression, its value, its tangent along `(x1_dot, x2_dot)` and
 //! its adjoint for the seed `ȳ = 1` — one [`Edge`] per operand with its local partial derivative,
