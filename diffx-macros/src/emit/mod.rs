@@ -308,11 +308,6 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
     }
 }
 
-/// `body`, a list of `f`'s statements, as written inside a loop (for inspecting the tokens).
-pub fn stmts(f: &Func, body: &[Stmt]) -> TokenStream {
-    control::nested(f, body, &[], &HashSet::new()).0
-}
-
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
     let mut mutable: HashSet<Var> = HashSet::new();
