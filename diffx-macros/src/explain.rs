@@ -28,8 +28,9 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use crate::builder::Builder;
-use crate::emit::{self, place};
+use crate::emit;
 use crate::forward::Forward;
+use crate::ir::operands::place;
 use crate::ir::{Atom, Kind, Var};
 use crate::parse::Signature;
 use instrument::Instrument;

@@ -10,7 +10,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
-use crate::emit::{place, value};
+use crate::ir::operands::{by_ref, place, value};
 use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
@@ -128,7 +128,7 @@ pub fn zero(b: &Builder, a: &Atom) -> Atom {
     if b.func.atom_kind(a) == Kind::Scalar {
         return Atom::Const(quote::quote!(0.0));
     }
-    let r = crate::emit::by_ref(&b.func, a);
+    let r = by_ref(&b.func, a);
     Atom::Const(quote::quote!(::diffx::__private::zero_like(#r)))
 }
 

@@ -1,12 +1,17 @@
 //! Last uses: which values a statement reads for the last time, so emission can hand a tensor over
 //! (`t1 + &b` reuses `t1`'s buffer, an adjoint takes its contribution without a copy) instead of
 //! borrowing it and allocating anew.
+//!
+//! Also what statements read or mention at all, on the IR: [`reads`] for last uses, [`mentions`]
+//! for the passes that drop what nothing mentions.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
+use quote::ToTokens;
 
-use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Tape, Var};
+use crate::rules::Syntax;
 use crate::tokens;
 
 /// `(statement index, value)` pairs where the statement is the value's last reader and the value is
@@ -183,6 +188,247 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             );
             r.push(*ct);
             r
+        }
+    }
+}
+
+/// Every name the statements of `body` mention, at any depth: the values it reads or writes (destinations,
+/// loop cells, tapes and logs) and every identifier of the code it keeps as tokens (constants,
+/// conditions, loop heads, indices, linear maps, paths, types), as they read when written out.
+/// For passes that drop what nothing mentions (`tape::trim`), so it errs on the side of more: a
+/// name missing here would drop a value the derivative reads.
+pub(crate) fn mentions(f: &Func, body: &[Stmt], out: &mut BTreeSet<String>) {
+    Mentions { f, out }.body(body);
+}
+
+struct Mentions<'a> {
+    f: &'a Func,
+    out: &'a mut BTreeSet<String>,
+}
+
+impl Mentions<'_> {
+    fn name(&mut self, v: Var) {
+        self.out.insert(self.f.name(v).to_string());
+    }
+
+    fn tokens(&mut self, t: &TokenStream) {
+        tokens::idents(t.clone(), self.out);
+    }
+
+    fn atom(&mut self, a: &Atom) {
+        match a {
+            Atom::Var(v) => self.name(*v),
+            Atom::Field(v, path) => {
+                self.name(*v);
+                self.tokens(path);
+            }
+            Atom::Const(t) => self.tokens(t),
+        }
+    }
+
+    fn atoms<'b>(&mut self, atoms: impl IntoIterator<Item = &'b Atom>) {
+        atoms.into_iter().for_each(|a| self.atom(a));
+    }
+
+    fn names(&mut self, vars: impl IntoIterator<Item = Var>) {
+        vars.into_iter().for_each(|v| self.name(v));
+    }
+
+    fn path(&mut self, p: &syn::Path) {
+        self.tokens(&p.to_token_stream());
+    }
+
+    fn body(&mut self, body: &[Stmt]) {
+        body.iter().for_each(|s| self.stmt(s));
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { dst, op, args, .. } => {
+                self.name(*dst);
+                self.op(op, args);
+            }
+            Stmt::Accum {
+                dst, value, like, ..
+            } => {
+                self.atom(dst);
+                self.name(*value);
+                // Accumulated into a vector, elementwise: the shape of `like` is not needed.
+                if self.f.atom_kind(dst) != Kind::Slice {
+                    self.atoms(like);
+                }
+            }
+            Stmt::Adjoint { dst, value, like } => {
+                self.name(*dst);
+                self.atom(value);
+                self.atoms(like);
+            }
+            Stmt::Zeros { dst, like, ty } => {
+                self.name(*dst);
+                self.atom(like);
+                self.tokens(ty);
+            }
+            Stmt::Const { name, ty, expr, .. } => {
+                self.out.insert(name.to_string());
+                self.tokens(&ty.to_token_stream());
+                self.tokens(expr);
+            }
+            Stmt::Verbatim { binds, tokens } => {
+                for (name, a) in binds {
+                    self.out.insert(name.to_string());
+                    self.atom(a);
+                }
+                self.tokens(tokens);
+            }
+            Stmt::Item(tokens) => self.tokens(tokens),
+            Stmt::CallJvp {
+                dst,
+                dst_dot,
+                path,
+                args,
+                tangents,
+                ..
+            } => {
+                self.names([*dst, *dst_dot]);
+                self.path(path);
+                self.atoms(args);
+                self.atoms(tangents.iter().flatten());
+            }
+            Stmt::CallVjp {
+                path,
+                args,
+                ct,
+                grads,
+            } => {
+                self.path(path);
+                self.atoms(args);
+                self.name(*ct);
+                self.names(grads.iter().flatten().copied());
+            }
+            Stmt::CallHvp {
+                path,
+                args,
+                tangents,
+                ct,
+                ct_dot,
+                grads,
+                grad_dots,
+            } => {
+                self.path(path);
+                self.atoms(args);
+                self.atoms(tangents.iter().chain([ct_dot]).flatten());
+                self.name(*ct);
+                self.names(grads.iter().chain(grad_dots).flatten().copied());
+            }
+            Stmt::If { .. } | Stmt::Loop { .. } | Stmt::LoopBack { .. } => self.control(s),
+            Stmt::Set { dst, value } => {
+                self.name(*dst);
+                self.atom(value);
+            }
+            Stmt::SetElem {
+                vec,
+                index,
+                value,
+                log,
+            } => {
+                self.name(*vec);
+                self.tokens(index);
+                self.atom(value);
+                self.out.extend(log.iter().map(Ident::to_string));
+            }
+            Stmt::Undo { vec, log, mark } => {
+                self.name(*vec);
+                self.out.insert(log.to_string());
+                self.out.extend(mark.iter().map(Ident::to_string));
+            }
+        }
+    }
+
+    /// An operation mentions its operands, and the method, function or map it applies.
+    fn op(&mut self, op: &Op, args: &[Atom]) {
+        match op {
+            // A linear map is written out in full: its operands are in it.
+            Op::Expr(e) => return self.tokens(e),
+            Op::Call(path) => self.path(path),
+            Op::Rule(rule) => match rule.syntax {
+                Syntax::Method | Syntax::TensorMethod => {
+                    self.out.insert(rule.name.to_string());
+                }
+                Syntax::Func(path) => self.tokens(&path.parse().expect("path tokens")),
+                Syntax::Infix(_) | Syntax::Prefix(_) => {}
+            },
+            Op::Id => {}
+        }
+        self.atoms(args);
+    }
+
+    fn control(&mut self, s: &Stmt) {
+        match s {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                outs,
+            } => {
+                self.tokens(cond);
+                self.names(outs.iter().copied());
+                for b in [then_, else_] {
+                    self.body(&b.body);
+                    // An `if` that binds nothing yields nothing.
+                    if !outs.is_empty() {
+                        self.atoms(&b.yields);
+                    }
+                }
+            }
+            Stmt::Loop {
+                head,
+                cells,
+                body,
+                tape,
+                logs,
+                ..
+            } => {
+                match head {
+                    LoopHead::For {
+                        pat, iter, exit, ..
+                    } => {
+                        self.tokens(pat);
+                        self.tokens(iter);
+                        exit.iter().for_each(|x| self.tokens(x));
+                    }
+                    LoopHead::While { cond } => self.tokens(cond),
+                }
+                self.names(cells.iter().copied());
+                self.body(&body.body);
+                // The body's yields are written back to the cells.
+                if !cells.is_empty() {
+                    self.atoms(&body.yields);
+                }
+                if let Some(t) = tape {
+                    self.tape(t);
+                    self.out.extend(logs.iter().map(|(_, l)| l.to_string()));
+                }
+            }
+            Stmt::LoopBack {
+                tape, names, body, ..
+            } => {
+                self.tape(tape);
+                // What the tape no longer pushes, the backward loop no longer pops.
+                for (i, n) in names.iter().enumerate() {
+                    if tape.pushes(i, &n.to_string()) {
+                        self.tokens(n);
+                    }
+                }
+                self.body(body);
+            }
+            _ => unreachable!("not control flow"),
+        }
+    }
+
+    fn tape(&mut self, t: &Tape) {
+        self.out.insert(t.name.to_string());
+        if let Some((var, range)) = &t.range {
+            self.out.extend([var.to_string(), range.to_string()]);
         }
     }
 }

@@ -8,10 +8,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::emit;
 use crate::ir::{Func, Stmt, Var};
 use crate::liveness;
-use crate::tokens;
 
 /// Trims every tape of `f`: run on a finished reverse (or forward-over-reverse) program.
 pub fn trim(f: &mut Func) {
@@ -32,7 +30,7 @@ fn trim_backward(f: &Func, body: &mut [Stmt], kept: &mut HashMap<String, Vec<boo
                 trim_backward(f, body, kept);
                 *body = live(f, body);
                 let mut used = BTreeSet::new();
-                tokens::idents(emit::stmts(f, body), &mut used);
+                liveness::mentions(f, body, &mut used);
                 let keep: Vec<bool> = names
                     .iter()
                     .map(|n| used.contains(&n.to_string()))
@@ -70,7 +68,7 @@ fn live(f: &Func, body: &[Stmt]) -> Vec<Stmt> {
         if dead {
             continue;
         }
-        tokens::idents(emit::stmts(f, std::slice::from_ref(s)), &mut names);
+        liveness::mentions(f, std::slice::from_ref(s), &mut names);
         needed.extend(liveness::reads(s, &by_name));
         if let Stmt::Set { dst, .. } = s {
             needed.insert(*dst);

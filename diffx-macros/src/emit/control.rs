@@ -5,7 +5,8 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{list, owned, place};
+use super::list;
+use crate::ir::operands::{owned, place};
 use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
 use crate::liveness;
 

@@ -1,4 +1,4 @@
-//! Emission: the only module that writes tokens. Turns the lists of the primal, forward and
+//! Emission: the only module that writes the final Rust. Turns the lists of the primal, forward and
 //! reverse programs into the functions `#[autodiff]` adds beside the user's function.
 
 use std::collections::HashSet;
@@ -9,6 +9,7 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::forward::Forward;
+use crate::ir::operands::{by_ref, owned, place};
 use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
 
@@ -19,54 +20,6 @@ pub mod third;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
-use crate::tokens::paren;
-
-/// An operand as a value or place: `x`, `model.l1.w`, `(n as f64)`.
-pub fn place(f: &Func, a: &Atom) -> TokenStream {
-    match a {
-        Atom::Var(v) => f.name(*v).to_token_stream(),
-        Atom::Field(v, path) => {
-            let base = f.name(*v);
-            quote!(#base #path)
-        }
-        Atom::Const(t) => paren(t.clone()),
-    }
-}
-
-/// An operand as the value itself, for rule templates that write `&a`: `*x` for a `&Tensor`
-/// parameter `x`.
-pub fn value(f: &Func, a: &Atom) -> TokenStream {
-    match a {
-        Atom::Var(v) if f.vars[v.0].is_ref => {
-            let p = place(f, a);
-            quote!(*#p)
-        }
-        _ => place(f, a),
-    }
-}
-
-/// A differentiable operand by reference (`&t`, `&model.l1.w`, or `x` if it is a `&Tensor`
-/// parameter); constants as they are.
-pub fn by_ref(f: &Func, a: &Atom) -> TokenStream {
-    match a {
-        Atom::Var(v) if f.vars[v.0].is_ref => place(f, a),
-        Atom::Var(_) | Atom::Field(..) => {
-            let p = place(f, a);
-            quote!(&#p)
-        }
-        Atom::Const(_) => place(f, a),
-    }
-}
-
-/// An operand as an owned value: a copy of a scalar, a clone of anything else.
-pub(crate) fn owned(f: &Func, a: &Atom) -> TokenStream {
-    let p = place(f, a);
-    match a {
-        Atom::Const(_) => p,
-        _ if f.atom_kind(a) == Kind::Scalar => p,
-        _ => quote!(::core::clone::Clone::clone(&#p)),
-    }
-}
 
 /// Scalars by value, everything else by reference: `a + b` for numbers, `&a + &b` for tensors.
 fn operand(f: &Func, a: &Atom) -> TokenStream {
@@ -353,11 +306,6 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             quote!(let (_, (#(#g,)*), (#(#d,)*)) = #path(#(#a,)* #(#t,)* #ct, #ct_dot);)
         }
     }
-}
-
-/// `body`, a list of `f`'s statements, as written inside a loop (for inspecting the tokens).
-pub fn stmts(f: &Func, body: &[Stmt]) -> TokenStream {
-    control::nested(f, body, &[], &HashSet::new()).0
 }
 
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.

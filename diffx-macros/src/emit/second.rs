@@ -7,8 +7,9 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use super::signature::{grad_types, param_list, tangent_inputs};
-use super::{allow, body, place};
+use super::{allow, body};
 use crate::forward::Forward;
+use crate::ir::operands::place;
 use crate::ir::{Atom, Var};
 use crate::parse::Signature;
 use crate::reverse::Reverse;

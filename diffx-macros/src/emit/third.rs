@@ -8,8 +8,9 @@ use syn::ItemFn;
 
 use super::second::doc;
 use super::signature::{like, param_list};
-use super::{allow, body, place};
+use super::{allow, body};
 use crate::forward::Forward;
+use crate::ir::operands::place;
 use crate::ir::{Atom, Kind};
 use crate::parse::Signature;
 use crate::reverse::Reverse;

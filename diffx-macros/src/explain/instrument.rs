@@ -15,7 +15,8 @@ use quote::quote;
 
 use super::pretty_expr;
 use crate::builder::Builder;
-use crate::emit::{self, place};
+use crate::emit;
+use crate::ir::operands::place;
 use crate::ir::{Atom, Branch, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::rules::Deriv;

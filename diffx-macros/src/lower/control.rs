@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use syn::Expr;
 
 use super::{err, Lowerer};
-use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{operands, Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
 
 /// A lowered arm: its statements, its value, and every visible name's value at its end.
 type Arm = (Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>);
@@ -98,7 +98,7 @@ impl Lowerer<'_> {
         let arms = self.if_arms(e, want_value, &before);
         self.arm_depth -= 1;
         let ((then_body, then_value, then_env), (else_body, else_value, else_env)) = arms?;
-        let key = |a: &Atom| crate::emit::place(&self.b.func, a).to_string();
+        let key = |a: &Atom| operands::place(&self.b.func, a).to_string();
         let find = |env: &[(String, Atom)], n: &str| {
             env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
         };
@@ -481,7 +481,7 @@ impl Lowerer<'_> {
             return refuse();
         };
         let i = self.b.fresh_name("i");
-        let x = crate::emit::place(&self.b.func, &Atom::Field(base, path.clone()));
+        let x = operands::place(&self.b.func, &Atom::Field(base, path.clone()));
         let head = LoopHead::For {
             pat: i.to_token_stream(),
             iter: quote!(0..#x.len()),

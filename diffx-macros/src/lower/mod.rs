@@ -15,7 +15,7 @@ use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
 use crate::desugar::{is_never, is_unit};
-use crate::ir::{Atom, Kind, Op, Stmt};
+use crate::ir::{operands, Atom, Kind, Op, Stmt};
 use crate::rules::{self, Rule};
 use crate::tokens;
 
@@ -124,7 +124,7 @@ impl<'b> Lowerer<'b> {
         tokens::substitute(e.to_token_stream(), &mut |id| {
             let name = id.to_string();
             self.lookup(&name).map(|a| {
-                let place = crate::emit::place(&self.b.func, a);
+                let place = operands::place(&self.b.func, a);
                 match a {
                     Atom::Field(..) if self.refs.contains(&name) => quote!((&#place)),
                     _ => place,
@@ -381,12 +381,12 @@ impl<'b> Lowerer<'b> {
         let binds = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
-            .filter(|(n, a)| crate::emit::place(&self.b.func, a).to_string() != *n)
+            .filter(|(n, a)| operands::place(&self.b.func, a).to_string() != *n)
             .map(|(n, a)| {
                 // An element bound by reference (`for e in w.iter()`) is `&w[i]` here too.
                 let a = match a {
                     Atom::Field(..) if self.refs.contains(&n) => {
-                        let place = crate::emit::place(&self.b.func, &a);
+                        let place = operands::place(&self.b.func, &a);
                         Atom::Const(quote!(&#place))
                     }
                     a => a,
@@ -579,7 +579,7 @@ impl<'b> Lowerer<'b> {
         if args.iter().all(|a| a.var().is_none()) && rule.syntax == rules::Syntax::Method {
             // In path form: `(3.0).ln()` alone would leave Rust to guess the literal's type.
             let (float, method) = (&self.b.float, &m.method);
-            let args = args.iter().map(|a| crate::emit::place(&self.b.func, a));
+            let args = args.iter().map(|a| operands::place(&self.b.func, a));
             return Ok(Atom::Const(quote!(#float::#method(#(#args),*))));
         }
         self.apply_or_fold(rule, args, e)

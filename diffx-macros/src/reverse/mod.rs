@@ -16,8 +16,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
-use crate::emit::place;
 use crate::forward::operand_bindings;
+use crate::ir::operands::place;
 use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};

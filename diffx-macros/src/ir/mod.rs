@@ -3,13 +3,16 @@
 //! A function body is lowered to a list of statements, each binding a fresh value to one primitive
 //! operation on earlier values (`v2 = mul(x1, x2)`), as in the evaluation traces of the AD
 //! literature. Forward mode and reverse mode are rewrites of this list into longer lists; only
-//! `emit.rs` turns a list into Rust tokens. `Display` prints the list, so tests compare text.
+//! `emit/` turns a list into Rust. How an operand reads as Rust is part of the IR ([`operands`]):
+//! the transforms write linear maps in it. `Display` prints the list, so tests compare text.
 
 use core::fmt;
 
 use proc_macro2::{Ident, Span, TokenStream};
 
 use crate::rules::Rule;
+
+pub mod operands;
 
 /// A value of the list, an index into [`Func::vars`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
