@@ -76,9 +76,10 @@ impl Scratch {
     pub fn new(out: &Path, diffx: &Path, check_rs: &Path, timeout_secs: u64) -> io::Result<Self> {
         let dir = out.join("scratch");
         fs::create_dir_all(dir.join("src"))?;
+        // `explain_` is checked too: it is behind the `explain` feature.
         let manifest = format!(
             "[package]\nname = \"diffx-fuzz-scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\ndiffx = {{ path = {:?} }}\n\n[profile.dev]\ndebug = false\n\n[workspace]\n",
+             [dependencies]\ndiffx = {{ path = {:?}, features = [\"explain\"] }}\n\n[profile.dev]\ndebug = false\n\n[workspace]\n",
             diffx.display().to_string()
         );
         fs::write(dir.join("Cargo.toml"), manifest)?;
