@@ -184,6 +184,15 @@ impl Builder {
         matches!(v, Atom::Var(v) if v.0 >= since)
     }
 
+    /// Whether `v` is the value the last statement made: nothing has named it yet.
+    pub fn made_last(&self, v: Var) -> bool {
+        match self.func.body.last() {
+            Some(Stmt::Let { dst, .. } | Stmt::CallJvp { dst, .. }) => *dst == v,
+            Some(Stmt::If { outs, .. }) => outs.contains(&v),
+            _ => false,
+        }
+    }
+
     /// The number of values so far, to tell later which ones a step created.
     pub fn mark(&self) -> usize {
         self.func.vars.len()

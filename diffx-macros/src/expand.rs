@@ -35,7 +35,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let args = parse::args(attr)?;
     let sig = parse::signature(&item, &args)?;
     let mut normalized = item.clone();
-    *normalized.block = desugar::body(&item.block, &sig.float)?;
+    *normalized.block = desugar::body(&item.block, &sig)?;
     let (primal, params) = lower(&normalized, &sig)?;
     let fwd = forward::transform(&primal, &params)?;
     let typed: Vec<_> = params

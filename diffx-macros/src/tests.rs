@@ -10,7 +10,7 @@ use crate::parse;
 fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let mut item: syn::ItemFn = syn::parse2(item).unwrap();
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
-    *item.block = crate::desugar::body(&item.block, &sig.float).unwrap();
+    *item.block = crate::desugar::body(&item.block, &sig).unwrap();
     let (primal, params) = expand::lower(&item, &sig).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();
     let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();

@@ -314,7 +314,9 @@ impl<'b> Lowerer<'b> {
         mutable: bool,
     ) {
         match value {
-            Atom::Var(v) if self.b.is_new(&value, mark) => {
+            // A value made before the last statement (a loop's cell, the tail of a block) may
+            // already be written into kept code by its name: it keeps that name.
+            Atom::Var(v) if self.b.is_new(&value, mark) && self.b.made_last(v) => {
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
             }

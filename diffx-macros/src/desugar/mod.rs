@@ -1,0 +1,23 @@
+//! Desugaring: the conveniences of Rust rewritten into the small core that lowering knows, so every
+//! mode gets them at once.
+//!
+//! 1. [`sugar`]: local closures are written out where they are called, iterator chains become
+//!    loops ([`chains`]), and patterns become one `let` per name ([`patterns`]).
+//! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
+
+mod chains;
+mod flow;
+mod patterns;
+mod sugar;
+
+use syn::Block;
+
+use crate::parse::Signature;
+
+pub(crate) use flow::{is_never, is_unit};
+
+/// The function body in the core language.
+pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
+    let block = sugar::block(block, sig)?;
+    flow::body(&block, &sig.float)
+}

@@ -1,0 +1,269 @@
+//! Destructuring into plain `let`s: `let (a, b) = (x, y);`, `let [x1, x2] = *p;`, `|&v|`,
+//! `|(i, v)|`. Lowering knows only `let name = value;`, so every pattern becomes one `let` per name
+//! it binds, reading the matching part of the value (`p[0]`, `t.1`, `*r`).
+//!
+//! A value is an [`Elem`]: an expression, or a tuple known at compile time (a tuple literal, the
+//! items of `zip` and `enumerate`), whose parts bind without a tuple ever being built.
+
+use proc_macro2::Ident;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+use syn::{Expr, Pat, Stmt, Type};
+
+/// A value to bind: an expression, or a tuple of values known part by part.
+#[derive(Clone)]
+pub enum Elem {
+    Expr(Expr),
+    Tuple(Vec<Elem>),
+}
+
+impl Elem {
+    /// `e`, split into parts where it is a tuple literal.
+    pub fn of(e: Expr) -> Elem {
+        match e {
+            Expr::Tuple(t) if !t.elems.is_empty() => {
+                Elem::Tuple(t.elems.into_iter().map(Elem::of).collect())
+            }
+            Expr::Paren(p) => Elem::of(*p.expr),
+            e => Elem::Expr(e),
+        }
+    }
+
+    /// The value as one expression (a tuple literal for a tuple).
+    pub fn expr(&self) -> Expr {
+        match self {
+            Elem::Expr(e) => e.clone(),
+            Elem::Tuple(parts) => {
+                let parts = parts.iter().map(Elem::expr);
+                syn::parse_quote!((#(#parts,)*))
+            }
+        }
+    }
+
+    fn mentions(&self, names: &[String]) -> bool {
+        match self {
+            Elem::Expr(e) => {
+                crate::tokens::mentions(quote!(#e), &mut |id| names.iter().any(|n| id == n))
+            }
+            Elem::Tuple(parts) => parts.iter().any(|p| p.mentions(names)),
+        }
+    }
+}
+
+/// Fresh names for the parts of values that must be read more than once.
+pub struct Temps<'a> {
+    pub counter: &'a mut usize,
+}
+
+impl Temps<'_> {
+    pub fn fresh(&mut self, what: &str) -> Ident {
+        *self.counter += 1;
+        format_ident!("__diffx_{}{}", what, *self.counter)
+    }
+}
+
+/// The `let`s that bind `pat` to `value`, appended to `out`. Parts of a tuple that mention a name
+/// the pattern binds are read into temporaries first, so `let (a, b) = (b, a);` swaps.
+pub fn bind(
+    pat: &Pat,
+    value: Elem,
+    ty: Option<&Type>,
+    temps: &mut Temps,
+    out: &mut Vec<Stmt>,
+) -> syn::Result<()> {
+    let value = match value {
+        Elem::Tuple(parts) if parts.iter().any(|p| p.mentions(&names(pat))) => {
+            Elem::Tuple(parts.into_iter().map(|p| spill(p, temps, out)).collect())
+        }
+        v => v,
+    };
+    bind_part(pat, value, ty, temps, out)
+}
+
+/// Each pattern bound to its value, as the parameters of a call are: all values are read
+/// before any name is bound, where a value mentions one of the names.
+pub fn bind_each(
+    pats: &[Pat],
+    values: Vec<Elem>,
+    temps: &mut Temps,
+    out: &mut Vec<Stmt>,
+) -> syn::Result<()> {
+    let bound: Vec<String> = pats.iter().flat_map(names).collect();
+    let values: Vec<Elem> = match values.iter().any(|v| v.mentions(&bound)) && values.len() > 1 {
+        true => values.into_iter().map(|v| spill(v, temps, out)).collect(),
+        false => values,
+    };
+    for (p, v) in pats.iter().zip(values) {
+        bind(p, v, None, temps, out)?;
+    }
+    Ok(())
+}
+
+fn bind_part(
+    pat: &Pat,
+    value: Elem,
+    ty: Option<&Type>,
+    temps: &mut Temps,
+    out: &mut Vec<Stmt>,
+) -> syn::Result<()> {
+    match pat {
+        Pat::Ident(p) if p.subpat.is_none() => {
+            let (name, mutability) = (&p.ident, &p.mutability);
+            let e = value.expr();
+            let e: Expr = match &p.by_ref {
+                Some(_) => syn::parse_quote!(&#e),
+                None => e,
+            };
+            let ty = ty.map(|t| quote!(: #t));
+            out.push(syn::parse_quote_spanned!(p.span()=> let #mutability #name #ty = #e;));
+            Ok(())
+        }
+        Pat::Wild(_) => {
+            // `_` binds nothing; a value with possible effects still runs, as in Rust.
+            if let Elem::Expr(e) = value {
+                if !is_place(&e) {
+                    let t = temps.fresh("unused");
+                    out.push(syn::parse_quote!(let #t = #e;));
+                }
+            }
+            Ok(())
+        }
+        Pat::Paren(p) => bind_part(&p.pat, value, ty, temps, out),
+        Pat::Type(t) => bind_part(&t.pat, value, Some(&t.ty), temps, out),
+        Pat::Reference(r) if r.mutability.is_none() => match value {
+            Elem::Expr(Expr::Reference(e)) if e.mutability.is_none() => {
+                bind_part(&r.pat, Elem::Expr(*e.expr), None, temps, out)
+            }
+            Elem::Expr(e) => bind_part(&r.pat, Elem::Expr(syn::parse_quote!(*#e)), None, temps, out),
+            Elem::Tuple(_) => Err(syn::Error::new(r.span(), "this `&` pattern meets a tuple: remove the `&`")),
+        },
+        Pat::Tuple(t) => {
+            if let Some(rest) = t.elems.iter().find(|p| matches!(p, Pat::Rest(_))) {
+                return Err(syn::Error::new(rest.span(), "`..` in a tuple pattern is not supported by `#[autodiff]`: name each part (`_` for those you skip)"));
+            }
+            let parts = match value {
+                Elem::Tuple(parts) if parts.len() == t.elems.len() => parts,
+                Elem::Tuple(_) => {
+                    return Err(syn::Error::new(t.span(), "this tuple pattern does not have as many parts as the value"))
+                }
+                Elem::Expr(e) => {
+                    let base = once(e, temps, out);
+                    (0..t.elems.len())
+                        .map(|i| {
+                            let i = syn::Index::from(i);
+                            Elem::Expr(syn::parse_quote!(#base.#i))
+                        })
+                        .collect()
+                }
+            };
+            for (p, v) in t.elems.iter().zip(parts) {
+                bind_part(p, v, None, temps, out)?;
+            }
+            Ok(())
+        }
+        Pat::Slice(s) => {
+            if let Some(rest) = s.elems.iter().find(|p| matches!(p, Pat::Rest(_))) {
+                return Err(syn::Error::new(rest.span(), "`..` in an array pattern is not supported by `#[autodiff]`: name each element (`_` for those you skip), or index (`x[0]`)"));
+            }
+            let Elem::Expr(e) = value else {
+                return Err(syn::Error::new(s.span(), "an array pattern needs an array value"));
+            };
+            let base = once(strip_deref(e), temps, out);
+            for (i, p) in s.elems.iter().enumerate() {
+                let i = syn::Index::from(i);
+                bind_part(p, Elem::Expr(syn::parse_quote!(#base[#i])), None, temps, out)?;
+            }
+            Ok(())
+        }
+        other => Err(syn::Error::new(
+            other.span(),
+            "`#[autodiff]` binds names, tuples `(a, b)`, arrays `[a, b]`, references `&a` and `_` here; \
+             for other patterns write `let name = …;` and read its parts",
+        )),
+    }
+}
+
+/// A temporary holding `value` (a literal stays as it is).
+fn spill(value: Elem, temps: &mut Temps, out: &mut Vec<Stmt>) -> Elem {
+    match value {
+        Elem::Expr(e @ Expr::Lit(_)) => Elem::Expr(e),
+        Elem::Expr(e) => {
+            let t = temps.fresh("part");
+            out.push(syn::parse_quote!(let #t = #e;));
+            Elem::Expr(syn::parse_quote!(#t))
+        }
+        Elem::Tuple(parts) => {
+            Elem::Tuple(parts.into_iter().map(|p| spill(p, temps, out)).collect())
+        }
+    }
+}
+
+/// `e` to read several times: itself if it is a name, else a temporary holding it.
+fn once(e: Expr, temps: &mut Temps, out: &mut Vec<Stmt>) -> Expr {
+    match is_name(&e) {
+        true => e,
+        false => spill(Elem::Expr(e), temps, out).expr(),
+    }
+}
+
+/// `e` without a leading `*` (indexing reaches through references by itself).
+fn strip_deref(e: Expr) -> Expr {
+    match e {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_deref(*u.expr),
+        Expr::Paren(p) => strip_deref(*p.expr),
+        e => e,
+    }
+}
+
+fn is_name(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.get_ident().is_some())
+}
+
+/// A place or constant, whose evaluation has no effect: reading it for `_` can be left out.
+fn is_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(_) | Expr::Lit(_) => true,
+        Expr::Field(f) => is_place(&f.base),
+        Expr::Index(i) => is_place(&i.expr),
+        Expr::Reference(r) => is_place(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_place(&u.expr),
+        Expr::Paren(p) => is_place(&p.expr),
+        _ => false,
+    }
+}
+
+/// The names `pat` binds.
+pub fn names(pat: &Pat) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(pat, &mut out);
+    out
+}
+
+fn collect(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(p) => {
+            out.push(p.ident.to_string());
+            if let Some((_, sub)) = &p.subpat {
+                collect(sub, out);
+            }
+        }
+        Pat::Paren(p) => collect(&p.pat, out),
+        Pat::Type(t) => collect(&t.pat, out),
+        Pat::Reference(r) => collect(&r.pat, out),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| collect(p, out)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| collect(p, out)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| collect(p, out)),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| collect(&f.pat, out)),
+        Pat::Or(o) => o.cases.iter().take(1).for_each(|p| collect(p, out)),
+        _ => {}
+    }
+}
+
+/// Whether `pat` is a plain name (`x`, `mut x`, `x: f64`): lowering binds it as it is.
+pub fn is_plain(pat: &Pat) -> bool {
+    match pat {
+        Pat::Ident(p) => p.subpat.is_none() && p.by_ref.is_none(),
+        Pat::Type(t) => is_plain(&t.pat),
+        _ => false,
+    }
+}

@@ -1,0 +1,506 @@
+//! The walk that rewrites closures, iterator chains and patterns, in order through the body.
+//!
+//! Only code that may depend on a differentiable value is rewritten ([`active`]): code over
+//! constants stays as written, as lowering keeps it. A local closure is written out at each call
+//! (`sq(x)` → `{ let a = x; a * a }`); that reads its captured names at the call, so the walk
+//! tracks which declaration each name refers to and refuses a call where a captured name was
+//! declared again since the closure was made.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Block, Expr, Local, Pat, Stmt, Type};
+
+use super::chains::{self, Consumer, Func};
+use super::patterns::{self, Elem, Temps};
+use crate::parse::Signature;
+use crate::tokens;
+
+/// The body with its closures, chains and patterns rewritten.
+pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
+    let float = &sig.float;
+    let mut s = Sugar {
+        active: active(block, sig),
+        float: syn::parse_quote!(#float),
+        scopes: vec![Vec::new()],
+        closures: Vec::new(),
+        next_id: 0,
+        counter: 0,
+        errors: Vec::new(),
+    };
+    for p in &sig.params {
+        s.declare(&p.name.to_string());
+    }
+    let mut out = block.clone();
+    s.visit_block_mut(&mut out);
+    match s.errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// The names that may hold a value depending on a differentiable parameter: those parameters,
+/// and every name bound or assigned from an expression that mentions one, to a fixed point
+/// (order and scopes are ignored, which can only add names).
+fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
+    let mut flows = Flows(Vec::new());
+    flows.visit_block_mut(&mut block.clone());
+    let mut active: BTreeSet<String> = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .map(|p| p.name.to_string())
+        .collect();
+    loop {
+        let before = active.len();
+        for (names, from) in &flows.0 {
+            if tokens::mentions(from.clone(), &mut |id| active.contains(&id.to_string())) {
+                active.extend(names.iter().cloned());
+            }
+        }
+        if active.len() == before {
+            return active;
+        }
+    }
+}
+
+/// Every binding and assignment: the names it writes and the tokens it reads.
+struct Flows(Vec<(Vec<String>, TokenStream)>);
+
+impl VisitMut for Flows {
+    fn visit_local_mut(&mut self, l: &mut Local) {
+        if let Some(init) = &l.init {
+            self.0
+                .push((patterns::names(&l.pat), init.expr.to_token_stream()));
+        }
+        visit_mut::visit_local_mut(self, l);
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Assign(a) => self
+                .0
+                .push((place_name(&a.left), a.right.to_token_stream())),
+            Expr::Binary(b) if is_compound(&b.op) => self
+                .0
+                .push((place_name(&b.left), b.right.to_token_stream())),
+            Expr::ForLoop(f) => self
+                .0
+                .push((patterns::names(&f.pat), f.expr.to_token_stream())),
+            _ => {}
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+fn place_name(e: &Expr) -> Vec<String> {
+    match e {
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .map(|i| vec![i.to_string()])
+            .unwrap_or_default(),
+        Expr::Index(i) => place_name(&i.expr),
+        Expr::Field(f) => place_name(&f.base),
+        Expr::Paren(p) => place_name(&p.expr),
+        Expr::Unary(u) => place_name(&u.expr),
+        _ => Vec::new(),
+    }
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
+    )
+}
+
+/// A local closure, written out where it is called.
+struct Closure {
+    name: String,
+    func: Func,
+    /// The names it reads from around it, with the declaration each referred to.
+    captures: Vec<(String, Option<usize>)>,
+}
+
+struct Sugar {
+    active: BTreeSet<String>,
+    float: Type,
+    /// The names declared in each scope, with their declaration's id.
+    scopes: Vec<Vec<(String, usize)>>,
+    closures: Vec<(usize, Closure)>,
+    next_id: usize,
+    counter: usize,
+    errors: Vec<syn::Error>,
+}
+
+impl Sugar {
+    fn declare(&mut self, name: &str) -> usize {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .push((name.to_string(), id));
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, id)| *id))
+    }
+
+    fn mentions_active(&self, e: &impl ToTokens) -> bool {
+        tokens::mentions(e.to_token_stream(), &mut |id| {
+            self.active.contains(&id.to_string())
+        })
+    }
+
+    /// The local closure a path names here, if it names one.
+    fn closure(&self, e: &Expr) -> Option<&Closure> {
+        let Expr::Path(p) = e else { return None };
+        self.closure_named(&p.path.get_ident()?.to_string())
+    }
+
+    fn closure_named(&self, name: &str) -> Option<&Closure> {
+        let id = self.lookup(name)?;
+        self.closures.iter().find(|(i, _)| *i == id).map(|(_, c)| c)
+    }
+
+    /// An error at `span` for each closure named in `e` whose captured names were declared again.
+    fn check_captures(&mut self, e: &impl ToTokens, span: Span) {
+        let mut names = BTreeSet::new();
+        tokens::idents(e.to_token_stream(), &mut names);
+        let mut errors = Vec::new();
+        for name in names {
+            let Some(c) = self.closure_named(&name) else {
+                continue;
+            };
+            for (captured, id) in &c.captures {
+                if self.lookup(captured) != *id {
+                    errors.push(syn::Error::new(span, format!(
+                        "the closure `{}` reads `{captured}`, which is declared again between the closure and here: \
+                         `#[autodiff]` writes a closure out where it is used, so it would read the new `{captured}`; \
+                         give one of them another name", c.name)));
+                }
+            }
+        }
+        self.errors.extend(errors);
+    }
+
+    fn temps(&mut self) -> Temps<'_> {
+        Temps {
+            counter: &mut self.counter,
+        }
+    }
+
+    /// A `let`: a closure is recorded (and its statement dropped), a pattern destructured.
+    fn local(&mut self, mut l: Local, rest: &[Stmt], out: &mut Vec<Stmt>) {
+        if let Some((name, c)) = closure_init(&l) {
+            let rest = quote!(#(#rest)*);
+            match value_use(rest.clone(), &name, false) {
+                None => return self.record(name, c, rest),
+                Some(span) if self.mentions_active(&c.body) => self.errors.push(syn::Error::new(span, format!(
+                    "the closure `{name}` is used here as a value: `#[autodiff]` differentiates a closure where it is \
+                     called (`{name}(…)`) or given to an iterator adaptor (`map`, `filter`, `fold`, …), not passed to \
+                     another function, stored or returned; call it here instead"))),
+                Some(_) => {}
+            }
+        }
+        if let Some(init) = &mut l.init {
+            self.visit_expr_mut(&mut init.expr);
+            if let Some((_, d)) = &mut init.diverge {
+                self.visit_expr_mut(d);
+            }
+        }
+        let names = patterns::names(&l.pat);
+        match &l.init {
+            Some(init) if init.diverge.is_none() && !patterns::is_plain(&l.pat) => {
+                let value = Elem::of((*init.expr).clone());
+                let mut stmts = Vec::new();
+                if let Err(e) = patterns::bind(&l.pat, value, None, &mut self.temps(), &mut stmts) {
+                    self.errors.push(e);
+                }
+                out.extend(stmts);
+            }
+            _ => out.push(Stmt::Local(l)),
+        }
+        for n in names {
+            self.declare(&n);
+        }
+    }
+
+    fn record(&mut self, name: String, c: syn::ExprClosure, rest: TokenStream) {
+        let inputs: Vec<Pat> = c.inputs.iter().cloned().collect();
+        let mut bound: BTreeSet<String> = inputs.iter().flat_map(patterns::names).collect();
+        Bound(&mut bound).visit_expr_mut(&mut (*c.body).clone());
+        let mut read = BTreeSet::new();
+        tokens::idents(c.body.to_token_stream(), &mut read);
+        let captures: Vec<(String, Option<usize>)> = read
+            .into_iter()
+            .filter(|n| !bound.contains(n))
+            .filter_map(|n| self.lookup(&n).map(|id| (n, Some(id))))
+            .collect();
+        if c.capture.is_some() {
+            let assigned = tokens::assigned(rest);
+            if let Some((n, _)) = captures.iter().find(|(n, _)| assigned.contains(n)) {
+                self.errors.push(syn::Error::new(c.span(), format!(
+                    "this `move` closure copies `{n}` when it is made, and `{n}` changes afterwards: `#[autodiff]` writes \
+                     the closure out where it is called, so copy the value into a new name first (`let {n}0 = {n};`) and \
+                     read that in the closure")));
+            }
+        }
+        let id = self.declare(&name);
+        let func = Func::Closure {
+            inputs,
+            body: *c.body,
+        };
+        self.closures.push((
+            id,
+            Closure {
+                name,
+                func,
+                captures,
+            },
+        ));
+    }
+
+    /// A chain ending in a consumer, as its loop.
+    fn chain(&mut self, e: &mut Expr) -> bool {
+        let found = {
+            let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
+            chains::consumed(e, &resolve)
+        };
+        let span = e.span();
+        match found {
+            None => false,
+            Some(Err(err)) => {
+                self.errors.push(err);
+                true
+            }
+            Some(Ok((chain, consumer))) => {
+                self.check_captures(e, span);
+                self.replace(e, |s| {
+                    chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span)
+                })
+            }
+        }
+    }
+
+    /// A `for` over a chain, or with a pattern lowering does not bind, as a loop over positions.
+    fn for_loop(&mut self, e: &mut Expr) -> bool {
+        let Expr::ForLoop(f) = &*e else { return false };
+        if f.label.is_some() || is_generated(&f.pat) || !self.mentions_active(&f.expr) {
+            return false;
+        }
+        let found = {
+            let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
+            chains::header(&f.expr, &resolve)
+        };
+        let Some(found) = found else { return false };
+        let span = e.span();
+        match found {
+            Err(err) => {
+                self.errors.push(err);
+                true
+            }
+            Ok((chain, simple)) if !simple || !loop_binds(&f.pat) => {
+                let consumer = Consumer::For((*f.pat).clone(), f.body.stmts.clone());
+                self.check_captures(&f.expr, span);
+                self.replace(e, |s| {
+                    chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span)
+                })
+            }
+            Ok(_) => false,
+        }
+    }
+
+    fn replace(&mut self, e: &mut Expr, f: impl FnOnce(&mut Self) -> syn::Result<Expr>) -> bool {
+        match f(self) {
+            Ok(new) => {
+                *e = new;
+                self.visit_expr_mut(e);
+            }
+            Err(err) => self.errors.push(err),
+        }
+        true
+    }
+
+    /// A call of a local closure, written out.
+    fn call(&mut self, e: &mut Expr) -> bool {
+        let Expr::Call(c) = e else { return false };
+        let Some(func) = self.closure(&c.func).map(|c| c.func.clone()) else {
+            return false;
+        };
+        let span = e.span();
+        let Expr::Call(c) = e else { return false };
+        for a in c.args.iter_mut() {
+            self.visit_expr_mut(a);
+        }
+        let args: Vec<Elem> = c.args.iter().cloned().map(Elem::of).collect();
+        let func_path = (*c.func).clone();
+        self.check_captures(&func_path, span);
+        self.replace(e, |s| chains::apply(&func, args, &mut s.temps(), span))
+    }
+}
+
+impl VisitMut for Sugar {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        self.scopes.push(Vec::new());
+        let stmts = std::mem::take(&mut b.stmts);
+        let mut out = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            match s.clone() {
+                Stmt::Local(l) => self.local(l, &stmts[i + 1..], &mut out),
+                Stmt::Expr(mut e, semi) => {
+                    self.visit_expr_mut(&mut e);
+                    out.push(Stmt::Expr(e, semi));
+                }
+                other => out.push(other),
+            }
+        }
+        b.stmts = out;
+        self.scopes.pop();
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if self.call(e) {
+            return;
+        }
+        if matches!(e, Expr::MethodCall(_)) && self.mentions_active(e) && self.chain(e) {
+            return;
+        }
+        if self.for_loop(e) {
+            return;
+        }
+        match e {
+            Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                self.scopes.push(Vec::new());
+                for n in patterns::names(&f.pat) {
+                    self.declare(&n);
+                }
+                self.visit_block_mut(&mut f.body);
+                self.scopes.pop();
+            }
+            Expr::Match(m) => {
+                self.visit_expr_mut(&mut m.expr);
+                for arm in &mut m.arms {
+                    self.scopes.push(Vec::new());
+                    for n in patterns::names(&arm.pat) {
+                        self.declare(&n);
+                    }
+                    if let Some((_, g)) = &mut arm.guard {
+                        self.visit_expr_mut(g);
+                    }
+                    self.visit_expr_mut(&mut arm.body);
+                    self.scopes.pop();
+                }
+            }
+            // Closures outside chains stay as written (lowering keeps those over constants).
+            Expr::Closure(_) => {}
+            Expr::Path(_) if self.closure(e).is_some() => {
+                let name = e.to_token_stream().to_string();
+                self.errors.push(syn::Error::new(e.span(), format!(
+                    "the closure `{name}` is used here as a value: `#[autodiff]` differentiates a closure where it is called (`{name}(…)`) or given to an iterator adaptor")));
+            }
+            _ => visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
+
+/// The names a closure body binds itself (its own `let`s, loop variables, inner closures'
+/// parameters): not captures.
+struct Bound<'a>(&'a mut BTreeSet<String>);
+
+impl VisitMut for Bound<'_> {
+    fn visit_pat_mut(&mut self, p: &mut Pat) {
+        self.0.extend(patterns::names(p));
+    }
+}
+
+/// The name and closure of `let name = |…| …;`.
+fn closure_init(l: &Local) -> Option<(String, syn::ExprClosure)> {
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    match (&l.pat, strip(&init.expr)) {
+        (Pat::Ident(p), Expr::Closure(c)) if p.subpat.is_none() && p.by_ref.is_none() => {
+            Some((p.ident.to_string(), c.clone()))
+        }
+        _ => None,
+    }
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        e => e,
+    }
+}
+
+/// Whether the loop's pattern is one lowering binds itself: a name, `&name` or `_`.
+fn loop_binds(pat: &Pat) -> bool {
+    match pat {
+        Pat::Reference(r) => loop_binds(&r.pat),
+        Pat::Wild(_) => true,
+        p => patterns::is_plain(p),
+    }
+}
+
+/// Whether `pat` is a loop variable this desugaring wrote (its loops are in the core already).
+fn is_generated(pat: &Pat) -> bool {
+    matches!(pat, Pat::Ident(p) if p.ident.to_string().starts_with("__diffx_"))
+}
+
+/// Where `name` is used other than called or given to an adaptor, in `tokens`: passed on,
+/// stored, or named inside a macro (whose tokens are kept as written).
+fn value_use(tokens: TokenStream, name: &str, in_adaptor: bool) -> Option<Span> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        let next = trees.get(i + 1);
+        let prev_dot = i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        match tt {
+            TokenTree::Ident(id) if id == name && !prev_dot => {
+                let called = matches!(next, Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                if !called && !in_adaptor {
+                    return Some(id.span());
+                }
+            }
+            TokenTree::Group(g) => {
+                let method = i >= 2
+                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == '.')
+                    && matches!(&trees[i - 1], TokenTree::Ident(m) if ADAPTOR_ARGS.contains(&m.to_string().as_str()));
+                let in_macro =
+                    i >= 1 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!');
+                if in_macro {
+                    if let Some(span) = first_mention(g.stream(), name) {
+                        return Some(span);
+                    }
+                } else if let Some(span) = value_use(g.stream(), name, method) {
+                    return Some(span);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+const ADAPTOR_ARGS: &[&str] = &["map", "filter", "fold", "reduce", "max_by", "min_by"];
+
+fn first_mention(tokens: TokenStream, name: &str) -> Option<Span> {
+    tokens.into_iter().find_map(|tt| match tt {
+        TokenTree::Ident(id) if id == name => Some(id.span()),
+        TokenTree::Group(g) => first_mention(g.stream(), name),
+        _ => None,
+    })
+}

@@ -1,0 +1,418 @@
+//! Ordinary Rust in `#[autodiff]` bodies (issue 13): iterator chains, local closures and
+//! destructuring patterns, written as numeric crates write them. Each function is checked at
+//! several points against its hand-derived gradient and central differences, forward mode against
+//! reverse mode, and (where written) its Hessian against differences of the gradient.
+
+#![allow(clippy::needless_range_loop)]
+
+use diffx::autodiff;
+use diffx::check::central_difference;
+
+mod common;
+use common::assert_close;
+
+type Grad = fn(&[f64]) -> Vec<f64>;
+type Jvp = fn(&[f64], &[f64]) -> (f64, f64);
+type Vjp = fn(&[f64], f64) -> Vec<f64>;
+
+/// Points of `n` elements, none at a kink of `max`, `filter` or `abs`.
+fn points(n: usize) -> Vec<Vec<f64>> {
+    (0..4)
+        .map(|k| {
+            (0..n)
+                .map(|i| ((i * 7 + k * 3) as f64 * 0.61 + 0.3).sin() * 1.7 + 0.05 * i as f64)
+                .collect()
+        })
+        .collect()
+}
+
+/// `grad` against `analytic` and central differences of `f`; `jvp` along two directions against
+/// the gradient; `vjp` linear in its cotangent.
+#[track_caller]
+fn check(f: fn(&[f64]) -> f64, grad: Grad, jvp: Jvp, vjp: Vjp, analytic: Grad, n: usize) {
+    for x in points(n) {
+        let g = grad(&x);
+        let want = analytic(&x);
+        let fd = central_difference(f, &x);
+        assert_eq!(g.len(), n);
+        for i in 0..n {
+            assert_close(g[i], want[i], 1e-12, &format!("∂{i} vs analytic at {x:?}"));
+            assert_close(g[i], fd[i], 1e-6, &format!("∂{i} vs differences at {x:?}"));
+        }
+        for t in [
+            (0..n).map(|i| (i as f64 * 1.3).cos()).collect::<Vec<_>>(),
+            (0..n)
+                .map(|i| if i % 2 == 0 { 1.0 } else { -0.5 })
+                .collect(),
+        ] {
+            let (v, d) = jvp(&x, &t);
+            assert_eq!(v, f(&x), "jvp value");
+            let dot: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+            assert_close(d, dot, 1e-12, "jvp vs gradient");
+        }
+        let back = vjp(&x, -2.5);
+        for i in 0..n {
+            assert_close(back[i], -2.5 * g[i], 1e-13, "vjp linear");
+        }
+    }
+}
+
+/// `hessian` against central differences of `grad`.
+#[track_caller]
+fn check_hessian(grad: Grad, hessian: fn(&[f64]) -> Vec<Vec<f64>>, n: usize) {
+    for x in points(n) {
+        let h = hessian(&x);
+        for i in 0..n {
+            let row = central_difference(|v| grad(v)[i], &x);
+            for j in 0..n {
+                assert_close(h[i][j], row[j], 1e-5, &format!("H[{i}][{j}] at {x:?}"));
+            }
+        }
+    }
+}
+
+#[autodiff(order = 2)]
+fn sum_of_squares(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn map_then_sum() {
+    let analytic: Grad = |x| x.iter().map(|v| 2.0 * v).collect();
+    check(
+        sum_of_squares,
+        grad_sum_of_squares,
+        jvp_sum_of_squares,
+        vjp_sum_of_squares,
+        analytic,
+        5,
+    );
+    check_hessian(grad_sum_of_squares, hessian_sum_of_squares, 5);
+}
+
+/// Rosenbrock as optimization crates write it: pairs of neighbours by `zip` and `skip`.
+#[autodiff(order = 2)]
+fn rosenbrock_chain(x: &[f64]) -> f64 {
+    x.iter()
+        .zip(x.iter().skip(1))
+        .map(|(&a, &b)| 100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2))
+        .sum::<f64>()
+}
+
+fn rosenbrock_by_hand(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    for i in 0..x.len() - 1 {
+        let (a, b) = (x[i], x[i + 1]);
+        g[i] += -400.0 * a * (b - a * a) - 2.0 * (1.0 - a);
+        g[i + 1] += 200.0 * (b - a * a);
+    }
+    g
+}
+
+#[test]
+fn zip_skip_map_sum() {
+    check(
+        rosenbrock_chain,
+        grad_rosenbrock_chain,
+        jvp_rosenbrock_chain,
+        vjp_rosenbrock_chain,
+        rosenbrock_by_hand,
+        6,
+    );
+    check_hessian(grad_rosenbrock_chain, hessian_rosenbrock_chain, 4);
+}
+
+#[autodiff(order = 2)]
+fn local_closures(x: &[f64]) -> f64 {
+    let c = 2.0 * x[0];
+    let sq = |a: f64| a * a;
+    let lin = |a| c * a + 1.0;
+    let both = |a: f64, b: f64| {
+        let s = sq(a) + b;
+        s * lin(b)
+    };
+    sq(x[1]) + both(x[1], x[2]) + lin(x[2])
+}
+
+fn local_closures_by_hand(x: &[f64]) -> Vec<f64> {
+    // f = x1² + (x1² + x2)(2 x0 x2 + 1) + 2 x0 x2 + 1
+    let (x0, x1, x2) = (x[0], x[1], x[2]);
+    let s = x1 * x1 + x2;
+    let l = 2.0 * x0 * x2 + 1.0;
+    vec![
+        s * 2.0 * x2 + 2.0 * x2,
+        2.0 * x1 + 2.0 * x1 * l,
+        l + s * 2.0 * x0 + 2.0 * x0,
+    ]
+}
+
+#[test]
+fn closures_bound_to_locals_capturing_and_nested() {
+    check(
+        local_closures,
+        grad_local_closures,
+        jvp_local_closures,
+        vjp_local_closures,
+        local_closures_by_hand,
+        3,
+    );
+    check_hessian(grad_local_closures, hessian_local_closures, 3);
+}
+
+#[autodiff]
+fn folds(x: &[f64]) -> f64 {
+    let decayed = x.iter().fold(0.0, |acc, &v| acc * 0.5 + v * v);
+    let top = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let bottom = x.iter().copied().fold(f64::INFINITY, f64::min);
+    decayed + 3.0 * top - bottom
+}
+
+fn folds_by_hand(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut g: Vec<f64> = (0..n)
+        .map(|i| 2.0 * x[i] * 0.5f64.powi((n - 1 - i) as i32))
+        .collect();
+    let top = (0..n).max_by(|&a, &b| x[a].total_cmp(&x[b])).unwrap();
+    let bottom = (0..n).min_by(|&a, &b| x[a].total_cmp(&x[b])).unwrap();
+    g[top] += 3.0;
+    g[bottom] -= 1.0;
+    g
+}
+
+#[test]
+fn fold_with_a_closure_and_with_max_and_min() {
+    check(folds, grad_folds, jvp_folds, vjp_folds, folds_by_hand, 5);
+}
+
+#[autodiff]
+fn reductions(x: &[f64]) -> f64 {
+    let hi = x
+        .iter()
+        .copied()
+        .max_by(|a, b| a.partial_cmp(b).unwrap())
+        .unwrap();
+    let lo = x.iter().copied().min_by(|a, b| a.total_cmp(b)).unwrap();
+    let prod = x.iter().copied().reduce(|a, b| a * b).expect("not empty");
+    hi * lo + prod + x.iter().product::<f64>()
+}
+
+fn reductions_by_hand(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let hi = (0..n).max_by(|&a, &b| x[a].total_cmp(&x[b])).unwrap();
+    let lo = (0..n).min_by(|&a, &b| x[a].total_cmp(&x[b])).unwrap();
+    let mut g: Vec<f64> = (0..n)
+        .map(|i| 2.0 * (0..n).filter(|&j| j != i).map(|j| x[j]).product::<f64>())
+        .collect();
+    g[hi] += x[lo];
+    g[lo] += x[hi];
+    g
+}
+
+#[test]
+fn max_by_min_by_reduce_and_product() {
+    check(
+        reductions,
+        grad_reductions,
+        jvp_reductions,
+        vjp_reductions,
+        reductions_by_hand,
+        4,
+    );
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn max_by_of_nothing_panics_as_unwrap_does() {
+    grad_reductions(&[]);
+}
+
+#[autodiff(order = 2)]
+fn positions(x: &[f64]) -> f64 {
+    let weighted: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as f64 + 1.0) * v)
+        .sum();
+    let mut tail = 0.0;
+    for (i, &xi) in x.iter().enumerate().skip(1) {
+        tail += xi * xi * i as f64;
+    }
+    let back: f64 = x.iter().rev().step_by(2).take(2).map(|v| v.sin()).sum();
+    let ranged: f64 = (1..x.len()).map(|i| x[i] * x[i - 1]).sum();
+    weighted + tail + back + ranged
+}
+
+fn positions_by_hand(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut g: Vec<f64> = (0..n)
+        .map(|i| i as f64 + 1.0 + 2.0 * x[i] * i as f64)
+        .collect();
+    for i in (0..n).rev().step_by(2).take(2) {
+        g[i] += x[i].cos();
+    }
+    for i in 1..n {
+        g[i] += x[i - 1];
+        g[i - 1] += x[i];
+    }
+    g
+}
+
+#[test]
+fn enumerate_skip_rev_step_by_take_and_ranges() {
+    check(
+        positions,
+        grad_positions,
+        jvp_positions,
+        vjp_positions,
+        positions_by_hand,
+        6,
+    );
+    check_hessian(grad_positions, hessian_positions, 6);
+}
+
+/// `filter` decides on differentiable values; it is not differentiated.
+#[autodiff]
+fn filtered(x: &[f64]) -> f64 {
+    let big = x.iter().filter(|v| **v > 0.5).count() as f64;
+    let pos: f64 = x.iter().filter(|&&v| v > 0.0).map(|v| v.exp()).sum();
+    let mut ranked = 0.0;
+    for (rank, v) in x.iter().filter(|v| v.abs() < 1.0).enumerate().take(2) {
+        ranked += (rank as f64 + 1.0) * v;
+    }
+    big * x[0] + pos + ranked
+}
+
+fn filtered_by_hand(x: &[f64]) -> Vec<f64> {
+    let big = x.iter().filter(|v| **v > 0.5).count() as f64;
+    let mut g: Vec<f64> = x
+        .iter()
+        .map(|&v| if v > 0.0 { v.exp() } else { 0.0 })
+        .collect();
+    g[0] += big;
+    let small: Vec<usize> = (0..x.len()).filter(|&i| x[i].abs() < 1.0).take(2).collect();
+    for (rank, &i) in small.iter().enumerate() {
+        g[i] += rank as f64 + 1.0;
+    }
+    g
+}
+
+#[test]
+fn filter_count_and_enumerate_after_filter() {
+    check(
+        filtered,
+        grad_filtered,
+        jvp_filtered,
+        vjp_filtered,
+        filtered_by_hand,
+        6,
+    );
+}
+
+#[autodiff]
+fn collected(x: &[f64]) -> f64 {
+    let doubled: Vec<f64> = x.iter().map(|a| a * 2.0).collect();
+    let shifted = x.iter().skip(1).map(|a| a - x[0]).collect::<Vec<f64>>();
+    doubled[1] * shifted[0] + doubled.iter().map(|d| d * d).sum::<f64>()
+}
+
+fn collected_by_hand(x: &[f64]) -> Vec<f64> {
+    // 2 x1 (x1 − x0) + Σ 4 xi²
+    let mut g: Vec<f64> = x.iter().map(|v| 8.0 * v).collect();
+    g[0] -= 2.0 * x[1];
+    g[1] += 4.0 * x[1] - 2.0 * x[0];
+    g
+}
+
+#[test]
+fn collect_into_a_vec() {
+    check(
+        collected,
+        grad_collected,
+        jvp_collected,
+        vjp_collected,
+        collected_by_hand,
+        4,
+    );
+}
+
+#[autodiff(order = 2)]
+fn destructured(p: &[f64]) -> f64 {
+    let [x1, x2, x3] = [p[0], p[1], p[2]];
+    let (a, b) = (x1 * x3, x2);
+    let (a, b) = (b, a);
+    let &first = &p[0];
+    let (_, c) = (x1, x2 * x2);
+    a * 3.0 + b + first * c
+}
+
+fn destructured_by_hand(p: &[f64]) -> Vec<f64> {
+    // 3 x2 + x1 x3 + x1 x2²
+    vec![p[2] + p[1] * p[1], 3.0 + 2.0 * p[0] * p[1], p[0]]
+}
+
+#[test]
+fn tuple_array_reference_and_wildcard_patterns() {
+    check(
+        destructured,
+        grad_destructured,
+        jvp_destructured,
+        vjp_destructured,
+        destructured_by_hand,
+        3,
+    );
+    check_hessian(grad_destructured, hessian_destructured, 3);
+}
+
+#[autodiff]
+fn beale(param: &[f64; 2]) -> f64 {
+    let [x1, x2] = *param;
+    (1.5 - x1 + x1 * x2).powi(2)
+        + (2.25 - x1 + x1 * x2.powi(2)).powi(2)
+        + (2.625 - x1 + x1 * x2.powi(3)).powi(2)
+}
+
+#[test]
+fn array_parameter_destructured_by_deref() {
+    for p in [[1.0, 0.5], [3.0, 0.5], [-0.7, 1.3]] {
+        let [x, y] = p;
+        let t = [
+            1.5 - x + x * y,
+            2.25 - x + x * y * y,
+            2.625 - x + x * y * y * y,
+        ];
+        let want = [
+            2.0 * t[0] * (y - 1.0) + 2.0 * t[1] * (y * y - 1.0) + 2.0 * t[2] * (y * y * y - 1.0),
+            2.0 * t[0] * x + 2.0 * t[1] * 2.0 * x * y + 2.0 * t[2] * 3.0 * x * y * y,
+        ];
+        let g = grad_beale(&p);
+        let (_, d) = jvp_beale(&p, &[0.3, -1.0]);
+        for i in 0..2 {
+            assert_close(g[i], want[i], 1e-12, "beale gradient");
+        }
+        assert_close(d, 0.3 * want[0] - want[1], 1e-12, "beale jvp");
+    }
+}
+
+#[autodiff]
+fn zipped_loop(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(y.iter()) {
+        s += a * b;
+    }
+    for (&a, b) in x.iter().zip(y) {
+        s += a * a * b;
+    }
+    s
+}
+
+#[test]
+fn for_over_zip_with_two_slices() {
+    let (x, y) = ([0.5, -1.0, 2.0], [1.5, 0.25, -0.75]);
+    let (gx, gy) = grad_zipped_loop(&x, &y);
+    for i in 0..3 {
+        assert_close(gx[i], y[i] + 2.0 * x[i] * y[i], 1e-12, "∂x");
+        assert_close(gy[i], x[i] + x[i] * x[i], 1e-12, "∂y");
+    }
+    let (_, d) = jvp_zipped_loop(&x, &y, &[1.0, 0.0, 0.0], &[0.0, 0.0, 1.0]);
+    assert_close(d, gx[0] + gy[2], 1e-12, "jvp");
+}
