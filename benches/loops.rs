@@ -26,6 +26,12 @@ fn benches(c: &mut Criterion) {
     g.bench_function("hand-written gradient", |b| {
         b.iter(|| rosenbrock_by_hand(black_box(&x)))
     });
+    g.bench_function("primal, iterator chain", |b| {
+        b.iter(|| rosenbrock_chain(black_box(&x)))
+    });
+    g.bench_function("grad (reverse), iterator chain", |b| {
+        b.iter(|| grad_rosenbrock_chain(black_box(&x)))
+    });
     g.bench_function("value_and_grad", |b| {
         b.iter(|| value_and_grad_rosenbrock(black_box(&x)))
     });

@@ -416,3 +416,58 @@ fn for_over_zip_with_two_slices() {
     let (_, d) = jvp_zipped_loop(&x, &y, &[1.0, 0.0, 0.0], &[0.0, 0.0, 1.0]);
     assert_close(d, gx[0] + gy[2], 1e-12, "jvp");
 }
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Act {
+    Tanh,
+    Relu,
+    Id,
+}
+
+/// An enum matched in the body is a constant parameter without `wrt`: the gradient is `x`'s alone.
+#[autodiff]
+fn activate(x: f64, act: Act) -> f64 {
+    match act {
+        Act::Tanh => x.tanh(),
+        Act::Relu => diffx::relu(x),
+        Act::Id => x,
+    }
+}
+
+/// So is one compared with `==`, behind a reference, beside a `bool` and a `&str`.
+#[autodiff]
+fn configured(x: f64, act: &Act, flag: bool, name: &str) -> f64 {
+    let k = if *act == Act::Id { 2.0 } else { 3.0 };
+    if flag && name.len() > 2 {
+        k * x * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn enums_bools_and_strs_are_constants() {
+    for x in [-0.7, 0.5, 1.3] {
+        assert_close(
+            grad_activate(x, Act::Tanh),
+            1.0 - x.tanh().powi(2),
+            1e-14,
+            "tanh",
+        );
+        assert_eq!(grad_activate(x, Act::Relu), if x > 0.0 { 1.0 } else { 0.0 });
+        assert_eq!(jvp_activate(x, Act::Id, 2.0), (x, 2.0));
+        assert_close(
+            grad_configured(x, &Act::Id, true, "abc"),
+            4.0 * x,
+            1e-14,
+            "Id",
+        );
+        assert_close(
+            grad_configured(x, &Act::Tanh, true, "abc"),
+            6.0 * x,
+            1e-14,
+            "Tanh",
+        );
+        assert_eq!(grad_configured(x, &Act::Id, false, "abc"), 1.0);
+    }
+}

@@ -121,6 +121,45 @@ fn kind_of(ty: &Type) -> Option<Kind> {
     }
 }
 
+/// Whether the body decides on `name` as on an enum or a setting: `match name`, `if let … =
+/// name`, `matches!(name, …)`, `name == …` or `name != …`. Such a parameter is a constant without
+/// `wrt`: parameter structs are read for their numbers, not matched.
+fn decided_on(body: &syn::Block, name: &Ident) -> bool {
+    decided_in(body.to_token_stream(), name)
+}
+
+fn decided_in(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_name = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Ident(i)) if i == name);
+    let is_punct =
+        |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    trees.iter().enumerate().any(|(i, t)| match t {
+        // `match name {`, `match &name {`, `match *name {`, and `if let P = name {`.
+        TokenTree::Ident(k) if k == "match" || k == "let" => {
+            let j = trees[i + 1..]
+                .iter()
+                .position(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace))
+                .map_or(trees.len(), |p| i + 1 + p);
+            let before = &trees[i + 1..j];
+            let last = before.last();
+            (k == "match" || before.iter().any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '=')))
+                && is_name(last)
+                && (k == "match" || j < trees.len())
+        }
+        TokenTree::Ident(n) if n == name => {
+            (is_punct(trees.get(i + 1), '=') || is_punct(trees.get(i + 1), '!'))
+                && is_punct(trees.get(i + 2), '=')
+                || i >= 2 && is_punct(trees.get(i - 1), '=') && (is_punct(trees.get(i - 2), '=') || is_punct(trees.get(i - 2), '!'))
+        }
+        TokenTree::Ident(m) if m == "matches" && is_punct(trees.get(i + 1), '!') => {
+            matches!(trees.get(i + 2), Some(TokenTree::Group(g)) if g.stream().into_iter().next().is_some_and(|t| matches!(t, TokenTree::Ident(f) if f == *name)))
+        }
+        TokenTree::Group(g) => decided_in(g.stream(), name),
+        _ => false,
+    })
+}
+
 /// The element type of `[F]`, `[F; N]` or `Vec<F>` (behind any `&`) when it is a float.
 fn sequence_float(ty: &Type) -> Option<Ident> {
     match owned(ty) {
@@ -297,7 +336,10 @@ fn params(
             }
         }
         let kind = kind_of(&pt.ty);
-        let named = args.wrt.as_ref().map_or(true, |w| w.contains(&pi.ident));
+        let named = match &args.wrt {
+            Some(w) => w.contains(&pi.ident),
+            None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
+        };
         out.push(Param {
             name: pi.ident.clone(),
             ty: (*pt.ty).clone(),

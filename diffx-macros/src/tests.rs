@@ -122,7 +122,26 @@ fn unsupported_code_is_an_error_not_a_panic() {
     let cases = [
         quote!(
             fn f(x: f64) -> f64 {
-                let g = |t: f64| t;
+                let g = |t: f64| t * x;
+                h(g)
+            }
+        ),
+        quote!(
+            fn f(x: &[f64]) -> f64 {
+                x.iter().scan(0.0, |s, v| Some(*s + v)).sum()
+            }
+        ),
+        quote!(
+            fn f(p: [f64; 3]) -> f64 {
+                let [a, ..] = p;
+                a
+            }
+        ),
+        quote!(
+            fn f(x: f64) -> f64 {
+                let g = |t: f64| {
+                    return t;
+                };
                 g(x)
             }
         ),

@@ -17,6 +17,19 @@ pub fn rosenbrock(x: &[f64]) -> f64 {
     s
 }
 
+/// [`rosenbrock`] as iterator code: neighbours paired by `zip` and `skip`, summed.
+#[autodiff]
+pub fn rosenbrock_chain(x: &[f64]) -> f64 {
+    x.iter()
+        .zip(x.iter().skip(1))
+        .map(|(&xi, &next)| {
+            let a = next - xi * xi;
+            let b = 1.0 - xi;
+            100.0 * a * a + b * b
+        })
+        .sum()
+}
+
 /// The gradient of [`rosenbrock`] by hand.
 pub fn rosenbrock_by_hand(x: &[f64]) -> Vec<f64> {
     let mut g = vec![0.0; x.len()];
