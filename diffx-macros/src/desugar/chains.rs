@@ -349,12 +349,29 @@ impl Body {
     }
 }
 
+/// The positions a loop runs over.
+enum Iter {
+    /// `0..n`: positions that count elements from the first.
+    Count(Expr),
+    /// Any other constant iterator of positions.
+    General(Expr),
+}
+
+impl Iter {
+    fn general(self) -> Expr {
+        match self {
+            Iter::Count(n) => syn::parse_quote!((0..#n)),
+            Iter::General(e) => e,
+        }
+    }
+}
+
 /// How to get the element at a position: statements into the body, and the element.
 type ElemAt = Box<dyn Fn(&mut Body, &mut Temps, Expr) -> syn::Result<Elem>>;
 
 /// Positions as a constant iterator, and how to get the element at a position.
 struct Positions {
-    iter: Expr,
+    iter: Iter,
     /// Whether a `filter` came before: positions no longer count elements.
     filtered: bool,
     elem: ElemAt,
@@ -363,7 +380,7 @@ struct Positions {
 fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
     let mut p = match chain.source {
         Source::Slice { base, by_ref } => Positions {
-            iter: syn::parse_quote!((0..#base.len())),
+            iter: Iter::Count(syn::parse_quote!(#base.len())),
             filtered: false,
             elem: Box::new(move |_, _, k| {
                 Ok(Elem::Expr(if by_ref {
@@ -374,7 +391,7 @@ fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
             }),
         },
         Source::Range(r) => Positions {
-            iter: r,
+            iter: Iter::General(r),
             filtered: false,
             elem: Box::new(|_, _, k| Ok(Elem::Expr(k))),
         },
@@ -385,30 +402,42 @@ fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
     Ok(p)
 }
 
+/// `(e)`: an operand that keeps its meaning inside a larger expression.
+fn paren(e: &Expr) -> Expr {
+    syn::parse_quote!((#e))
+}
+
+/// The element at position `f(j)` instead of `j`.
+fn shifted(elem: ElemAt, f: impl Fn(&Expr) -> Expr + 'static) -> ElemAt {
+    Box::new(move |b, t, j| elem(b, t, f(&j)))
+}
+
 fn adapt(p: Positions, step: Step, span: Span, float: &Type) -> syn::Result<Positions> {
     let Positions {
         iter,
         filtered,
         elem,
     } = p;
-    Ok(match step {
-        Step::Copied => Positions {
+    let keep = |iter, elem| {
+        Ok(Positions {
             iter,
             filtered,
-            elem: Box::new(move |b, t, k| Ok(deref(elem(b, t, k)?))),
-        },
-        Step::Map(f) => Positions {
+            elem,
+        })
+    };
+    match (step, iter) {
+        (Step::Copied, iter) => keep(iter, Box::new(move |b, t, k| Ok(deref(elem(b, t, k)?)))),
+        (Step::Map(f), iter) => keep(
             iter,
-            filtered,
-            elem: Box::new(move |b, t, k| {
+            Box::new(move |b, t, k| {
                 let v = elem(b, t, k)?;
                 let out = apply(&f, vec![v], t, span)?;
                 let m = t.fresh("item");
                 b.push(syn::parse_quote!(let #m = #out;));
                 Ok(Elem::Expr(syn::parse_quote!(#m)))
             }),
-        },
-        Step::Filter(f) => Positions {
+        ),
+        (Step::Filter(f), iter) => Ok(Positions {
             iter,
             filtered: true,
             elem: Box::new(move |b, t, k| {
@@ -417,37 +446,87 @@ fn adapt(p: Positions, step: Step, span: Span, float: &Type) -> syn::Result<Posi
                 b.guard(cond);
                 Ok(v)
             }),
-        },
-        Step::Rev => Positions { iter: syn::parse_quote!(#iter.rev()), filtered, elem },
-        Step::Enumerate if !filtered => Positions {
-            iter: syn::parse_quote!(#iter.enumerate()),
-            filtered,
-            elem: Box::new(move |b, t, k| Ok(Elem::Tuple(vec![Elem::Expr(syn::parse_quote!(#k.0)), elem(b, t, syn::parse_quote!(#k.1))?]))),
-        },
-        Step::Skip(n) if !filtered => Positions { iter: syn::parse_quote!(#iter.skip(#n)), filtered, elem },
-        Step::Take(n) if !filtered => Positions { iter: syn::parse_quote!(#iter.take(#n)), filtered, elem },
-        Step::Stride(n) if !filtered => Positions { iter: syn::parse_quote!(#iter.step_by(#n)), filtered, elem },
-        Step::Zip(other) if !filtered => {
+        }),
+        // Positions counted from 0 stay a count: the loop runs over a range, which reverse mode
+        // runs backwards without taping the index.
+        (Step::Rev, Iter::Count(n)) => {
+            let m = paren(&n);
+            keep(Iter::Count(n), shifted(elem, move |j| syn::parse_quote!(#m - 1 - #j)))
+        }
+        (Step::Enumerate, Iter::Count(n)) if !filtered => keep(
+            Iter::Count(n),
+            Box::new(move |b, t, j| Ok(Elem::Tuple(vec![Elem::Expr(j.clone()), elem(b, t, j)?]))),
+        ),
+        (Step::Skip(s), Iter::Count(n)) if !filtered => {
+            let (n, s) = (paren(&n), paren(&s));
+            let len = syn::parse_quote!(#n.saturating_sub(#s));
+            keep(Iter::Count(len), shifted(elem, move |j| syn::parse_quote!(#s + #j)))
+        }
+        (Step::Take(s), Iter::Count(n)) if !filtered => {
+            keep(Iter::Count(syn::parse_quote!(::core::cmp::min(#n, #s))), elem)
+        }
+        (Step::Stride(s), Iter::Count(n)) if !filtered => {
+            let (n, s) = (paren(&n), paren(&s));
+            let len = syn::parse_quote!((#n + #s - 1) / #s);
+            keep(Iter::Count(len), shifted(elem, move |j| syn::parse_quote!(#j * #s)))
+        }
+        (Step::Zip(other), iter) if !filtered => {
             let other = positions(*other, float)?;
             if other.filtered {
                 return Err(syn::Error::new(span, "`zip` with a filtered chain is not supported by `#[autodiff]`: zip first, then `filter`"));
             }
-            let (oiter, oelem) = (other.iter, other.elem);
-            Positions {
-                iter: syn::parse_quote!(#iter.zip(#oiter)),
-                filtered,
-                elem: Box::new(move |b, t, k| {
-                    let a = elem(b, t, syn::parse_quote!(#k.0))?;
-                    let c = oelem(b, t, syn::parse_quote!(#k.1))?;
-                    Ok(Elem::Tuple(vec![a, c]))
-                }),
+            let oelem = other.elem;
+            match (iter, other.iter) {
+                (Iter::Count(n), Iter::Count(m)) => keep(
+                    Iter::Count(syn::parse_quote!(::core::cmp::min(#n, #m))),
+                    Box::new(move |b, t, j| Ok(Elem::Tuple(vec![elem(b, t, j.clone())?, oelem(b, t, j)?]))),
+                ),
+                (a, o) => {
+                    let (a, o) = (a.general(), o.general());
+                    keep(
+                        Iter::General(syn::parse_quote!(#a.zip(#o))),
+                        Box::new(move |b, t, k| {
+                            let x = elem(b, t, syn::parse_quote!(#k.0))?;
+                            let y = oelem(b, t, syn::parse_quote!(#k.1))?;
+                            Ok(Elem::Tuple(vec![x, y]))
+                        }),
+                    )
+                }
             }
         }
-        Step::Enumerate | Step::Skip(_) | Step::Take(_) => counted(Positions { iter, filtered, elem }, step),
-        Step::Stride(_) | Step::Zip(_) => {
-            return Err(syn::Error::new(span, "`step_by` and `zip` after `filter` are not supported by `#[autodiff]`: put them before the `filter`"))
+        (Step::Rev, iter) => {
+            let i = iter.general();
+            keep(Iter::General(syn::parse_quote!(#i.rev())), elem)
         }
-    })
+        (Step::Enumerate, iter) if !filtered => {
+            let i = iter.general();
+            keep(
+                Iter::General(syn::parse_quote!(#i.enumerate())),
+                Box::new(move |b, t, k| {
+                    Ok(Elem::Tuple(vec![Elem::Expr(syn::parse_quote!(#k.0)), elem(b, t, syn::parse_quote!(#k.1))?]))
+                }),
+            )
+        }
+        (Step::Skip(n), iter) if !filtered => {
+            let i = iter.general();
+            keep(Iter::General(syn::parse_quote!(#i.skip(#n))), elem)
+        }
+        (Step::Take(n), iter) if !filtered => {
+            let i = iter.general();
+            keep(Iter::General(syn::parse_quote!(#i.take(#n))), elem)
+        }
+        (Step::Stride(n), iter) if !filtered => {
+            let i = iter.general();
+            keep(Iter::General(syn::parse_quote!(#i.step_by(#n))), elem)
+        }
+        (step @ (Step::Enumerate | Step::Skip(_) | Step::Take(_)), iter) => {
+            Ok(counted(Positions { iter, filtered, elem }, step))
+        }
+        (Step::Stride(_) | Step::Zip(_), _) => Err(syn::Error::new(
+            span,
+            "`step_by` and `zip` after `filter` are not supported by `#[autodiff]`: put them before the `filter`",
+        )),
+    }
 }
 
 /// `enumerate`, `skip` and `take` after a `filter`: a counter of the elements that passed.
@@ -552,14 +631,27 @@ pub fn desugar(
     if collect && p.filtered {
         return Err(syn::Error::new(span, "`collect` after `filter` is not supported by `#[autodiff]` yet: collect the unfiltered values, or write a loop that pushes"));
     }
-    let len_iter = p.iter.clone();
-    // `collect` writes element `k.0` of a vector as long as the positions.
-    let (iter, at): (Expr, Expr) = match collect {
-        true => (
-            syn::parse_quote!(#len_iter.enumerate()),
-            syn::parse_quote!(#k.1),
+    // The loop's head, the position of the element, and (for `collect`) the slot it goes to and
+    // the number of slots.
+    let (iter, at, slot, len): (Expr, Expr, Expr, Expr) = match (p.iter, collect) {
+        (Iter::Count(n), _) => (
+            syn::parse_quote!(0..#n),
+            syn::parse_quote!(#k),
+            syn::parse_quote!(#k),
+            n,
         ),
-        false => (len_iter.clone(), syn::parse_quote!(#k)),
+        (Iter::General(e), true) => (
+            syn::parse_quote!(#e.enumerate()),
+            syn::parse_quote!(#k.1),
+            syn::parse_quote!(#k.0),
+            syn::parse_quote!(#e.len()),
+        ),
+        (Iter::General(e), false) => (
+            e,
+            syn::parse_quote!(#k),
+            syn::parse_quote!(#k),
+            syn::parse_quote!(0),
+        ),
     };
     let v = (p.elem)(&mut body, temps, at)?;
     let (init, tail): (Vec<Stmt>, Option<Expr>) = match consumer {
@@ -648,11 +740,11 @@ pub fn desugar(
         }
         Consumer::Collect => {
             let e = v.expr();
-            body.push(syn::parse_quote!(#acc[#k.0] = #e;));
+            body.push(syn::parse_quote!(#acc[#slot] = #e;));
             let zero = zero(float);
             (
                 vec![
-                    syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len_iter.len()];),
+                    syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len];),
                 ],
                 Some(syn::parse_quote!(#acc)),
             )
