@@ -24,6 +24,15 @@ fn a2_integer_work_in_loop_dropped() {
     a2::main();
 }
 
+mod ab {
+    include!("ab_chain_loop_over_constant_slice.rs");
+}
+
+#[test]
+fn ab_chain_loop_over_constant_slice() {
+    ab::main();
+}
+
 mod e2 {
     include!("e2_loop_with_inner_jump_last_in_block.rs");
 }

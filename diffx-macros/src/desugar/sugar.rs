@@ -299,7 +299,9 @@ impl Sugar {
     /// A `for` over a chain, or with a pattern lowering does not bind, as a loop over positions.
     fn for_loop(&mut self, e: &mut Expr) -> bool {
         let Expr::ForLoop(f) = &*e else { return false };
-        if f.label.is_some() || is_generated(&f.pat) || !self.mentions_active(&f.expr) {
+        // A pattern lowering cannot bind is rewritten even over constants: the body may be active.
+        let needed = !loop_binds(&f.pat) || self.mentions_active(&f.expr);
+        if f.label.is_some() || is_generated(&f.pat) || !needed {
             return false;
         }
         let found = {

@@ -88,6 +88,9 @@ impl Gen<'_> {
         } else {
             format!("&{}", s.name)
         };
+        if self.rng.chance(0.4) {
+            return self.for_chain(&s.name, s.active);
+        }
         let deref = self.rng.chance(0.35);
         let name = self.fresh_name(Some(if deref { "e" } else { "wi" }));
         let (pat, iter) = if deref {
@@ -104,6 +107,70 @@ impl Gen<'_> {
                 g.declare_deref(&n, s.active);
             } else {
                 g.declare_float(&n, false, true, s.active);
+            }
+        });
+        Stmt::For { pat, iter, body }
+    }
+
+    /// A `for` over an iterator chain on the slice (rewritten into a loop over positions by the
+    /// macro): `enumerate`, `zip` with its shifted self, `rev`, `skip`, `take`, `step_by`,
+    /// `filter` on the element's value, with tuple and reference patterns.
+    fn for_chain(&mut self, slice: &str, active: bool) -> Stmt {
+        self.used[C::ForChain as usize] += 1;
+        let name = self.fresh_name(Some("xi"));
+        let (pat, iter, index, other) = match self.rng.below(8) {
+            0 | 1 => {
+                let i = self.fresh_name(Some("i"));
+                let skip = if self.rng.chance(0.5) { ".skip(1)" } else { "" };
+                (
+                    format!("({i}, &{name})"),
+                    format!("{slice}.iter().enumerate(){skip}"),
+                    Some(i),
+                    None,
+                )
+            }
+            2 | 3 => {
+                let o = self.fresh_name(Some("xn"));
+                (
+                    format!("(&{name}, &{o})"),
+                    format!("{slice}.iter().zip({slice}.iter().skip(1))"),
+                    None,
+                    Some(o),
+                )
+            }
+            4 => (
+                format!("&{name}"),
+                format!("{slice}.iter().rev()"),
+                None,
+                None,
+            ),
+            5 => (
+                format!("&{name}"),
+                format!("{slice}.iter().step_by(2).take(2)"),
+                None,
+                None,
+            ),
+            6 => (
+                format!("&{name}"),
+                format!("{slice}.iter().filter(|v| **v > 0.2)"),
+                None,
+                None,
+            ),
+            _ => (
+                name.clone(),
+                format!("{slice}.iter().copied().skip(1).rev()"),
+                None,
+                None,
+            ),
+        };
+        let n = name.clone();
+        let body = self.loop_body(Vec::new(), true, |g| {
+            g.declare_float(&n, false, true, active);
+            if let Some(o) = &other {
+                g.declare_float(o, false, true, active);
+            }
+            if let Some(i) = &index {
+                g.declare_int(i, true);
             }
         });
         Stmt::For { pat, iter, body }
