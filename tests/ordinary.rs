@@ -239,7 +239,12 @@ fn positions(x: &[f64]) -> f64 {
     }
     let back: f64 = x.iter().rev().step_by(2).take(2).map(|v| v.sin()).sum();
     let ranged: f64 = (1..x.len()).map(|i| x[i] * x[i - 1]).sum();
-    weighted + tail + back + ranged
+    let sub: f64 = x[1..]
+        .iter()
+        .zip(&x[..x.len() - 1])
+        .map(|(a, b)| a - b)
+        .sum();
+    weighted + tail + back + ranged + sub
 }
 
 fn positions_by_hand(x: &[f64]) -> Vec<f64> {
@@ -254,6 +259,9 @@ fn positions_by_hand(x: &[f64]) -> Vec<f64> {
         g[i] += x[i - 1];
         g[i - 1] += x[i];
     }
+    // Σ x[i] − x[i−1] telescopes to x[n−1] − x[0].
+    g[n - 1] += 1.0;
+    g[0] -= 1.0;
     g
 }
 

@@ -379,6 +379,21 @@ struct Positions {
 
 fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
     let mut p = match chain.source {
+        Source::Slice { base, by_ref } if subslice(&base).is_some() => {
+            let (base, start, end) = subslice(&base).expect("a subslice");
+            let start = paren(&start);
+            Positions {
+                iter: Iter::Count(syn::parse_quote!(#end - #start)),
+                filtered: false,
+                elem: Box::new(move |_, _, k| {
+                    Ok(Elem::Expr(if by_ref {
+                        syn::parse_quote!(&#base[#start + #k])
+                    } else {
+                        syn::parse_quote!(#base[#start + #k])
+                    }))
+                }),
+            }
+        }
         Source::Slice { base, by_ref } => Positions {
             iter: Iter::Count(syn::parse_quote!(#base.len())),
             filtered: false,
@@ -400,6 +415,28 @@ fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
         p = adapt(p, step, span, float)?;
     }
     Ok(p)
+}
+
+/// `x[a..b]` (also `x[a..]`, `x[..b]`, `x[..]`) as `x`, `a` and `b`: its elements are `x[a + k]`.
+fn subslice(e: &Expr) -> Option<(Expr, Expr, Expr)> {
+    let Expr::Index(i) = e else { return None };
+    let Expr::Range(r) = &*i.index else {
+        return None;
+    };
+    if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+        return None;
+    }
+    let base = (*i.expr).clone();
+    let start = r
+        .start
+        .as_deref()
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(0));
+    let end = match r.end.as_deref() {
+        Some(b) => paren(b),
+        None => syn::parse_quote!(#base.len()),
+    };
+    Some((base, start, end))
 }
 
 /// `(e)`: an operand that keeps its meaning inside a larger expression.
