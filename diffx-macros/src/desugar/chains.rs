@@ -297,7 +297,8 @@ fn turbofish(m: &ExprMethodCall) -> Option<Type> {
     })
 }
 
-fn strip(e: &Expr) -> &Expr {
+/// `e` without parentheses or invisible groups around it.
+pub fn strip(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip(&p.expr),
         Expr::Group(g) => strip(&g.expr),
@@ -621,6 +622,18 @@ fn borrow(v: &Elem) -> Elem {
     }
 }
 
+/// `acc = f(acc, v);`: one step of `fold` and `reduce`.
+fn fold_step(
+    f: &Func,
+    acc: &syn::Ident,
+    v: Elem,
+    temps: &mut Temps,
+    span: Span,
+) -> syn::Result<Stmt> {
+    let next = apply(f, vec![Elem::Expr(syn::parse_quote!(#acc)), v], temps, span)?;
+    Ok(syn::parse_quote!(#acc = #next;))
+}
+
 /// `f` applied to `args`: a block binding the closure's parameters, then its body; or a call.
 pub fn apply(f: &Func, args: Vec<Elem>, temps: &mut Temps, span: Span) -> syn::Result<Expr> {
     match f {
@@ -720,13 +733,7 @@ pub fn desugar(
             )
         }
         Consumer::Fold(init, f) => {
-            let next = apply(
-                &f,
-                vec![Elem::Expr(syn::parse_quote!(#acc)), v],
-                temps,
-                span,
-            )?;
-            body.push(syn::parse_quote!(#acc = #next;));
+            body.push(fold_step(&f, &acc, v, temps, span)?);
             (
                 vec![syn::parse_quote!(let mut #acc = #init;)],
                 Some(syn::parse_quote!(#acc)),
@@ -736,15 +743,7 @@ pub fn desugar(
             let first = temps.fresh("first");
             let e = v.expr();
             let update: Stmt = match r {
-                Reducer::Reduce => {
-                    let next = apply(
-                        &f,
-                        vec![Elem::Expr(syn::parse_quote!(#acc)), v],
-                        temps,
-                        span,
-                    )?;
-                    syn::parse_quote!(#acc = #next;)
-                }
+                Reducer::Reduce => fold_step(&f, &acc, v, temps, span)?,
                 Reducer::MaxBy | Reducer::MinBy => {
                     let ord = apply(
                         &f,

@@ -72,9 +72,7 @@ pub fn bind(
     out: &mut Vec<Stmt>,
 ) -> syn::Result<()> {
     let value = match value {
-        Elem::Tuple(parts) if parts.iter().any(|p| p.mentions(&names(pat))) => {
-            Elem::Tuple(parts.into_iter().map(|p| spill(p, temps, out)).collect())
-        }
+        Elem::Tuple(parts) => Elem::Tuple(read_first(parts, &names(pat), temps, out)),
         v => v,
     };
     bind_part(pat, value, ty, temps, out)
@@ -89,14 +87,24 @@ pub fn bind_each(
     out: &mut Vec<Stmt>,
 ) -> syn::Result<()> {
     let bound: Vec<String> = pats.iter().flat_map(names).collect();
-    let values: Vec<Elem> = match values.iter().any(|v| v.mentions(&bound)) && values.len() > 1 {
-        true => values.into_iter().map(|v| spill(v, temps, out)).collect(),
-        false => values,
-    };
+    let values = read_first(values, &bound, temps, out);
     for (p, v) in pats.iter().zip(values) {
         bind(p, v, None, temps, out)?;
     }
     Ok(())
+}
+
+/// `values`, each read into a temporary first if one of them mentions a name in `bound`.
+fn read_first(
+    values: Vec<Elem>,
+    bound: &[String],
+    temps: &mut Temps,
+    out: &mut Vec<Stmt>,
+) -> Vec<Elem> {
+    match values.len() > 1 && values.iter().any(|v| v.mentions(bound)) {
+        true => values.into_iter().map(|v| spill(v, temps, out)).collect(),
+        false => values,
+    }
 }
 
 fn bind_part(

@@ -14,7 +14,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local, Pat, Stmt, Type};
 
-use super::chains::{self, Consumer, Func};
+use super::chains::{self, strip, Consumer, Func};
 use super::patterns::{self, Elem, Temps};
 use crate::parse::Signature;
 use crate::tokens;
@@ -438,14 +438,6 @@ fn closure_init(l: &Local) -> Option<(String, syn::ExprClosure)> {
             Some((p.ident.to_string(), c.clone()))
         }
         _ => None,
-    }
-}
-
-fn strip(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        e => e,
     }
 }
 
