@@ -479,3 +479,50 @@ fn enums_bools_and_strs_are_constants() {
         assert_eq!(grad_configured(x, &Act::Id, false, "abc"), 1.0);
     }
 }
+
+pub struct Spring {
+    k: f64,
+    rest: f64,
+}
+
+impl Spring {
+    /// A method: `self` is a constant, the derivatives are methods with the same receiver.
+    #[autodiff]
+    fn energy(&self, x: f64) -> f64 {
+        0.5 * self.k * (x - self.rest).powi(2)
+    }
+
+    #[autodiff(order = 2)]
+    pub fn chain_energy(&self, p: &[f64]) -> f64 {
+        p.iter()
+            .zip(p.iter().skip(1))
+            .map(|(a, b)| self.k * (b - a - self.rest).powi(2))
+            .sum()
+    }
+}
+
+#[test]
+fn methods_with_a_receiver() {
+    let s = Spring { k: 3.0, rest: 0.5 };
+    for x in [-1.0, 0.25, 1.5] {
+        assert_close(s.grad_energy(x), 3.0 * (x - 0.5), 1e-14, "grad_energy");
+        assert_eq!(s.jvp_energy(x, 2.0).1, 2.0 * s.grad_energy(x));
+        assert_eq!(s.value_and_grad_energy(x).0, s.energy(x));
+    }
+    let p = [0.3, 1.1, 0.9];
+    let g = s.grad_chain_energy(&p);
+    let d = [1.1 - 0.3 - 0.5, 0.9 - 1.1 - 0.5];
+    let want = [-6.0 * d[0], 6.0 * d[0] - 6.0 * d[1], 6.0 * d[1]];
+    for i in 0..3 {
+        assert_close(g[i], want[i], 1e-12, "grad_chain_energy");
+    }
+    let h = s.hessian_chain_energy(&p);
+    assert_eq!(
+        h,
+        vec![
+            vec![6.0, -6.0, 0.0],
+            vec![-6.0, 12.0, -6.0],
+            vec![0.0, -6.0, 6.0]
+        ]
+    );
+}

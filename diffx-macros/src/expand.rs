@@ -98,7 +98,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         let explain = crate::explain::function(&item, &sig, &programs, &out)?;
         quote!(#out #explain)
     };
-    Ok(out)
+    match &sig.receiver {
+        Some(r) => emit::methods::methods(out, r),
+        None => Ok(out),
+    }
 }
 
 fn first_token_span(item: &TokenStream) -> proc_macro2::Span {

@@ -76,6 +76,8 @@ pub struct Signature {
     /// The return type: the float type or a tensor of it.
     pub ret: Type,
     pub ret_kind: Kind,
+    /// `&self` or `self` of a method: its derivative functions are methods too.
+    pub receiver: Option<syn::Receiver>,
 }
 
 /// Types that are never differentiable parameters, though their names are capitalized.
@@ -289,11 +291,16 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             } else {
                 Kind::Tensor
             };
+            let receiver = f.sig.inputs.iter().find_map(|i| match i {
+                FnArg::Receiver(r) => Some(r.clone()),
+                FnArg::Typed(_) => None,
+            });
             Ok(Signature {
                 params,
                 float: float.expect("no errors"),
                 ret,
                 ret_kind,
+                receiver,
             })
         }
     }
@@ -308,10 +315,12 @@ fn params(
     let mut out = Vec::new();
     for input in &f.sig.inputs {
         let pt = match input {
-            FnArg::Receiver(r) => {
-                errors.push(error(r.span(), "methods are not supported by `#[autodiff]`: write a free function taking the value as a parameter"));
+            FnArg::Receiver(r) if r.mutability.is_some() || r.colon_token.is_some() => {
+                errors.push(error(r.span(), "`#[autodiff]` methods take `&self` or `self`: for `&mut self`, take the numbers as parameters and return the result"));
                 continue;
             }
+            // `self` is a constant: the body reads it as any name that is not a parameter.
+            FnArg::Receiver(_) => continue,
             FnArg::Typed(pt) => pt,
         };
         let Pat::Ident(pi) = &*pt.pat else {

@@ -14,6 +14,7 @@ use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
 
 mod control;
+pub mod methods;
 pub mod second;
 pub(crate) mod signature;
 pub mod third;

@@ -6,7 +6,7 @@ struct Model {
 
 impl Model {
     #[autodiff]
-    fn f(&self, x: f64) -> f64 {
+    fn f(&mut self, x: f64) -> f64 {
         self.w * x
     }
 }

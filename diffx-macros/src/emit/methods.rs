@@ -1,0 +1,58 @@
+//! The derivative functions of a method, as methods of the same `impl`: each takes the method's
+//! receiver first, and calls among the generated functions go through `self`
+//! (`spring.grad_energy(x)` calls `self.__diffx_vjp_energy(x, 1.0)`).
+//!
+//! The functions are written as for a free function and rewritten here, so no other stage knows
+//! about receivers. `self` itself is a constant: the body reads it as it reads any name that is not
+//! a differentiable parameter.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, FnArg, Item, Receiver};
+
+/// `items` (the method and its derivative functions) as associated functions taking `receiver`.
+pub fn methods(items: TokenStream, receiver: &Receiver) -> syn::Result<TokenStream> {
+    let file: syn::File = syn::parse2(items)?;
+    let mut fns: Vec<syn::ItemFn> = file
+        .items
+        .into_iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) => Some(f),
+            // `const _: () = { let _ = f; };` keeps a free function used; an `impl` has no such item.
+            _ => None,
+        })
+        .collect();
+    let names: BTreeSet<String> = fns.iter().map(|f| f.sig.ident.to_string()).collect();
+    for f in &mut fns {
+        match f.sig.inputs.first() {
+            // The method itself: the user may call only its derivatives.
+            Some(FnArg::Receiver(_)) => f.attrs.push(syn::parse_quote!(#[allow(dead_code)])),
+            _ => f.sig.inputs.insert(0, FnArg::Receiver(receiver.clone())),
+        }
+        ThroughSelf(&names).visit_block_mut(&mut f.block);
+    }
+    Ok(quote!(#(#fns)*))
+}
+
+/// Rewrites `g(args)` into `self.g(args)` for the generated functions `g`.
+struct ThroughSelf<'a>(&'a BTreeSet<String>);
+
+impl VisitMut for ThroughSelf<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        visit_mut::visit_expr_mut(self, e);
+        let Expr::Call(c) = e else { return };
+        let Expr::Path(p) = &*c.func else { return };
+        let Some(name) = p
+            .path
+            .get_ident()
+            .filter(|i| self.0.contains(&i.to_string()))
+        else {
+            return;
+        };
+        let args = &c.args;
+        *e = syn::parse_quote!(self.#name(#args));
+    }
+}
