@@ -73,13 +73,14 @@ impl Builder {
     }
 
     fn unique(&mut self, base: &str, avoid_user: bool) -> Ident {
-        let free = |s: &Self, n: &str, user: bool| !s.taken.contains(n) && !(user && s.used.contains(n));
-        let name = if free(self, base, avoid_user) {
+        let taken =
+            |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
+        let name = if !taken(self, base, avoid_user) {
             base.to_string()
         } else {
             // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
             let mut k = self.next_suffix.get(base).copied().unwrap_or(1);
-            while !free(self, &format!("{base}_{k}"), true) {
+            while taken(self, &format!("{base}_{k}"), true) {
                 k += 1;
             }
             self.next_suffix.insert(base.to_string(), k + 1);

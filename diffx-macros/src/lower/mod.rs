@@ -114,7 +114,9 @@ impl<'b> Lowerer<'b> {
         match e {
             Expr::Lit(_) => false,
             Expr::Path(p) if path_of(p).is_some() => path_of(p) == Some(true),
-            Expr::MethodCall(m) if m.turbofish.is_none() && !(m.method == "len" && m.args.is_empty()) => {
+            Expr::MethodCall(m)
+                if m.turbofish.is_none() && !(m.method == "len" && m.args.is_empty()) =>
+            {
                 self.mentions_active(&m.receiver) || m.args.iter().any(|a| self.mentions_active(a))
             }
             Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
