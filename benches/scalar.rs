@@ -21,7 +21,7 @@ fn seed_by_hand(x1: f64, x2: f64) -> (f64, f64) {
     (1.0 / x1 + x2, x1 - x2.cos())
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn rosenbrock(x: f64, y: f64) -> f64 {
     let a = 1.0 - x;
     let b = y - x * x;

@@ -16,7 +16,7 @@ fn cubic(x: f64) -> f64 {
     x * x * x - 2.0 * x - 5.0
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn rosenbrock(x: f64, y: f64) -> f64 {
     let a = 1.0 - x;
     let b = y - x * x;
@@ -90,7 +90,7 @@ fn minimize(mut p: [f64; 2]) -> [f64; 2] {
 /// 100(x₂ᵢ₊₁ − x₂ᵢ²)² + (1 − x₂ᵢ)², minimum 0 at (1, …, 1). (The chained form
 /// Σ 100(xᵢ₊₁ − xᵢ²)² + (1 − xᵢ)² has a second local minimum, f ≈ 3.98662 near x₀ = −1, for n ≥ 4,
 /// which Newton's method from (−1.2, 1, 1, …) reaches instead.)
-#[autodiff]
+#[autodiff(order = 2)]
 fn extended(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() / 2 {

@@ -42,14 +42,16 @@
 //! functions and recursion; the README lists the details.
 //!
 //! ## Higher order
-//! Where the body allows it (`f64`/`f32` parameters and their slices, a scalar result, no calls or
-//! tensors), `#[autodiff]` also writes `hvp_f(x, y, n, tx, ty)`, the Hessian times a direction
-//! shaped like the gradient (forward mode over the reverse program), and `hessian_f(x, y, n)`.
-//! `#[autodiff(order = 2)]` asks for them through calls of other functions too (each callee needs
-//! second order of its own: `#[autodiff]`, or `#[custom_derivative]` with an `hvp` rule) and makes
-//! whatever is in the way a compile error; `#[autodiff(order = 3)]` adds `dhvp_f(x, y, n, ux, uy,
-//! vx, vy)`, the third derivative D³f[u, v, ·] shaped like the gradient (forward mode once more,
-//! over `hvp_f`), and for a function of one scalar `d3_f(x, n)`; `order = 1` writes first order
+//! Second order is written on request: `#[autodiff(order = 2)]` (for `f64`/`f32` parameters and
+//! their slices and a scalar result, without tensors) adds `hvp_f(x, y, n, tx, ty)`, the Hessian
+//! times a direction shaped like the gradient (forward mode over the reverse program), and
+//! `hessian_f(x, y, n)`, also through calls of other functions (each callee needs second order of
+//! its own: `#[autodiff(order = 2)]`, or `#[custom_derivative]` with an `hvp` rule), and makes
+//! whatever is in the way a compile error. Without it, a call of `hvp_f` or `hessian_f` is a
+//! compile error that says to add it: second order is most of the code the macro would write, and
+//! every build compiles it. `#[autodiff(order = 3)]` adds `dhvp_f(x, y, n, ux, uy, vx, vy)`, the
+//! third derivative D³f[u, v, ·] shaped like the gradient (forward mode once more, over `hvp_f`),
+//! and for a function of one scalar `d3_f(x, n)`; `order = 1`, the default, writes first order
 //! only.
 //! ```
 //! # use diffx::autodiff;

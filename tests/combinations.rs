@@ -14,7 +14,7 @@ use common::assert_close;
 use diffx::autodiff;
 use diffx::check::derivative;
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn c1(x: f64, n: usize) -> f64 {
     let mut s = x;
     for i in 0..n {

@@ -1,6 +1,6 @@
-//! Second order through calls (`#[autodiff(order = 2)]`): the caller's `hvp_` calls each callee's
-//! forward-over-reverse function `__diffx_hvp_` (written by `#[autodiff]`, or from an `hvp` rule
-//! by `#[custom_derivative]`) — against analytic Hessians and central differences of `grad_`.
+//! Second order through calls (`#[autodiff(order = 2)]` on the caller and on every `#[autodiff]`
+//! callee): the caller's `hvp_` calls each callee's forward-over-reverse function `__diffx_hvp_`
+//! (written by `#[autodiff(order = 2)]`, or from an `hvp` rule by `#[custom_derivative]`) — against analytic Hessians and central differences of `grad_`.
 
 use diffx::check::central_difference;
 use diffx::{autodiff, custom_derivative};
@@ -24,7 +24,7 @@ fn check_hessian(hessian: &[Vec<f64>], grad: impl Fn(&[f64]) -> Vec<f64>, p: &[f
     }
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn g(t: f64) -> f64 {
     t.sin() * t
 }
@@ -68,12 +68,12 @@ fn hessian_of_a_caller_is_analytic_and_matches_differences_of_the_gradient() {
 }
 
 /// A callee of two arguments, one of them a constant of the caller, and a constant parameter.
-#[autodiff]
+#[autodiff(order = 2)]
 fn weighted(a: f64, b: f64, k: u32) -> f64 {
     (a * b).exp() * f64::from(k) + a * a * a
 }
 
-/// A loop that calls, and a callee that calls (itself with `order = 2`).
+/// A loop that calls, and a callee that calls.
 #[autodiff(order = 2)]
 fn inner(a: f64, b: f64) -> f64 {
     weighted(a, b, 2) - g(b)
@@ -194,7 +194,7 @@ fn a_caller_of_a_custom_rule_gets_its_hessian() {
 mod helpers {
     use diffx::autodiff;
 
-    /// A callee in another module, with `order = 2` because it calls itself: xⁿ by recursion.
+    /// A callee in another module (calling itself): xⁿ by recursion.
     #[autodiff(order = 2)]
     pub fn pow_rec(x: f64, n: u32) -> f64 {
         if n == 0 {

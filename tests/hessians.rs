@@ -5,7 +5,7 @@
 use diffx::autodiff;
 use diffx::check::central_difference;
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn rosenbrock(x: f64, y: f64) -> f64 {
     let a = 1.0 - x;
     let b = y - x * x;
@@ -41,7 +41,7 @@ fn rosenbrock_hessian_at_the_minimum_and_elsewhere() {
 }
 
 /// A function with transcendental pieces, a constant parameter and a branch.
-#[autodiff]
+#[autodiff(order = 2)]
 fn mixed(x: f64, y: f64, k: u32) -> f64 {
     let s = (x * y).sin() + x.exp() * y.powi(2);
     if s > 0.0 {
@@ -96,7 +96,7 @@ fn hvp_is_the_hessian_times_the_direction() {
 }
 
 /// One parameter: a bare second derivative.
-#[autodiff]
+#[autodiff(order = 2)]
 fn cubic(x: f64) -> f64 {
     x * x * x - 2.0 * x
 }
@@ -132,7 +132,7 @@ fn newton_reaches_the_rosenbrock_minimum_in_under_30_steps() {
 }
 
 /// Extended Rosenbrock over a slice: loops and slices under `hvp_`.
-#[autodiff]
+#[autodiff(order = 2)]
 fn chained(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() - 1 {
@@ -196,7 +196,7 @@ fn newton_cg_with_hvp_reaches_the_minimum_in_under_30_steps() {
 }
 
 /// A scalar and a slice: the Hessian over (s, x₀, x₁, …).
-#[autodiff]
+#[autodiff(order = 2)]
 fn scaled_norm(s: f64, x: &[f64]) -> f64 {
     let mut q = 0.0;
     for &xi in x {

@@ -65,7 +65,7 @@ macro_rules! unary {
 }
 
 // A: a `break` under a condition on integers only was dropped by every derivative function.
-#[autodiff]
+#[autodiff(order = 2)]
 fn brk(x: f64, n: usize) -> f64 {
     let mut s = x;
     for i in 0..n {
@@ -77,7 +77,7 @@ fn brk(x: f64, n: usize) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn brk_while(x: f64, n: usize) -> f64 {
     let mut s = x;
     let mut k = 0;
@@ -120,7 +120,7 @@ fn a_break_on_an_integer_condition() {
 
 // Issue 15, 1: a `loop` whose `break` reads an integer counter hung `jvp_` and filled memory in
 // `grad_`.
-#[autodiff]
+#[autodiff(order = 2)]
 fn counted_loop(x: f64) -> f64 {
     let mut y = x;
     let mut k: i32 = 0;
@@ -149,7 +149,7 @@ fn issue_1_loop_with_counted_break_terminates() {
 }
 
 // Issue 15, 2: a `loop` with `break` inside an `if` arm did not compile.
-#[autodiff]
+#[autodiff(order = 2)]
 fn loop_in_arm(x: f64, y: f64) -> f64 {
     let mut t: f64 = x;
     if y > 0.0 {
@@ -195,7 +195,7 @@ fn issue_2_loop_with_break_in_an_arm() {
 
 // Issue 15, 3: a local vector's element written after an early-return check lost its
 // contribution in reverse mode (∂h/∂x = 4 instead of 12 at (2, 1)).
-#[autodiff]
+#[autodiff(order = 2)]
 fn write_after_return_check(x: f64, y: f64) -> f64 {
     let mut v = vec![x, y];
     let t = x * x;
@@ -236,7 +236,7 @@ fn issue_3_vector_written_after_an_early_return() {
 }
 
 // Issue 15, 4: the counter's increment behind an early-return guard hung the derivatives.
-#[autodiff]
+#[autodiff(order = 2)]
 fn guarded_counter(x: f64) -> f64 {
     let mut t = x;
     let mut c = 0;
@@ -265,7 +265,7 @@ fn issue_4_counter_behind_an_early_return() {
 }
 
 // Issue 15, 5: a `match` statement inside an `if` arm.
-#[autodiff]
+#[autodiff(order = 2)]
 fn match_in_arm(x: f64, k: usize) -> f64 {
     let mut t = x;
     if x > 10.0 {
@@ -306,7 +306,7 @@ fn issue_5_match_statement_in_an_arm() {
 }
 
 // B: an update of a constant local after an early return inside a block statement was skipped.
-#[autodiff]
+#[autodiff(order = 2)]
 fn return_in_block(x: f64, n: usize) -> f64 {
     let mut a = -0.2;
     {
@@ -344,7 +344,7 @@ fn b_update_after_a_return_in_a_block() {
 }
 
 // C: `match` as a statement with block arms, expression arms, and a `return` in an arm.
-#[autodiff]
+#[autodiff(order = 2)]
 fn match_block_arms(x: f64, n: usize) -> f64 {
     let mut s = x;
     match n {
@@ -358,7 +358,7 @@ fn match_block_arms(x: f64, n: usize) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn match_expr_arms(x: f64, n: usize) -> f64 {
     let mut s = x;
     match n {
@@ -368,7 +368,7 @@ fn match_expr_arms(x: f64, n: usize) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn match_return_arm(x: f64, n: usize) -> f64 {
     match n % 4 {
         1 | 2 => {
@@ -416,7 +416,7 @@ fn c_match_statements() {
 }
 
 // D: a block statement as the last statement of an arm, a loop body or a block.
-#[autodiff]
+#[autodiff(order = 2)]
 fn block_last_in_arm(x: f64) -> f64 {
     let mut s = x;
     if x > 0.0 {
@@ -427,7 +427,7 @@ fn block_last_in_arm(x: f64) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn block_last_in_loop(x: f64, n: usize) -> f64 {
     let mut s = x;
     for _ in 0..n {
@@ -438,7 +438,7 @@ fn block_last_in_loop(x: f64, n: usize) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn block_last_in_block(x: f64) -> f64 {
     let mut s = x;
     {
@@ -481,7 +481,7 @@ fn d_block_statements_last_in_a_block() {
 }
 
 // E: loops holding `break`, `continue` or `return` as the last statement of an arm or loop body.
-#[autodiff]
+#[autodiff(order = 2)]
 fn loop_last_in_if(x: f64) -> f64 {
     let mut s = x;
     if x > 0.0 {
@@ -497,7 +497,7 @@ fn loop_last_in_if(x: f64) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn break_loop_last_in_for(x: f64) -> f64 {
     let mut s = x;
     for _ in 0..2 {
@@ -511,7 +511,7 @@ fn break_loop_last_in_for(x: f64) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn continue_loop_last_in_if(x: f64) -> f64 {
     let mut s = x;
     if x > 0.0 {
@@ -525,7 +525,7 @@ fn continue_loop_last_in_if(x: f64) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn return_loop_last_in_if(x: f64) -> f64 {
     let mut s = x;
     if x > 0.0 {
@@ -539,7 +539,7 @@ fn return_loop_last_in_if(x: f64) -> f64 {
     s
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn int_break_last_in_loop(y: f64, n: usize) -> f64 {
     let mut s = y;
     let mut k: usize = 0;
@@ -623,7 +623,7 @@ fn e_loops_with_jumps_last_in_a_block() {
 }
 
 // K: a local vector built after an early return.
-#[autodiff]
+#[autodiff(order = 2)]
 fn vector_after_return(x: f64) -> f64 {
     if x > 2.0 {
         return x;
@@ -633,7 +633,7 @@ fn vector_after_return(x: f64) -> f64 {
 }
 
 // M: the same, written in a loop.
-#[autodiff]
+#[autodiff(order = 2)]
 fn vector_after_return_in_loop(x: f64, n: usize) -> f64 {
     if x > 2.0 {
         return x;
@@ -678,7 +678,7 @@ fn k_m_vectors_after_an_early_return() {
 }
 
 // L: a local vector written in a loop inside an `if` arm and again after it.
-#[autodiff]
+#[autodiff(order = 2)]
 fn vector_loop_in_arm(x: f64, n: usize) -> f64 {
     let mut v = vec![0.0_f64; 3];
     if x > -0.1 {
@@ -717,7 +717,7 @@ fn l_vector_written_in_a_loop_in_an_arm() {
 }
 
 // N: a local vector written in a loop nested in another loop lost every write.
-#[autodiff]
+#[autodiff(order = 2)]
 fn nested_vector_writes(y: f64) -> f64 {
     let mut v = vec![0.0_f64; 2];
     for _ in 0..2 {
@@ -728,7 +728,7 @@ fn nested_vector_writes(y: f64) -> f64 {
     v[0]
 }
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn nested_vector_writes_while(y: f64) -> f64 {
     let mut v = vec![0.0_f64; 2];
     for i in 0..2 {
@@ -913,7 +913,7 @@ fn j_dereferenced_elements_in_conditions() {
 
 // Found by the random-program tester: a `break` inside the right side of an assignment leaves
 // the variable as it was (the desugared code assigned a placeholder, read after the loop).
-#[autodiff]
+#[autodiff(order = 2)]
 fn break_in_assigned_value(x: f64, n: usize) -> f64 {
     let mut b = x;
     let mut k = 0;
@@ -933,7 +933,7 @@ fn break_in_assigned_value(x: f64, n: usize) -> f64 {
 
 // A block value with nothing differentiable in it, holding a `for` with a `break`, is kept as
 // written.
-#[autodiff]
+#[autodiff(order = 2)]
 fn constant_block_with_break(x: f64, n: usize) -> f64 {
     let c = {
         let mut k = 0;

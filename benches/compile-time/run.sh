@@ -5,14 +5,17 @@
 #   benches/compile-time/run.sh              # the two shapes at their full sizes
 #   benches/compile-time/run.sh --smoke      # small sizes (CI): checks the script still works
 # Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3),
-# ARGS (the attribute's arguments, e.g. "order = 1").
+# ARGS (the attribute's arguments, e.g. "order = 2"), STRAIGHT and MANY (the sizes to run, e.g.
+# STRAIGHT="50" MANY="" for the 100-statement function alone).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work="$repo/target/compile-time"
 export CARGO_TARGET_DIR="$work/target"
 rounds=${ROUNDS:-3}
 features=${FEATURES:-default}
-if [ "${1:-}" = "--smoke" ]; then straight=(10); many=(2); rounds=1; else straight=(100 200 400); many=(50); fi
+if [ "${1:-}" = "--smoke" ]; then straight=(10); many=(2); rounds=1; else straight=(50 100 200 400); many=(50); fi
+if [ -n "${STRAIGHT+set}" ]; then read -ra straight <<< "$STRAIGHT"; fi
+if [ -n "${MANY+set}" ]; then read -ra many <<< "$MANY"; fi
 
 crate() { # name, body-writer function, with-attribute (1/0)
   local dir="$work/$1"; mkdir -p "$dir/src"

@@ -1,7 +1,9 @@
 //! Appending statements to a [`Func`]: fresh names, and products and sums simplified on the way
 //! (`1·x = x`), so that derivative code is as short as a hand-written one.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 use proc_macro2::{Ident, Span};
 
@@ -16,6 +18,10 @@ pub struct Builder {
     used: BTreeSet<String>,
     /// The names given to values so far.
     taken: BTreeSet<String>,
+    /// Per base name, the first suffix `k` not known to be taken: `base_1` … `base_{k-1}` are, and
+    /// names are never released, so a search for a fresh `base_k` starts there (a variable
+    /// reassigned n times would otherwise make naming quadratic in n).
+    next_suffix: HashMap<String, usize>,
     temps: usize,
     /// `f64` or `f32`.
     pub float: Ident,
@@ -28,7 +34,14 @@ pub struct Builder {
     /// Over reverse mode: the undo log of each vector's tangent, by the vector's own log (a fresh
     /// name, so a third-order pass over `hvp_` gives the logs of `hvp_` their own).
     pub tangent_logs: Vec<(Ident, Ident)>,
+    /// The rule templates parsed so far in this expansion (see [`Templates`]).
+    pub templates: Templates,
 }
+
+/// Rule templates parsed once per expansion, by template, with the function's float type filled in:
+/// every use of a rule used to parse its template string again. Shared by the builders of one
+/// expansion (they are clones of the first); never kept across expansions, whose spans differ.
+pub type Templates = Rc<RefCell<HashMap<&'static str, syn::Expr>>>;
 
 impl Builder {
     pub fn new(used: BTreeSet<String>, float: Ident) -> Self {
@@ -39,11 +52,13 @@ impl Builder {
             },
             used,
             taken: BTreeSet::new(),
+            next_suffix: HashMap::new(),
             temps: 0,
             float,
             call_kind: Kind::Other,
             dense: false,
             tangent_logs: Vec::new(),
+            templates: Templates::default(),
         }
     }
 
@@ -60,13 +75,17 @@ impl Builder {
     fn unique(&mut self, base: &str, avoid_user: bool) -> Ident {
         let taken =
             |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
-        let mut name = base.to_string();
-        let mut k = 1;
-        // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
-        while taken(self, &name, avoid_user || k > 1) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
+        let name = if !taken(self, base, avoid_user) {
+            base.to_string()
+        } else {
+            // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
+            let mut k = self.next_suffix.get(base).copied().unwrap_or(1);
+            while taken(self, &format!("{base}_{k}"), true) {
+                k += 1;
+            }
+            self.next_suffix.insert(base.to_string(), k + 1);
+            format!("{base}_{k}")
+        };
         self.taken.insert(name.clone());
         Ident::new(&name, Span::call_site())
     }

@@ -81,7 +81,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             let public = emit::second::public(&item, &sig, &dots);
             quote!(#hidden #public)
         }
-        None => emit::second::no_hvp(&item, &sig, false),
+        None => {
+            let hidden = emit::second::no_hvp(&item, &sig, false);
+            let public = emit::second::not_asked(&item, &sig);
+            quote!(#hidden #public)
+        }
     };
     out = quote!(#out #second);
     if let (Some(third), Some(hvp)) = (&third, &hvp) {
@@ -149,8 +153,8 @@ fn third_program(
 }
 
 /// The highest order of derivative functions to write: `order = n` if asked (an error at the
-/// first thing in the way otherwise); without it, 2 where the body allows it without calls
-/// (whose callees might have no second order), else 1.
+/// first thing in the way otherwise), else 1. Second order is opt-in: its programs are most of the
+/// code the macro writes, and every build compiles them.
 fn order(
     primal: &Builder,
     sig: &Signature,
@@ -158,12 +162,7 @@ fn order(
     asked: Option<Order>,
 ) -> syn::Result<u8> {
     match asked {
-        None => Ok(if obstacle(primal, sig, item, 2, false).is_none() {
-            2
-        } else {
-            1
-        }),
-        Some(Order { n: 1, .. }) => Ok(1),
+        None | Some(Order { n: 1, .. }) => Ok(1),
         Some(Order { n, .. }) => match obstacle(primal, sig, item, n, n == 2) {
             Some(e) => Err(e),
             None => Ok(n),

@@ -30,8 +30,8 @@ mod tests;
 use proc_macro::TokenStream;
 
 /// Writes the derivative functions of a numeric function: `grad_f`, `value_and_grad_f`, `vjp_f`
-/// (reverse mode) and `jvp_f` (forward mode); `hvp_f` and `hessian_f` where the body allows them
-/// (with `order = 2` also through calls), `dhvp_f` and `d3_f` with `order = 3`; with the `explain`
+/// (reverse mode) and `jvp_f` (forward mode); `hvp_f` and `hessian_f` with `order = 2` (second
+/// order is opt-in: it is most of the code), `dhvp_f` and `d3_f` with `order = 3`; with the `explain`
 /// feature also `explain_f`, its evaluation trace at a point. See the `diffx` crate for the full
 /// contract.
 #[proc_macro_attribute]

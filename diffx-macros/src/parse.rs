@@ -12,8 +12,7 @@ use crate::ir::Kind;
 pub struct Args {
     pub wrt: Option<Vec<Ident>>,
     /// `order = n`: the highest order of derivative functions asked for, which must then be
-    /// written (an error says why not otherwise). Without it, first order always and second
-    /// order where the body allows it without calls.
+    /// written (an error says why not otherwise). Without it, first order only.
     pub order: Option<Order>,
 }
 
@@ -42,7 +41,7 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
                 }
                 _ => Err(syn::Error::new(
                     lit.span(),
-                    "`order` is 1, 2 or 3: the highest derivative to write (`order = 2` adds `hvp_`/`hessian_` also through calls, `order = 3` adds `dhvp_`)",
+                    "`order` is 1, 2 or 3: the highest derivative to write (`order = 2` adds `hvp_`/`hessian_`, `order = 3` adds `dhvp_`)",
                 )),
             }
         } else {

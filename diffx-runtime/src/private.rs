@@ -40,9 +40,22 @@ pub trait ScalarResult: sealed::Never {
 #[diagnostic::on_unimplemented(
     message = "this `#[autodiff]` function has no second-order derivatives, so a caller's `hvp_` cannot go through it",
     label = "called here from a function with `#[autodiff(order = 2)]`",
-    note = "a callee that calls other functions itself needs `#[autodiff(order = 2)]` too; functions of tensors and vector-valued functions have no second order yet"
+    note = "second order is written only on request: the callee needs `#[autodiff(order = 2)]` too; functions of tensors and vector-valued functions have no second order yet"
 )]
 pub trait SecondOrder: sealed::Never {
+    fn never(self) -> !;
+}
+
+/// The bound of the `hvp_g` and `hessian_g` that `#[autodiff]` writes for a `g` without
+/// `order = 2`: second order is written on request (it is most of what the macro would write, and
+/// every build compiles it), so a call fails to compile with this message, at the call, rather
+/// than as a function that does not exist.
+#[diagnostic::on_unimplemented(
+    message = "`hvp_` and `hessian_` are written only for functions with `#[autodiff(order = 2)]`",
+    label = "called on an `#[autodiff]` function without `order = 2`",
+    note = "write `#[autodiff(order = 2)]` on the function: second order is opt-in, since it is most of the code the macro writes and every build compiles it"
+)]
+pub trait OrderTwo: sealed::Never {
     fn never(self) -> !;
 }
 

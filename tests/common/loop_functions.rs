@@ -6,7 +6,7 @@
 use diffx::autodiff;
 
 /// Chained (extended) Rosenbrock: Σ 100(x[i+1] − x[i]²)² + (1 − x[i])².
-#[autodiff]
+#[autodiff(order = 2)]
 pub fn rosenbrock(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() - 1 {

@@ -15,7 +15,7 @@ fn scale(y: f64, x: f64) -> f64 {
     x
 }
 
-#[autodiff(wrt(y))]
+#[autodiff(wrt(y), order = 2)]
 fn square(y: f64, x: f64) -> f64 {
     let x = x * y;
     x * x

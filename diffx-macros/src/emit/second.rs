@@ -148,6 +148,46 @@ pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
     }
 }
 
+/// For a function without `order = 2`: an `hvp_f` and a `hessian_f` whose calls are compile errors
+/// that say to add it (their first parameter has a bound no type has), with the real result types
+/// so that nothing after the call reports an error of its own.
+pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let (vis, name, float) = (&item.vis, &item.sig.ident, &sig.float);
+    let (a, first) = (
+        Ident::new("__A", Span::mixed_site()),
+        Ident::new("__first", Span::mixed_site()),
+    );
+    let grads: Vec<&syn::Type> = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .map(|p| &p.grad)
+        .collect();
+    let gty = if grads.len() == 1 {
+        quote!(#(#grads)*)
+    } else {
+        quote!((#(#grads),*))
+    };
+    let stub = |fn_name: Ident, arity: usize, ret: TokenStream| {
+        let rest = (1..arity).map(|_| quote!(_: impl ::core::marker::Sized));
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn #fn_name<#a: ::diffx::__private::OrderTwo>(#first: #a, #(#rest),*) -> #ret {
+                ::diffx::__private::OrderTwo::never(#first)
+            }
+        }
+    };
+    let n = sig.params.len();
+    let hvp = stub(format_ident!("hvp_{}", name), n + grads.len(), gty);
+    let hessian = stub(
+        format_ident!("hessian_{}", name),
+        n,
+        quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
+    );
+    quote!(#hvp #hessian)
+}
+
 /// `hessian_f`: row k is the Hessian-vector product along the k-th unit vector of all scalar
 /// components of the differentiable parameters, flattened in parameter order (a scalar is one
 /// component, a slice one per element).

@@ -106,17 +106,54 @@ impl<'b> Lowerer<'b> {
         )
     }
 
-    /// Whether `e` depends on a differentiable value.
-    fn mentions_active(&self, e: &impl ToTokens) -> bool {
-        tokens::mentions(e.to_token_stream(), &mut |id| self.is_active(id))
+    /// Whether `e` depends on a differentiable value. Operators, calls and the like are walked in
+    /// the tree, the rest by its tokens: lowering asks again for every operand, and writing each
+    /// one out as tokens made that quadratic in the depth of an expression.
+    fn mentions_active(&self, e: &Expr) -> bool {
+        let path_of = |p: &syn::ExprPath| p.path.get_ident().map(|id| self.is_active(id));
+        match e {
+            Expr::Lit(_) => false,
+            Expr::Path(p) if path_of(p).is_some() => path_of(p) == Some(true),
+            Expr::MethodCall(m)
+                if m.turbofish.is_none() && !(m.method == "len" && m.args.is_empty()) =>
+            {
+                self.mentions_active(&m.receiver) || m.args.iter().any(|a| self.mentions_active(a))
+            }
+            Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
+                tokens::mentions(c.func.to_token_stream(), &mut |id| self.is_active(id))
+                    || c.args.iter().any(|a| self.mentions_active(a))
+            }
+            Expr::Cast(c) => {
+                self.mentions_active(&c.expr)
+                    || tokens::mentions(c.ty.to_token_stream(), &mut |id| self.is_active(id))
+            }
+            _ => match operands_of(e) {
+                Some(ops) => ops.iter().any(|o| self.mentions_active(o)),
+                None => tokens::mentions(e.to_token_stream(), &mut |id| self.is_active(id)),
+            },
+        }
     }
 
     /// Whether `e` assigns to a name declared outside it: kept as written, the assignment would
-    /// change a shadow, not the value the list tracks.
-    fn reassigns(&self, e: &impl ToTokens) -> bool {
-        tokens::assigned(e.to_token_stream())
-            .iter()
-            .any(|n| self.lookup(n).is_some())
+    /// change a shadow, not the value the list tracks. Operators and calls assign nothing
+    /// themselves, so only their operands are looked at.
+    fn reassigns(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) | Expr::Path(_) => false,
+            Expr::MethodCall(m) => {
+                self.reassigns(&m.receiver) || m.args.iter().any(|a| self.reassigns(a))
+            }
+            Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
+                c.args.iter().any(|a| self.reassigns(a))
+            }
+            Expr::Cast(c) => self.reassigns(&c.expr),
+            _ => match operands_of(e) {
+                Some(ops) => ops.iter().any(|o| self.reassigns(o)),
+                None => tokens::assigned(e.to_token_stream())
+                    .iter()
+                    .any(|n| self.lookup(n).is_some()),
+            },
+        }
     }
 
     /// `e` as a constant: the user's names replaced by the values they stand for now.
@@ -658,6 +695,21 @@ impl<'b> Lowerer<'b> {
     }
 }
 
+/// The operands of an operator, a field or an index expression, whose own tokens name no variable
+/// and assign nothing (`.w`, `-`; not `+=`, which is a statement).
+fn operands_of(e: &Expr) -> Option<Vec<&Expr>> {
+    match e {
+        Expr::Binary(b) if compound(&b.op).is_none() => Some(vec![&b.left, &b.right]),
+        Expr::Unary(u) => Some(vec![&u.expr]),
+        Expr::Paren(p) => Some(vec![&p.expr]),
+        Expr::Group(g) => Some(vec![&g.expr]),
+        Expr::Field(f) => Some(vec![&f.base]),
+        Expr::Index(i) => Some(vec![&i.expr, &i.index]),
+        Expr::Reference(r) => Some(vec![&r.expr]),
+        _ => None,
+    }
+}
+
 fn rule(name: &str) -> &'static Rule {
     rules::find(name).expect("arithmetic rules are in the table")
 }
@@ -747,7 +799,7 @@ pub fn partials(
             if template.is_empty() || !needed {
                 return Ok(None);
             }
-            let expr = template_expr(template, &float)?;
+            let expr = template_expr(b, template, &float)?;
             let mut l = Lowerer::new(b);
             l.in_template = true;
             for (name, a) in ["a", "b", "c"].iter().zip(args) {
@@ -776,8 +828,14 @@ fn template_tokens(template: &str, float: &Ident) -> syn::Result<TokenStream> {
     ))
 }
 
-fn template_expr(template: &str, float: &Ident) -> syn::Result<Expr> {
-    syn::parse2(template_tokens(template, float)?)
+/// A partial's template as an expression, parsed at its first use in this expansion.
+fn template_expr(b: &Builder, template: &'static str, float: &Ident) -> syn::Result<Expr> {
+    if let Some(expr) = b.templates.borrow().get(template) {
+        return Ok(expr.clone());
+    }
+    let expr: Expr = syn::parse2(template_tokens(template, float)?)?;
+    b.templates.borrow_mut().insert(template, expr.clone());
+    Ok(expr)
 }
 
 /// A linear map of the table written out, its placeholders (`a`, `g`, …) replaced by `bindings`.

@@ -286,8 +286,8 @@ fn function(
     }
 }
 
-/// The `order` argument: with calls, `order = 2` writes `hvp_` (if the callee has one); without,
-/// `order = 1` writes none and `order = 3` adds `dhvp_`.
+/// The `order` argument: `order = 2` writes `hvp_` (with calls, if the callee has one), `order = 3`
+/// adds `dhvp_` (without calls); `order = 1` or no argument writes first order only.
 fn order(
     rng: &mut Rng,
     cfg: &Config,
@@ -306,12 +306,19 @@ fn order(
     let r = rng.unit();
     if r < w(C::Order1) {
         used[C::Order1 as usize] += 1;
-        (vec!["order = 1".into()], false, false)
+        // First order, asked for or by default.
+        let args = if rng.chance(0.5) {
+            vec!["order = 1".into()]
+        } else {
+            Vec::new()
+        };
+        (args, false, false)
     } else if r < w(C::Order1) + w(C::Order3) {
         used[C::Order3 as usize] += 1;
         (vec!["order = 3".into()], true, true)
     } else {
-        (Vec::new(), true, false)
+        used[C::Order2 as usize] += 1;
+        (vec!["order = 2".into()], true, false)
     }
 }
 
