@@ -526,3 +526,21 @@ fn methods_with_a_receiver() {
         ]
     );
 }
+
+/// A chain over an array written in place (its source read as one operand) and over a local.
+#[autodiff]
+fn over_a_sum(x: &[f64]) -> f64 {
+    let s = [x[0] + x[1], x[1] + x[0] * 3.0];
+    let t: f64 = [x[0] + x[1], x[1] + x[0] * 3.0].iter().map(|v| v * v).sum();
+    s.iter().map(|v| v * v).sum::<f64>() + t
+}
+
+#[test]
+fn chain_over_a_local_array() {
+    let x = [0.5, -1.25];
+    // twice (x0 + x1)² + (x1 + 3 x0)²
+    let (p, q) = (x[0] + x[1], x[1] + 3.0 * x[0]);
+    let g = grad_over_a_sum(&x);
+    assert_close(g[0], 2.0 * (2.0 * p + 6.0 * q), 1e-14, "∂0");
+    assert_close(g[1], 2.0 * (2.0 * p + 2.0 * q), 1e-14, "∂1");
+}

@@ -147,6 +147,29 @@ fn unsupported_code_is_an_error_not_a_panic() {
         ),
         quote!(
             fn f(x: f64) -> f64 {
+                let mut c = 2.0 * x;
+                let g = move |t: f64| t * c;
+                c = 3.0;
+                g(x) + c
+            }
+        ),
+        quote!(
+            fn f(x: &[f64]) -> f64 {
+                let v: Vec<f64> = x.iter().filter(|v| **v > 0.0).map(|v| v * 2.0).collect();
+                v[0]
+            }
+        ),
+        quote!(
+            fn f(x: &[f64]) -> f64 {
+                x.iter()
+                    .filter(|v| **v > 0.0)
+                    .zip(x.iter())
+                    .map(|(a, b)| a * b)
+                    .sum()
+            }
+        ),
+        quote!(
+            fn f(x: f64) -> f64 {
                 x.rem_euclid(2.0)
             }
         ),

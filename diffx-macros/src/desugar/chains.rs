@@ -440,6 +440,30 @@ fn subslice(e: &Expr) -> Option<(Expr, Expr, Expr)> {
     Some((base, start, end))
 }
 
+/// `chain` with each source that is not a place (an array written in the chain, a call) read
+/// into a local first, so that the loop's length reads a name (`src.len()`) and each element is
+/// computed once.
+fn hoist(mut chain: Chain, temps: &mut Temps, out: &mut Vec<Stmt>) -> Chain {
+    if let Source::Slice { base, .. } = &mut chain.source {
+        // A subslice `e[a..b]` keeps its range: `e` is the source.
+        let inner = match base {
+            Expr::Index(i) if matches!(*i.index, Expr::Range(_)) => &mut *i.expr,
+            other => other,
+        };
+        if !is_place(inner) {
+            let t = temps.fresh("source");
+            out.push(syn::parse_quote!(let #t = #inner;));
+            *inner = syn::parse_quote!(#t);
+        }
+    }
+    for (step, _) in &mut chain.steps {
+        if let Step::Zip(other) = step {
+            **other = hoist((**other).clone(), temps, out);
+        }
+    }
+    chain
+}
+
 /// `(e)`: an operand that keeps its meaning inside a larger expression.
 fn paren(e: &Expr) -> Expr {
     syn::parse_quote!((#e))
@@ -670,6 +694,8 @@ pub fn desugar(
     temps: &mut Temps,
     span: Span,
 ) -> syn::Result<Expr> {
+    let mut sources = Vec::new();
+    let chain = hoist(chain, temps, &mut sources);
     let p = positions(chain, float)?;
     let k = temps.fresh("k");
     let acc = temps.fresh("acc");
@@ -796,6 +822,7 @@ pub fn desugar(
     let stmts = body.finish();
     let tail = tail.map(|t| quote!(#t));
     Ok(syn::parse_quote_spanned!(span=> {
+        #(#sources)*
         #(#init)*
         #(#pre)*
         for #k in #iter { #(#stmts)* }
