@@ -152,7 +152,7 @@ fn hand_written<F: Float>(mlp: &Mlp<F>, x: &Tensor<F>, labels: &[usize]) -> (F, 
     let h = l1.forward(x).tanh();
     let logits = l2.forward(&h);
     let loss = logits.cross_entropy(labels);
-    let n = F::from_f64(labels.len() as f64);
+    let n = F::of_f64(labels.len() as f64);
     let dlogits = (logits.softmax() - Tensor::one_hot(labels, logits.cols())) / n;
     let dh = dlogits.matmul_t(&l2.w);
     // tanh' = 1 − h²; generic code puts the tensor on the left (`F − &Tensor` exists only for the
@@ -175,17 +175,17 @@ type LossAndGrad<F> = fn(&Mlp<F>, &Tensor<F>, &[usize]) -> (F, Mlp<F>);
 fn train<F: Float>(r: &Reference, value_and_grad: LossAndGrad<F>) -> (Vec<f64>, Mlp<F>) {
     let (train, _) = r.train_set::<F>();
     let mut mlp = r.model::<F>();
-    let mut sgd = Sgd::new(F::from_f64(0.05));
+    let mut sgd = Sgd::new(F::of_f64(0.05));
     let mut losses = Vec::new();
     for _ in 0..100 {
         let (loss, grads) = value_and_grad(&mlp, &train.features, &train.labels);
-        losses.push(loss.to_f64());
+        losses.push(loss.as_f64());
         sgd.step(&mut mlp, &grads);
     }
     losses.push(
         value_and_grad(&mlp, &train.features, &train.labels)
             .0
-            .to_f64(),
+            .as_f64(),
     );
     (losses, mlp)
 }

@@ -102,6 +102,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         let explain = crate::explain::function(&item, &sig, &programs, &out)?;
         quote!(#out #explain)
     };
+    let out = match item.sig.generics.params.is_empty() {
+        true => out,
+        false => emit::generics::generic(out, &item, &sig.float)?,
+    };
     match &sig.receiver {
         Some(r) => emit::methods::methods(out, r),
         None => Ok(out),

@@ -129,6 +129,9 @@ pub fn zero(b: &Builder, a: &Atom) -> Atom {
         return Atom::Const(quote::quote!(0.0));
     }
     let r = by_ref(&b.func, a);
+    if b.func.atom_kind(a) == Kind::Slice {
+        return Atom::Const(quote::quote!(::diffx::__private::zero_elems(#r)));
+    }
     Atom::Const(quote::quote!(::diffx::__private::zero_like(#r)))
 }
 

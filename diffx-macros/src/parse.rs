@@ -63,6 +63,8 @@ pub struct Param {
     pub owned: Type,
     /// The type of the parameter's gradient and tangent: `owned`, or `Vec<F>` for a slice `[F]`.
     pub grad: Type,
+    /// The element type of a slice, `Vec` or array parameter.
+    pub elem: Option<Ident>,
     pub kind: Kind,
     pub differentiable: bool,
 }
@@ -104,16 +106,19 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
 }
 
 /// How a parameter of type `ty` is differentiated, if it is: `None` for constants.
-fn kind_of(ty: &Type) -> Option<Kind> {
-    if float_type(ty).is_some() {
+fn kind_of(ty: &Type, g: &TypeParams) -> Option<Kind> {
+    if float_type(ty, g).is_some() {
         return Some(Kind::Scalar);
     }
-    if sequence_float(ty).is_some() {
+    if sequence_float(ty, g).is_some() {
         return Some(Kind::Slice);
     }
     let seg = last_segment(ty)?;
     let name = seg.ident.to_string();
-    if name == "Tensor" {
+    if g.others.contains(&seg.ident) {
+        // A value of another type parameter (`s: &S`) is a setting, not a number.
+        None
+    } else if name == "Tensor" {
         Some(Kind::Tensor)
     } else if name.starts_with(char::is_uppercase) && !CONSTANT_TYPES.contains(&name.as_str()) {
         Some(Kind::Other)
@@ -162,15 +167,15 @@ fn decided_in(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
 }
 
 /// The element type of `[F]`, `[F; N]` or `Vec<F>` (behind any `&`) when it is a float.
-fn sequence_float(ty: &Type) -> Option<Ident> {
+fn sequence_float(ty: &Type, g: &TypeParams) -> Option<Ident> {
     match owned(ty) {
-        Type::Slice(s) => float_type(&s.elem),
-        Type::Array(a) => float_type(&a.elem),
+        Type::Slice(s) => float_type(&s.elem, g),
+        Type::Array(a) => float_type(&a.elem, g),
         _ => {
             let seg = last_segment(ty).filter(|s| s.ident == "Vec")?;
             match &seg.arguments {
                 syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|arg| match arg {
-                    syn::GenericArgument::Type(t) => float_type(t),
+                    syn::GenericArgument::Type(t) => float_type(t, g),
                     _ => None,
                 }),
                 _ => None,
@@ -180,10 +185,10 @@ fn sequence_float(ty: &Type) -> Option<Ident> {
 }
 
 /// The element type of a vector-valued result: `[F; M]` or `Vec<F>` (not a slice reference).
-fn returned_sequence(ty: &Type) -> Option<Ident> {
+fn returned_sequence(ty: &Type, g: &TypeParams) -> Option<Ident> {
     match ty {
         Type::Reference(_) | Type::Slice(_) => None,
-        _ => sequence_float(ty),
+        _ => sequence_float(ty, g),
     }
 }
 
@@ -199,11 +204,11 @@ fn grad_type(ty: &Type) -> Type {
 }
 
 /// The element type of a tensor type: `f64` for `Tensor<f64>`, `f32` for `Tensor`.
-fn tensor_float(ty: &Type) -> Option<Ident> {
+fn tensor_float(ty: &Type, g: &TypeParams) -> Option<Ident> {
     let seg = last_segment(ty).filter(|s| s.ident == "Tensor")?;
     match &seg.arguments {
         syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|arg| match arg {
-            syn::GenericArgument::Type(t) => float_type(t),
+            syn::GenericArgument::Type(t) => float_type(t, g),
             _ => None,
         }),
         _ => Some(Ident::new("f32", seg.ident.span())),
@@ -214,18 +219,75 @@ fn error(span: proc_macro2::Span, msg: impl std::fmt::Display) -> syn::Error {
     syn::Error::new(span, msg)
 }
 
-/// The float type `ty` names, if it is `f64` or `f32`.
-fn float_type(ty: &Type) -> Option<Ident> {
+/// The float type `ty` names, if it is `f64`, `f32` or the function's float type parameter.
+fn float_type(ty: &Type, g: &TypeParams) -> Option<Ident> {
     match ty {
         Type::Path(p) if p.qself.is_none() => p
             .path
             .get_ident()
-            .filter(|i| *i == "f64" || *i == "f32")
+            .filter(|i| *i == "f64" || *i == "f32" || g.float.as_ref() == Some(*i))
             .cloned(),
-        Type::Paren(p) => float_type(&p.elem),
-        Type::Group(g) => float_type(&g.elem),
+        Type::Paren(p) => float_type(&p.elem, g),
+        Type::Group(p) => float_type(&p.elem, g),
         _ => None,
     }
+}
+
+/// Whether `ty` is the type parameter `t` itself (not a reference to it).
+fn is_type(ty: &Type, t: &Ident) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(t))
+}
+
+/// The function's type parameters: the one bounded by a `Float` trait (num-traits' or diffx's) is
+/// its float type; values of the others are constants.
+#[derive(Default)]
+struct TypeParams {
+    float: Option<Ident>,
+    others: Vec<Ident>,
+    /// Those of `others` bounded by `Copy`.
+    copy: Vec<Ident>,
+}
+
+/// Reads the generic parameters of `sig`; two float type parameters are an error.
+fn type_params(sig: &syn::Signature, errors: &mut Vec<syn::Error>) -> TypeParams {
+    let is = |name: &'static str| move |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == name));
+    let (is_float, is_copy) = (is("Float"), is("Copy"));
+    let mut floats: Vec<Ident> = Vec::new();
+    let mut out = TypeParams::default();
+    for p in sig.generics.type_params() {
+        if p.bounds.iter().any(is_float) {
+            floats.push(p.ident.clone());
+        } else {
+            out.others.push(p.ident.clone());
+        }
+        if p.bounds.iter().any(is_copy) {
+            out.copy.push(p.ident.clone());
+        }
+    }
+    for pred in sig.generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        let syn::WherePredicate::Type(t) = pred else {
+            continue;
+        };
+        let Type::Path(bounded) = &t.bounded_ty else {
+            continue;
+        };
+        let Some(id) = bounded.path.get_ident() else {
+            continue;
+        };
+        if t.bounds.iter().any(is_float) {
+            if let Some(i) = out.others.iter().position(|o| o == id) {
+                floats.push(out.others.remove(i));
+            }
+        }
+        if t.bounds.iter().any(is_copy) {
+            out.copy.push(id.clone());
+        }
+    }
+    if let [_, second, ..] = floats.as_slice() {
+        errors.push(error(second.span(), "a `#[autodiff]` function computes in one float type: bound only one type parameter by `Float`"));
+    }
+    out.float = floats.into_iter().next();
+    out
 }
 
 pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
@@ -243,20 +305,15 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             "`unsafe` functions cannot be differentiated: make it a safe `fn`",
         ));
     }
-    if !sig.generics.params.is_empty() {
-        errors.push(error(
-            sig.generics.span(),
-            "generic functions are not supported by `#[autodiff]`: write the function for `f64` (or `f32`)",
-        ));
-    }
+    let g = type_params(sig, &mut errors);
     let ret = match &sig.output {
         ReturnType::Type(_, ty) => Some((**ty).clone()),
         ReturnType::Default => None,
     };
     let float = match &sig.output {
-        ReturnType::Type(_, ty) => float_type(ty)
-            .or_else(|| tensor_float(ty))
-            .or_else(|| returned_sequence(ty))
+        ReturnType::Type(_, ty) => float_type(ty, &g)
+            .or_else(|| tensor_float(ty, &g))
+            .or_else(|| returned_sequence(ty, &g))
             .ok_or_else(|| {
                 error(
                     ty.span(),
@@ -269,7 +326,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         )),
     };
     let float = float.map_err(|e| errors.push(e)).ok();
-    let params = params(f, args, float.as_ref(), &mut errors);
+    let params = params(f, args, float.as_ref(), &g, &mut errors);
     if errors.is_empty() && !params.iter().any(|p| p.differentiable) {
         errors.push(error(
             sig.paren_token.span.join(),
@@ -283,9 +340,9 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         Some(e) => Err(e),
         None => {
             let ret = ret.expect("no errors");
-            let ret_kind = if float_type(&ret).is_some() {
+            let ret_kind = if float_type(&ret, &g).is_some() {
                 Kind::Scalar
-            } else if returned_sequence(&ret).is_some() {
+            } else if returned_sequence(&ret, &g).is_some() {
                 Kind::Slice
             } else {
                 Kind::Tensor
@@ -309,6 +366,7 @@ fn params(
     f: &ItemFn,
     args: &Args,
     float: Option<&Ident>,
+    g: &TypeParams,
     errors: &mut Vec<syn::Error>,
 ) -> Vec<Param> {
     let mut out = Vec::new();
@@ -338,12 +396,18 @@ fn params(
                 continue;
             }
         }
-        if let (Some(t), Some(f)) = (float_type(&pt.ty), float) {
+        if let (Some(t), Some(f)) = (float_type(&pt.ty, g), float) {
             if t != *f {
                 errors.push(error(pt.ty.span(), format!("this parameter is `{t}` but the function returns `{f}`: use one float type")));
             }
         }
-        let kind = kind_of(&pt.ty);
+        if let Some(t) = g.others.iter().find(|t| is_type(&pt.ty, t)) {
+            if !g.copy.contains(t) {
+                errors.push(error(pt.ty.span(), format!("`{}` has the generic type `{t}` and is taken by value, but the derivative functions read it more than once: take it by reference (`{}: &{t}`) or bound `{t}: Copy`", pi.ident, pi.ident)));
+                continue;
+            }
+        }
+        let kind = kind_of(&pt.ty, g);
         let named = match &args.wrt {
             Some(w) => w.contains(&pi.ident),
             None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
@@ -353,6 +417,7 @@ fn params(
             ty: (*pt.ty).clone(),
             owned: owned(&pt.ty).clone(),
             grad: grad_type(&pt.ty),
+            elem: sequence_float(&pt.ty, g),
             kind: kind.unwrap_or(Kind::Other),
             differentiable: kind.is_some() && named,
         });
@@ -363,7 +428,7 @@ fn params(
                 name.span(),
                 format!("`wrt` names `{name}`, which is not a parameter of this function"),
             )),
-            Some(p) if kind_of(&p.ty).is_none() => {
+            Some(p) if kind_of(&p.ty, g).is_none() => {
                 let ty = p.ty.to_token_stream().to_string().replace(' ', "");
                 errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64`, `f32`, their slices, `Vec`s and arrays, `Tensor` and parameter-struct parameters")));
             }

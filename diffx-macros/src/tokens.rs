@@ -230,6 +230,83 @@ pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
+
+/// Whether `float` is a type parameter (the function is generic over its float type) rather than
+/// `f64` or `f32`: its float literals must then be converted, since `0.5` alone is an `f64`.
+pub fn is_generic(float: &Ident) -> bool {
+    float != "f64" && float != "f32"
+}
+
+/// The float literal `text` as a value of `float`: as written for `f64`/`f32`,
+/// `::diffx::__private::lit::<T>(text)` for a type parameter `T`.
+pub fn float_lit(float: &Ident, text: &str) -> TokenStream {
+    let lit: TokenTree = proc_macro2::Literal::f64_unsuffixed(text.parse().unwrap_or(0.0)).into();
+    if is_generic(float) {
+        quote::quote!(::diffx::__private::lit::<#float>(#lit))
+    } else {
+        lit.into()
+    }
+}
+
+/// Whether `lit` is an unsuffixed float literal (`0.5`, `1e-3`), the kind whose type Rust infers.
+fn is_float_literal(lit: &proc_macro2::Literal) -> bool {
+    let s = lit.to_string().replace('_', "");
+    // `1usize` has an `e` and `100` parses as a float: a float literal has a point or an exponent
+    // and nothing else.
+    (s.contains('.') || s.contains('e') || s.contains('E')) && s.parse::<f64>().is_ok()
+}
+
+/// `tokens` with every unsuffixed float literal made a value of the type parameter `float`
+/// (`lit::<T>(…)`): for code the macro writes in a function generic over its float type.
+pub fn typed_floats(tokens: TokenStream, float: &Ident) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tt| match tt {
+            TokenTree::Literal(l) if is_float_literal(&l) => {
+                quote::quote!(::diffx::__private::lit::<#float>(#l))
+            }
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), typed_floats(g.stream(), float));
+                ng.set_span(g.span());
+                TokenTree::Group(ng).into()
+            }
+            other => other.into(),
+        })
+        .collect()
+}
+
+/// The number a constant operand stands for, if it is a float literal, possibly negated and
+/// possibly converted by [`float_lit`]: `"1.0"`, `"- 1.0"`.
+pub fn literal_value(tokens: &TokenStream) -> Option<String> {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let (neg, rest) = match trees.split_first() {
+        Some((TokenTree::Punct(p), rest)) if p.as_char() == '-' => (true, rest),
+        _ => (false, &trees[..]),
+    };
+    let lit = match rest {
+        [TokenTree::Literal(l)] => l.to_string(),
+        // `:: diffx :: __private :: lit :: < T > (x)`: the literal is in the last group.
+        [.., TokenTree::Ident(f), TokenTree::Punct(_), TokenTree::Punct(_), TokenTree::Punct(_), TokenTree::Ident(_), TokenTree::Punct(_), TokenTree::Group(g)]
+            if f == "lit" =>
+        {
+            g.stream().to_string()
+        }
+        _ => return None,
+    };
+    Some(if neg { format!("- {lit}") } else { lit })
+}
+
+/// Whether `tokens` are a float literal alone or negated (`0.5`, `- 1.0`), as the transforms write
+/// constants; the user's constant expressions (`T::from_f64(0.5).unwrap()`) are not.
+pub fn is_bare_literal(tokens: &TokenStream) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    match trees.as_slice() {
+        [TokenTree::Literal(l)] => is_float_literal(l),
+        [TokenTree::Punct(p), TokenTree::Literal(l)] => p.as_char() == '-' && is_float_literal(l),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,7 +42,7 @@ pub struct Linear<F: Float = f32> {
 impl<F: Float> Linear<F> {
     /// A layer `inputs → outputs` with weights drawn by `init` from `seed`, biases 0.
     pub fn new(inputs: usize, outputs: usize, init: Init, seed: u64) -> Self {
-        let a = F::from_f64(init.bound(inputs, outputs));
+        let a = F::of_f64(init.bound(inputs, outputs));
         Linear {
             w: Tensor::rand_uniform(&[inputs, outputs], -a, a, seed),
             b: Tensor::zeros(&[1, outputs]),

@@ -164,7 +164,7 @@ pub struct Adam<F: Float = f32> {
 impl<F: Float> Adam<F> {
     /// Adam with learning rate `lr` and PyTorch's other defaults (change the public fields to tune).
     pub fn new(lr: F) -> Self {
-        let (beta1, beta2, eps) = (F::from_f64(0.9), F::from_f64(0.999), F::from_f64(1e-8));
+        let (beta1, beta2, eps) = (F::of_f64(0.9), F::of_f64(0.999), F::of_f64(1e-8));
         Adam {
             lr,
             beta1,
@@ -180,7 +180,7 @@ impl<F: Float> Adam<F> {
 impl<F: Float> Default for Adam<F> {
     /// PyTorch's defaults, `lr = 1e-3`.
     fn default() -> Self {
-        Adam::new(F::from_f64(1e-3))
+        Adam::new(F::of_f64(1e-3))
     }
 }
 
@@ -226,8 +226,8 @@ impl<F: Float> RmsProp<F> {
     pub fn new(lr: F) -> Self {
         RmsProp {
             lr,
-            alpha: F::from_f64(0.99),
-            eps: F::from_f64(1e-8),
+            alpha: F::of_f64(0.99),
+            eps: F::of_f64(1e-8),
             v: Slots(Vec::new()),
         }
     }
@@ -236,7 +236,7 @@ impl<F: Float> RmsProp<F> {
 impl<F: Float> Default for RmsProp<F> {
     /// PyTorch's defaults, `lr = 1e-2`.
     fn default() -> Self {
-        RmsProp::new(F::from_f64(1e-2))
+        RmsProp::new(F::of_f64(1e-2))
     }
 }
 

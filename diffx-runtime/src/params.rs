@@ -8,6 +8,7 @@
 #![allow(clippy::type_complexity)]
 
 use crate::{Float, Tensor};
+use num_traits::Float as _;
 
 /// A struct of tensors that is one differentiable parameter (JAX pytree style).
 ///

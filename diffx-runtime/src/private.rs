@@ -19,6 +19,7 @@ pub use crate::params::Params;
 pub use crate::scalar::{relu, sigmoid, softplus, stop_gradient};
 pub use crate::tensor::Tensor;
 use crate::Float;
+use num_traits::Float as NumFloat;
 
 /// The zero tangent or gradient of something that is constant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,29 +84,26 @@ pub fn combine<F, G: Combine<F>>(a: F, x: &G, b: F, y: &G) -> G {
     G::combine(a, x, b, y)
 }
 
-macro_rules! combine_support {
-    ($($t:ty),*) => {$(
-        impl Combine<$t> for $t {
-            #[inline(always)]
-            fn combine(a: $t, x: &$t, b: $t, y: &$t) -> $t {
-                a * x + b * y
-            }
-        }
-        impl Combine<$t> for Vec<$t> {
-            #[inline]
-            fn combine(a: $t, x: &Vec<$t>, b: $t, y: &Vec<$t>) -> Vec<$t> {
-                x.iter().zip(y).map(|(x, y)| a * x + b * y).collect()
-            }
-        }
-        impl<const N: usize> Combine<$t> for [$t; N] {
-            #[inline]
-            fn combine(a: $t, x: &[$t; N], b: $t, y: &[$t; N]) -> [$t; N] {
-                ::core::array::from_fn(|i| a * x[i] + b * y[i])
-            }
-        }
-    )*};
+impl<F: NumFloat> Combine<F> for F {
+    #[inline(always)]
+    fn combine(a: F, x: &F, b: F, y: &F) -> F {
+        a * *x + b * *y
+    }
 }
-combine_support!(f32, f64);
+
+impl<F: NumFloat> Combine<F> for Vec<F> {
+    #[inline]
+    fn combine(a: F, x: &Vec<F>, b: F, y: &Vec<F>) -> Vec<F> {
+        x.iter().zip(y).map(|(&x, &y)| a * x + b * y).collect()
+    }
+}
+
+impl<F: NumFloat, const N: usize> Combine<F> for [F; N] {
+    #[inline]
+    fn combine(a: F, x: &[F; N], b: F, y: &[F; N]) -> [F; N] {
+        ::core::array::from_fn(|i| a * x[i] + b * y[i])
+    }
+}
 
 mod sealed {
     /// Implemented by nothing, so `ScalarResult` stays unimplemented.
@@ -131,90 +129,189 @@ pub fn zeros_for<G: ZerosFor<X>, X: ?Sized>(x: &X) -> G {
     G::zeros_for(x)
 }
 
-macro_rules! sequence_support {
-    ($($t:ty),*) => {$(
-        impl ZerosFor<[$t]> for Vec<$t> {
-            #[inline]
-            fn zeros_for(x: &[$t]) -> Self {
-                vec![0.0; x.len()]
-            }
-        }
-        impl ZerosFor<Vec<$t>> for Vec<$t> {
-            #[inline]
-            fn zeros_for(x: &Vec<$t>) -> Self {
-                vec![0.0; x.len()]
-            }
-        }
-        impl<const N: usize> ZerosFor<[$t; N]> for [$t; N] {
-            #[inline]
-            fn zeros_for(_: &[$t; N]) -> Self {
-                [0.0; N]
-            }
-        }
-        impl IntoTangent<Vec<$t>, [$t]> for &[$t] {
-            #[inline]
-            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
-                assert_eq!(self.len(), like.len(), "jvp: the tangent has {} elements, the parameter {}", self.len(), like.len());
-                self.to_vec()
-            }
-        }
-        impl IntoTangent<Vec<$t>, [$t]> for &Vec<$t> {
-            #[inline]
-            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
-                self.as_slice().into_tangent(like)
-            }
-        }
-        impl<const N: usize> IntoTangent<Vec<$t>, [$t]> for &[$t; N] {
-            #[inline]
-            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
-                self.as_slice().into_tangent(like)
-            }
-        }
-        impl IntoTangent<Vec<$t>, [$t]> for Zero {
-            #[inline]
-            fn into_tangent(self, like: &[$t]) -> Vec<$t> {
-                vec![0.0; like.len()]
-            }
-        }
-        impl IntoTangent<Vec<$t>> for Vec<$t> {
-            #[inline]
-            fn into_tangent(self, _: &Vec<$t>) -> Vec<$t> {
-                self
-            }
-        }
-        impl IntoTangent<Vec<$t>> for &Vec<$t> {
-            #[inline]
-            fn into_tangent(self, _: &Vec<$t>) -> Vec<$t> {
-                self.clone()
-            }
-        }
-        impl IntoTangent<Vec<$t>> for Zero {
-            #[inline]
-            fn into_tangent(self, like: &Vec<$t>) -> Vec<$t> {
-                vec![0.0; like.len()]
-            }
-        }
-        impl<const N: usize> IntoTangent<[$t; N]> for [$t; N] {
-            #[inline]
-            fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
-                self
-            }
-        }
-        impl<const N: usize> IntoTangent<[$t; N]> for &[$t; N] {
-            #[inline]
-            fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
-                *self
-            }
-        }
-        impl<const N: usize> IntoTangent<[$t; N]> for Zero {
-            #[inline]
-            fn into_tangent(self, _: &[$t; N]) -> [$t; N] {
-                [0.0; N]
-            }
-        }
-    )*};
+// Slices, `Vec`s and arrays of any float type: a function generic over its float type uses
+// these too. A sequence parameter's tangent is read against the parameter as a slice (`L = [F]`),
+// which keeps these impls apart from the blanket ones of `Params`.
+impl<F: NumFloat> ZerosFor<[F]> for Vec<F> {
+    #[inline]
+    fn zeros_for(x: &[F]) -> Self {
+        vec![F::zero(); x.len()]
+    }
 }
-sequence_support!(f32, f64);
+impl<F: NumFloat> ZerosFor<Vec<F>> for Vec<F> {
+    #[inline]
+    fn zeros_for(x: &Vec<F>) -> Self {
+        vec![F::zero(); x.len()]
+    }
+}
+impl<F: NumFloat, const N: usize> ZerosFor<[F; N]> for [F; N] {
+    #[inline]
+    fn zeros_for(_: &[F; N]) -> Self {
+        [F::zero(); N]
+    }
+}
+impl<F: NumFloat> IntoTangent<Vec<F>, [F]> for &[F] {
+    #[inline]
+    #[track_caller]
+    fn into_tangent(self, like: &[F]) -> Vec<F> {
+        assert_eq!(
+            self.len(),
+            like.len(),
+            "jvp: the tangent has {} elements, the parameter {}",
+            self.len(),
+            like.len()
+        );
+        self.to_vec()
+    }
+}
+impl<F: NumFloat> IntoTangent<Vec<F>, [F]> for &Vec<F> {
+    #[inline]
+    #[track_caller]
+    fn into_tangent(self, like: &[F]) -> Vec<F> {
+        self.as_slice().into_tangent(like)
+    }
+}
+impl<F: NumFloat> IntoTangent<Vec<F>, [F]> for Vec<F> {
+    #[inline]
+    #[track_caller]
+    fn into_tangent(self, like: &[F]) -> Vec<F> {
+        assert_eq!(
+            self.len(),
+            like.len(),
+            "jvp: the tangent has {} elements, the parameter {}",
+            self.len(),
+            like.len()
+        );
+        self
+    }
+}
+impl<F: NumFloat, const N: usize> IntoTangent<Vec<F>, [F]> for &[F; N] {
+    #[inline]
+    #[track_caller]
+    fn into_tangent(self, like: &[F]) -> Vec<F> {
+        self.as_slice().into_tangent(like)
+    }
+}
+impl<F: NumFloat> IntoTangent<Vec<F>, [F]> for Zero {
+    #[inline]
+    fn into_tangent(self, like: &[F]) -> Vec<F> {
+        vec![F::zero(); like.len()]
+    }
+}
+impl<F: NumFloat, const N: usize> IntoTangent<[F; N], [F]> for [F; N] {
+    #[inline]
+    fn into_tangent(self, _: &[F]) -> [F; N] {
+        self
+    }
+}
+impl<F: NumFloat, const N: usize> IntoTangent<[F; N], [F]> for &[F; N] {
+    #[inline]
+    fn into_tangent(self, _: &[F]) -> [F; N] {
+        *self
+    }
+}
+impl<F: NumFloat, const N: usize> IntoTangent<[F; N], [F]> for Zero {
+    #[inline]
+    fn into_tangent(self, _: &[F]) -> [F; N] {
+        [F::zero(); N]
+    }
+}
+
+/// A zero shaped like a slice, `Vec` or array of numbers (a `Vec` for a slice): the tangent of an
+/// `if` arm that does not depend on the inputs.
+pub trait ZeroElems {
+    type Out;
+    fn zero_elems(&self) -> Self::Out;
+}
+
+impl<F: NumFloat> ZeroElems for [F] {
+    type Out = Vec<F>;
+    #[inline]
+    fn zero_elems(&self) -> Vec<F> {
+        vec![F::zero(); self.len()]
+    }
+}
+
+impl<F: NumFloat> ZeroElems for Vec<F> {
+    type Out = Vec<F>;
+    #[inline]
+    fn zero_elems(&self) -> Vec<F> {
+        vec![F::zero(); self.len()]
+    }
+}
+
+impl<F: NumFloat, const N: usize> ZeroElems for [F; N] {
+    type Out = [F; N];
+    #[inline]
+    fn zero_elems(&self) -> [F; N] {
+        [F::zero(); N]
+    }
+}
+
+/// [`ZeroElems::zero_elems`], for generated code.
+#[inline]
+pub fn zero_elems<S: ZeroElems + ?Sized>(x: &S) -> S::Out {
+    x.zero_elems()
+}
+
+/// The tangent passed for a scalar parameter: a number, a reference to one, or [`Zero`]. (A trait
+/// of its own: a blanket impl over every float type would overlap `IntoTangent`'s over `Params`.)
+pub trait ScalarTangent<F> {
+    /// The tangent as an `F`.
+    fn into_scalar(self) -> F;
+}
+
+impl<F: NumFloat> ScalarTangent<F> for F {
+    #[inline(always)]
+    fn into_scalar(self) -> F {
+        self
+    }
+}
+
+impl<F: NumFloat> ScalarTangent<F> for &F {
+    #[inline(always)]
+    fn into_scalar(self) -> F {
+        *self
+    }
+}
+
+impl<F: NumFloat> ScalarTangent<F> for Zero {
+    #[inline(always)]
+    fn into_scalar(self) -> F {
+        F::zero()
+    }
+}
+
+/// A float literal of generated code as a value of the function's float type: `lit::<T>(0.5)`
+/// where the function is generic over `T` and `0.5` alone would be an `f64`. Folds to the
+/// constant at `f64` and `f32`.
+#[inline(always)]
+pub fn lit<F: NumFloat>(x: f64) -> F {
+    match <F as num_traits::NumCast>::from(x) {
+        Some(v) => v,
+        None => panic!("the constant {x} has no value in this float type"),
+    }
+}
+
+/// `1` or `0` of the float type: `f64::from(a > 0.0)` of a rule, for any float type.
+#[inline(always)]
+pub fn from_bool<F: NumFloat>(b: bool) -> F {
+    if b {
+        F::one()
+    } else {
+        F::zero()
+    }
+}
+
+/// A count or an integer exponent as a value of the float type: `n as F` of a rule, for any
+/// float type.
+#[inline(always)]
+pub fn cast<F: NumFloat, N: num_traits::ToPrimitive + Copy + core::fmt::Display>(n: N) -> F {
+    match <F as num_traits::NumCast>::from(n) {
+        Some(v) => v,
+        None => panic!("{n} has no value in this float type"),
+    }
+}
 
 /// A contribution to an adjoint of type `L`, summed to `L`'s shape where it was broadcast.
 pub trait Fit<L> {
@@ -300,9 +397,9 @@ pub fn never<T: Default>() -> T {
 /// tangent gives 0 whatever the partial, as JAX's symbolic zeros do, so the cotangent's zero
 /// tangent does not turn an infinite partial (`ln` at 0) into NaN.
 #[inline(always)]
-pub fn tangent_product<F: Float>(partial: F, tangent: F) -> F {
-    if tangent == F::ZERO {
-        F::ZERO
+pub fn tangent_product<F: NumFloat>(partial: F, tangent: F) -> F {
+    if tangent == F::zero() {
+        F::zero()
     } else {
         partial * tangent
     }
@@ -312,7 +409,7 @@ pub fn tangent_product<F: Float>(partial: F, tangent: F) -> F {
 /// into the caller's adjoint of it.
 #[inline]
 #[track_caller]
-pub fn add_elems<F: Copy + AddAssign>(acc: &mut [F], c: &[F]) {
+pub fn add_elems<F: Copy + core::ops::Add<Output = F>>(acc: &mut [F], c: &[F]) {
     assert_eq!(
         acc.len(),
         c.len(),
@@ -321,7 +418,7 @@ pub fn add_elems<F: Copy + AddAssign>(acc: &mut [F], c: &[F]) {
         acc.len()
     );
     for (a, c) in acc.iter_mut().zip(c) {
-        *a += *c;
+        *a = *a + *c;
     }
 }
 
@@ -333,24 +430,6 @@ pub fn accumulate<C: Fit<L>, L>(acc: &mut L, c: &C, like: &L) {
 
 macro_rules! scalar_support {
     ($($t:ty),*) => {$(
-        impl IntoTangent<$t> for $t {
-            #[inline(always)]
-            fn into_tangent(self, _: &$t) -> $t {
-                self
-            }
-        }
-        impl IntoTangent<$t> for &$t {
-            #[inline(always)]
-            fn into_tangent(self, _: &$t) -> $t {
-                *self
-            }
-        }
-        impl IntoTangent<$t> for Zero {
-            #[inline(always)]
-            fn into_tangent(self, _: &$t) -> $t {
-                0.0
-            }
-        }
         impl AddAssign<Zero> for $t {
             #[inline(always)]
             fn add_assign(&mut self, _: Zero) {}
@@ -570,33 +649,5 @@ impl<P: Params> ZeroLike for P {
     #[inline]
     fn zero_like(&self) -> Self {
         self.zeros_like()
-    }
-}
-
-impl ZeroLike for Vec<f32> {
-    #[inline]
-    fn zero_like(&self) -> Self {
-        vec![0.0; self.len()]
-    }
-}
-
-impl ZeroLike for Vec<f64> {
-    #[inline]
-    fn zero_like(&self) -> Self {
-        vec![0.0; self.len()]
-    }
-}
-
-impl<const N: usize> ZeroLike for [f32; N] {
-    #[inline]
-    fn zero_like(&self) -> Self {
-        [0.0; N]
-    }
-}
-
-impl<const N: usize> ZeroLike for [f64; N] {
-    #[inline]
-    fn zero_like(&self) -> Self {
-        [0.0; N]
     }
 }

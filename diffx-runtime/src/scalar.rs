@@ -3,17 +3,19 @@
 //! Conventions at the points where a derivative does not exist (the same as PyTorch and JAX):
 //! `relu'(0) = 0`, `abs'(0) = 0`, and on a tie `max`/`min` send half of the gradient to each argument.
 
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
 
-/// The two float types diffx differentiates: `f32` and `f64`.
+/// The two float types diffx computes in: `f32` and `f64`.
+///
+/// It extends num-traits' [`Float`](num_traits::Float) (with `FromPrimitive`, `Sum`, `Product` and
+/// the assignment operators), so it is also a bound for a function generic over its float type:
+/// `#[autodiff] fn f<T: diffx::Float>(x: &[T]) -> T` may call `x[0].sin()`, `T::from_f64(0.5)`
+/// and `.sum()`, and its generated functions work at `f64` and `f32`.
 pub trait Float:
-    Copy
-    + PartialOrd
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
+    num_traits::Float
+    + num_traits::FromPrimitive
+    + core::iter::Sum
+    + core::iter::Product
     + AddAssign
     + SubAssign
     + MulAssign
@@ -29,35 +31,20 @@ pub trait Float:
     const ZERO: Self;
     /// 1.
     const ONE: Self;
-    /// Converts from `f64`, rounding for `f32`.
-    fn from_f64(x: f64) -> Self;
+    /// Converts from `f64`, rounding for `f32` (num-traits' `from_f64` returns an `Option`).
+    fn of_f64(x: f64) -> Self;
     /// Converts to `f64`, exactly.
-    fn to_f64(self) -> f64;
-    /// `e^self`.
-    fn exp(self) -> Self;
+    fn as_f64(self) -> f64;
     /// `ln(1 + e^self)`, computed without overflow.
     fn ln_1p_exp(self) -> Self;
 
-    // Elementary functions used by the tensor kernels (`crate::Tensor`).
+    // Elementary functions used by the tensor kernels (`crate::Tensor`); the others are
+    // num-traits' (`exp`, `ln`, `sqrt`, `tanh`, `abs`, `powi`, `max`, `min`, …).
 
     /// −∞.
     const NEG_INFINITY: Self;
     /// Machine epsilon.
     const EPSILON: Self;
-    /// Natural logarithm.
-    fn ln(self) -> Self;
-    /// Square root.
-    fn sqrt(self) -> Self;
-    /// Hyperbolic tangent (the standard library's).
-    fn tanh(self) -> Self;
-    /// Absolute value.
-    fn abs(self) -> Self;
-    /// Integer power.
-    fn powi(self, n: i32) -> Self;
-    /// The larger of two numbers (the other one if one is NaN).
-    fn max(self, other: Self) -> Self;
-    /// The smaller of two numbers (the other one if one is NaN).
-    fn min(self, other: Self) -> Self;
     /// `e^self` as the tensor kernels compute it: a branch-free approximation for `f32` (at most a
     /// few ulp off, see `crate::fastmath`), the standard library's `exp` for `f64`.
     fn fast_exp(self) -> Self;
@@ -104,16 +91,12 @@ macro_rules! impl_float {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             #[inline]
-            fn from_f64(x: f64) -> Self {
+            fn of_f64(x: f64) -> Self {
                 x as $t
             }
             #[inline]
-            fn to_f64(self) -> f64 {
+            fn as_f64(self) -> f64 {
                 self as f64
-            }
-            #[inline]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
             }
             #[inline]
             fn ln_1p_exp(self) -> Self {
@@ -123,34 +106,6 @@ macro_rules! impl_float {
 
             const NEG_INFINITY: Self = <$t>::NEG_INFINITY;
             const EPSILON: Self = <$t>::EPSILON;
-            #[inline(always)]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            #[inline(always)]
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
-            }
-            #[inline(always)]
-            fn tanh(self) -> Self {
-                <$t>::tanh(self)
-            }
-            #[inline(always)]
-            fn abs(self) -> Self {
-                <$t>::abs(self)
-            }
-            #[inline(always)]
-            fn powi(self, n: i32) -> Self {
-                <$t>::powi(self, n)
-            }
-            #[inline(always)]
-            fn max(self, other: Self) -> Self {
-                <$t>::max(self, other)
-            }
-            #[inline(always)]
-            fn min(self, other: Self) -> Self {
-                <$t>::min(self, other)
-            }
             #[inline(always)]
             fn fast_exp(self) -> Self {
                 $fast_exp(self)

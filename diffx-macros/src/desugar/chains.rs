@@ -734,7 +734,8 @@ pub fn desugar(
         Consumer::Sum(ty) => {
             let ty = ty.unwrap_or_else(|| float.clone());
             let e = v.expr();
-            body.push(syn::parse_quote!(#acc += #e;));
+            // Not `+=`: num-traits' `Float` has no `AddAssign`.
+            body.push(syn::parse_quote!(#acc = #acc + #e;));
             let zero = zero(&ty);
             (
                 vec![syn::parse_quote!(let mut #acc: #ty = #zero;)],
@@ -744,7 +745,7 @@ pub fn desugar(
         Consumer::Product(ty) => {
             let ty = ty.unwrap_or_else(|| float.clone());
             let e = v.expr();
-            body.push(syn::parse_quote!(#acc *= #e;));
+            body.push(syn::parse_quote!(#acc = #acc * #e;));
             let one = one(&ty);
             (
                 vec![syn::parse_quote!(let mut #acc: #ty = #one;)],
@@ -842,7 +843,18 @@ fn zero(ty: &Type) -> Expr {
     if is_integer(ty) {
         syn::parse_quote!(0)
     } else {
-        syn::parse_quote!(0.0)
+        float_literal(ty, "0.0")
+    }
+}
+
+/// `text` as a value of the float type `ty`, which may be a type parameter.
+fn float_literal(ty: &Type, text: &str) -> Expr {
+    match ty {
+        Type::Path(p) if p.path.get_ident().is_some() => {
+            let float = p.path.get_ident().expect("checked");
+            syn::parse2(crate::tokens::float_lit(float, text)).expect("a literal or a call")
+        }
+        _ => syn::parse_str(text).expect("a literal"),
     }
 }
 
@@ -850,6 +862,6 @@ fn one(ty: &Type) -> Expr {
     if is_integer(ty) {
         syn::parse_quote!(1)
     } else {
-        syn::parse_quote!(1.0)
+        float_literal(ty, "1.0")
     }
 }

@@ -151,10 +151,10 @@ pub fn body(block: &Block, float: &Ident) -> syn::Result<Block> {
         }
     }
     let mut counter = 0;
-    let mut out: Vec<Stmt> = vec![
-        syn::parse_quote!(let mut #returned = false;),
-        syn::parse_quote!(let mut #value: #float = 0.0;),
-    ];
+    let mut out: Vec<Stmt> = vec![syn::parse_quote!(let mut #returned = false;), {
+        let zero = crate::tokens::float_lit(float, "0.0");
+        syn::parse_quote!(let mut #value: #float = #zero;)
+    }];
     out.extend(stmts(&body, &ctx, &mut counter)?);
     out.push(Stmt::Expr(syn::parse_quote!(#value), None));
     Ok(Block {

@@ -12,8 +12,10 @@ use crate::forward::Forward;
 use crate::ir::operands::{by_ref, owned, place};
 use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
+use crate::tokens;
 
 mod control;
+pub mod generics;
 pub mod methods;
 pub mod second;
 pub(crate) mod signature;
@@ -182,6 +184,8 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
                 return quote!(::diffx::__private::add_elems(&mut #d, &#v););
             }
             match (like, first) {
+                // `a = a + b`: `+=` is not among num-traits' `Float` operations.
+                (None, false) if generic(f) => quote!(#d = #d + #v;),
                 (None, false) => quote!(#d += #v;),
                 (None, true) => quote!(#d = #v;),
                 (Some(like), false) => {
@@ -291,7 +295,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
                 Some(t) => operand(f, t),
                 None => quote!(::diffx::__private::Zero),
             });
-            let ct_dot = ct_dot.as_ref().map_or(quote!(0.0), |t| place(f, t));
+            let ct_dot = ct_dot.as_ref().map_or_else(|| zero(f), |t| place(f, t));
             let pattern = |vs: &[Option<Var>]| -> Vec<TokenStream> {
                 vs.iter()
                     .map(|g| match g {
@@ -517,16 +521,9 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&fwd.param_dots)
             .map(|(p, d)| match d {
-                Some(d)
-                    if p.grad.to_token_stream().to_string()
-                        == p.owned.to_token_stream().to_string() =>
-                {
-                    let (d, t) = (f.name(*d), &p.grad);
-                    quote!(#d: impl ::diffx::__private::IntoTangent<#t>)
-                }
                 Some(d) => {
-                    let (d, t, l) = (f.name(*d), &p.grad, &p.owned);
-                    quote!(#d: impl ::diffx::__private::IntoTangent<#t, #l>)
+                    let (d, bound) = (f.name(*d), signature::tangent_bound(p));
+                    quote!(#d: #bound)
                 }
                 None => quote!(_: impl ::diffx::__private::NoTangent),
             });
@@ -536,16 +533,16 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&fwd.param_dots)
             .filter_map(|(p, d)| {
-                let (d, t) = (f.name((*d)?), &p.grad);
+                let d = f.name((*d)?);
                 let like = by_ref(f, &Atom::Var(param_var(f, &p.name)?));
-                Some(quote!(let #d: #t = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
+                Some(signature::tangent_convert(p, d, &like))
             });
         let (body, ret) = (body(f), ret(&fwd.b));
         let ret_dot = match &fwd.ret_dot {
             Some(t) => place(f, t),
-            None if self.sig.ret_kind == Kind::Scalar => quote!(0.0),
+            None if self.sig.ret_kind == Kind::Scalar => zero(f),
             None if self.sig.ret_kind == Kind::Slice => {
-                quote!(::diffx::__private::zero_like(&#ret))
+                quote!(::diffx::__private::zero_elems(&#ret))
             }
             None => quote!(::diffx::__private::zeros_like::<#ret_ty, _>(&#ret)),
         };
@@ -584,7 +581,7 @@ impl<'a> Generated<'a> {
                     quote!(::diffx::__private::settled(#g))
                 }
                 Some(g) => f.name(*g).to_token_stream(),
-                None if p.differentiable => quote!(0.0),
+                None if p.differentiable => zero(f),
                 None => quote!(::diffx::__private::Zero),
             });
         let (body, ret, vis) = (body(f), ret(&rev.b), self.vis);
@@ -726,5 +723,18 @@ fn ret(b: &Builder) -> TokenStream {
     b.func
         .ret
         .as_ref()
-        .map_or(quote!(0.0), |r| place(&b.func, r))
+        .map_or_else(|| zero(&b.func), |r| place(&b.func, r))
+}
+
+/// Whether `f` computes in a type parameter rather than `f64` or `f32`.
+fn generic(f: &Func) -> bool {
+    f.float.as_ref().is_some_and(tokens::is_generic)
+}
+
+/// `0.0` as a value of `f`'s float type.
+pub(crate) fn zero(f: &Func) -> TokenStream {
+    match &f.float {
+        Some(float) => tokens::float_lit(float, "0.0"),
+        None => quote!(0.0),
+    }
 }

@@ -35,14 +35,19 @@ pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) 
     let tys = grad_types(sig);
     let entry = |i: usize, v: Option<Var>| match v {
         Some(v) => place(f, &Atom::Var(v)),
-        None if sig.params[i].differentiable => quote!(0.0),
+        None if sig.params[i].differentiable => super::zero(f),
         None => quote!(::diffx::__private::Zero),
     };
     let grads = (0..sig.params.len()).map(|i| entry(i, rev.grads[i]));
     let grad_dots = (0..sig.params.len())
         .map(|i| entry(i, rev.grads[i].and_then(|g| hvp.dots.get(&g).copied())));
     let (code, allow) = (body(f), allow());
-    let value = hvp.b.func.ret.as_ref().map_or(quote!(0.0), |r| place(f, r));
+    let value = hvp
+        .b
+        .func
+        .ret
+        .as_ref()
+        .map_or_else(|| super::zero(f), |r| place(f, r));
     quote! {
         #[doc(hidden)]
         #[inline]
@@ -337,7 +342,7 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             } else {
                 (0..#m)
                     .map(|#r| {
-                        let mut #ct: #ret = ::diffx::__private::zero_like(&#value);
+                        let mut #ct: #ret = ::diffx::__private::zero_elems(&#value);
                         #ct[#r] = 1.0;
                         let #g = #vjp(#(#args,)* #ct);
                         #row

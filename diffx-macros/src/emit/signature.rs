@@ -4,6 +4,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 
+use crate::ir::Kind;
 use crate::parse::{Param, Signature};
 
 /// `x: f64, n: usize`: the parameters as declared.
@@ -42,6 +43,39 @@ pub(crate) fn like(p: &Param) -> TokenStream {
     }
 }
 
+/// The bound of a tangent argument for `p` in the hidden functions: a number or `Zero` for a
+/// scalar, a slice, `Vec`, array (or a reference to one) or `Zero` for a sequence, read against the
+/// parameter as a slice.
+pub(crate) fn tangent_bound(p: &Param) -> TokenStream {
+    let g = &p.grad;
+    match (&p.kind, &p.elem) {
+        (Kind::Scalar, _) => quote!(impl ::diffx::__private::ScalarTangent<#g>),
+        (Kind::Slice, Some(e)) => quote!(impl ::diffx::__private::IntoTangent<#g, [#e]>),
+        _ if g.to_token_stream().to_string() == p.owned.to_token_stream().to_string() => {
+            quote!(impl ::diffx::__private::IntoTangent<#g>)
+        }
+        _ => {
+            let o = &p.owned;
+            quote!(impl ::diffx::__private::IntoTangent<#g, #o>)
+        }
+    }
+}
+
+/// `let d: G = …;`: the tangent argument `d` for `p` as the parameter's gradient type; `like` is
+/// the parameter by reference, which gives a zero its shape.
+pub(crate) fn tangent_convert(p: &Param, d: &Ident, like: &TokenStream) -> TokenStream {
+    let g = &p.grad;
+    match (&p.kind, &p.elem) {
+        (Kind::Scalar, _) => {
+            quote!(let #d: #g = ::diffx::__private::ScalarTangent::into_scalar(#d);)
+        }
+        (Kind::Slice, Some(e)) => quote! {
+            let #d: #g = <_ as ::diffx::__private::IntoTangent<#g, [#e]>>::into_tangent(#d, #like);
+        },
+        _ => quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #like);),
+    }
+}
+
 /// The tangent parameters of a hidden function, one per parameter (`dots` names those of the
 /// differentiable ones; a constant's is ignored), and the statements that turn each into the
 /// parameter's gradient type.
@@ -55,8 +89,8 @@ pub(crate) fn tangent_inputs(
         .zip(dots)
         .map(|(p, d)| match d {
             Some(d) => {
-                let (g, o) = (&p.grad, &p.owned);
-                quote!(#d: impl ::diffx::__private::IntoTangent<#g, #o>)
+                let bound = tangent_bound(p);
+                quote!(#d: #bound)
             }
             None => quote!(_: impl ::diffx::__private::NoTangent),
         })
@@ -65,10 +99,7 @@ pub(crate) fn tangent_inputs(
         .params
         .iter()
         .zip(dots)
-        .filter_map(|(p, d)| {
-            let (d, g, l) = (d.as_ref()?, &p.grad, like(p));
-            Some(quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #l);))
-        })
+        .filter_map(|(p, d)| Some(tangent_convert(p, d.as_ref()?, &like(p))))
         .collect();
     (params, converts)
 }

@@ -49,9 +49,8 @@ pub fn functions(
     // As in the hidden functions, each tangent becomes the parameter's gradient type.
     let converts = diff.iter().zip(us.iter().zip(&vs)).flat_map(|(i, (u, v))| {
         let p = &sig.params[*i];
-        let (g, like) = (&p.grad, like(p));
-        [u, v]
-            .map(|d| quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #like);))
+        let like = like(p);
+        [u, v].map(|d| super::signature::tangent_convert(p, d, &like))
     });
     let (ct, ct_dot) = super::second::cotangent_names(hvp, rev);
     let results: Vec<TokenStream> = diff
@@ -60,7 +59,7 @@ pub fn functions(
             let d = rev.grads[*i]
                 .and_then(|g| hvp.dots.get(&g))
                 .and_then(|h| third.dots.get(h));
-            d.map_or(quote!(0.0), |d| place(f, &Atom::Var(*d)))
+            d.map_or_else(|| super::zero(f), |d| place(f, &Atom::Var(*d)))
         })
         .collect();
     let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();

@@ -18,7 +18,15 @@ pub fn place(f: &Func, a: &Atom) -> TokenStream {
             let base = f.name(*v);
             quote!(#base #path)
         }
-        Atom::Const(t) => paren(t.clone()),
+        Atom::Const(t) => match &f.float {
+            // A literal the transforms wrote (a zero, a seed) in a function generic over `T`.
+            Some(float)
+                if crate::tokens::is_generic(float) && crate::tokens::is_bare_literal(t) =>
+            {
+                paren(crate::tokens::typed_floats(t.clone(), float))
+            }
+            _ => paren(t.clone()),
+        },
     }
 }
 

@@ -680,10 +680,11 @@ impl Lowerer<'_> {
         span: proc_macro2::Span,
     ) -> syn::Result<Atom> {
         let n = elems.len();
+        let zero = crate::tokens::float_lit(&self.b.float, "0.0");
         let zeros = if is_vec {
-            quote!(::std::vec![0.0; #n])
+            quote!(::std::vec![#zero; #n])
         } else {
-            quote!([0.0; #n])
+            quote!([#zero; #n])
         };
         let v = self
             .b

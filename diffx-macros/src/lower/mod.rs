@@ -442,8 +442,14 @@ impl<'b> Lowerer<'b> {
         // An expression that reassigns a variable from outside (an `if` that counts) is lowered
         // for that effect even when its value is a constant.
         if !self.mentions_active(e) && !self.reassigns(e) {
-            if let (true, Expr::MethodCall(m)) = (self.in_template, e) {
-                return self.method(m, e);
+            match (self.in_template, e) {
+                (true, Expr::MethodCall(m)) => return self.method(m, e),
+                // `b as F` of a rule, a conversion where `F` is a type parameter.
+                (true, Expr::Cast(c)) if tokens::is_generic(&self.b.float) => {
+                    return self.cast(c, e)
+                }
+                (true, Expr::Paren(p)) => return self.expr(&p.expr),
+                _ => {}
             }
             return Ok(Atom::Const(self.constant(e)));
         }
@@ -569,8 +575,15 @@ impl<'b> Lowerer<'b> {
         let target = c.ty.to_token_stream().to_string();
         if self.b.float == target {
             // A differentiable value of the function's own type casts to itself; anything else
-            // (`x.len() as f64`) is a constant that keeps its cast.
+            // (`x.len() as f64`) is a constant that keeps its cast, which for a type parameter
+            // (`b as T` of a rule) is a conversion.
             return match self.expr(&c.expr)? {
+                Atom::Const(_) if tokens::is_generic(&self.b.float) => {
+                    let (float, value) = (&self.b.float, self.constant(&c.expr));
+                    Ok(Atom::Const(
+                        quote!(::diffx::__private::cast::<#float, _>(#value)),
+                    ))
+                }
                 Atom::Const(_) => Ok(Atom::Const(self.constant(e))),
                 a => Ok(a),
             };
@@ -812,8 +825,18 @@ pub fn partials(
 }
 
 /// Parses a rule template, with `F`, `Tensor` and the constants of the float type filled in.
+///
+/// For a function generic over its float type `T`, whose literals and `f64::from(bool)` Rust would
+/// not make values of `T`, literals become `lit::<T>(…)`, `F::from` `from_bool::<T>` and the
+/// constants `lit::<T>` of the `f64` ones.
 fn template_tokens(template: &str, float: &Ident) -> syn::Result<TokenStream> {
-    let ts: TokenStream = syn::parse_str(template)?;
+    let generic = tokens::is_generic(float);
+    let ts: TokenStream = if generic {
+        let t = template.replace("F::from(", "::diffx::__private::from_bool::<F>(");
+        tokens::typed_floats(syn::parse_str(&t)?, &Ident::new("F", Span::call_site()))
+    } else {
+        syn::parse_str(template)?
+    };
     Ok(tokens::replace_all(
         ts,
         &mut |id| match id.to_string().as_str() {
@@ -821,7 +844,11 @@ fn template_tokens(template: &str, float: &Ident) -> syn::Result<TokenStream> {
             "Tensor" => Some(quote!(::diffx::__private::Tensor::<#float>)),
             c @ ("LN_2" | "LN_10" | "PI") => {
                 let c = Ident::new(c, Span::call_site());
-                Some(quote!(::core::#float::consts::#c))
+                Some(if generic {
+                    quote!(::diffx::__private::lit::<#float>(::core::f64::consts::#c))
+                } else {
+                    quote!(::core::#float::consts::#c)
+                })
             }
             _ => None,
         },

@@ -199,8 +199,8 @@ impl<F: Float> Rows<'_, F> {
         let Ok(x) = field.trim().parse::<f64>() else {
             return Err(format!("expected a number, found {field:?}"));
         };
-        let rounded = F::from_f64(x);
-        if self.opts.allow_non_finite || rounded.to_f64().is_finite() {
+        let rounded = F::of_f64(x);
+        if self.opts.allow_non_finite || rounded.as_f64().is_finite() {
             return Ok(rounded);
         }
         let accept = "CsvOptions::allow_non_finite accepts it";

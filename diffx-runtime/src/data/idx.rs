@@ -19,7 +19,7 @@ pub fn read_idx_images<F: Float>(path: impl AsRef<Path>) -> Result<Tensor<F>, Da
     let (dims, bytes) = read_idx(path, IMAGES_MAGIC, "images")?;
     let pixels = bytes
         .iter()
-        .map(|&b| F::from_f64(f64::from(b) / 255.0))
+        .map(|&b| F::of_f64(f64::from(b) / 255.0))
         .collect();
     // `read_idx` checked that the product of all dimensions fits, so this one does too.
     Ok(Tensor::from_vec(pixels, &[dims[0], dims[1] * dims[2]]))

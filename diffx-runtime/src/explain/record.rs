@@ -256,7 +256,7 @@ impl<'a, F: Float> Recorder<'a, F> {
         self.trace.edges.push(super::Edge {
             from,
             to,
-            partial: number.map(F::to_f64),
+            partial: number.map(F::as_f64),
             operand: operand.name.to_string(),
             map: (number.is_none() && !operand.map.is_empty()).then(|| operand.map.to_string()),
         });
@@ -491,7 +491,7 @@ impl<'a, F: Float> Recorder<'a, F> {
 
 /// `(1, 0, 2)`.
 fn list<F: Float>(xs: &[F]) -> String {
-    let items: Vec<String> = xs.iter().map(|x| super::short(x.to_f64())).collect();
+    let items: Vec<String> = xs.iter().map(|x| super::short(x.as_f64())).collect();
     format!("({})", items.join(", "))
 }
 /// The partial derivative of a call of another `#[autodiff]` function with respect to one

@@ -83,11 +83,11 @@ impl<F: Float> Value<F> {
     /// What a table shows of it: the number, or a tensor's Frobenius norm.
     pub fn summary(&self) -> f64 {
         match self {
-            Value::Scalar(s) => s.to_f64(),
+            Value::Scalar(s) => s.as_f64(),
             Value::Tensor(t) => t
                 .data()
                 .iter()
-                .map(|x| x.to_f64().powi(2))
+                .map(|x| x.as_f64().powi(2))
                 .sum::<f64>()
                 .sqrt(),
         }

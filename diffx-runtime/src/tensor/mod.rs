@@ -280,7 +280,7 @@ impl<F: Float> Tensor<F> {
     pub fn randn(shape: &[usize], seed: u64) -> Self {
         let mut rng = Rng::new(seed);
         let data = (0..ok(checked_count("randn", shape)))
-            .map(|_| F::from_f64(rng.normal()))
+            .map(|_| F::of_f64(rng.normal()))
             .collect();
         Tensor {
             data,
@@ -295,9 +295,9 @@ impl<F: Float> Tensor<F> {
     #[track_caller]
     pub fn rand_uniform(shape: &[usize], lo: F, hi: F, seed: u64) -> Self {
         let mut rng = Rng::new(seed);
-        let (lo, width) = (lo.to_f64(), hi.to_f64() - lo.to_f64());
+        let (lo, width) = (lo.as_f64(), hi.as_f64() - lo.as_f64());
         let data = (0..ok(checked_count("rand_uniform", shape)))
-            .map(|_| F::from_f64(lo + width * rng.uniform()))
+            .map(|_| F::of_f64(lo + width * rng.uniform()))
             .collect();
         Tensor {
             data,
@@ -433,7 +433,7 @@ impl<F: Float> Tensor<F> {
 
     /// The same tensor in another float type (rounding for `f64 → f32`).
     pub fn cast<G: Float>(&self) -> Tensor<G> {
-        let data = self.data.iter().map(|&x| G::from_f64(x.to_f64())).collect();
+        let data = self.data.iter().map(|&x| G::of_f64(x.as_f64())).collect();
         Tensor {
             data,
             shape: self.shape.clone(),

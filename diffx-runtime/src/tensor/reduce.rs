@@ -125,7 +125,7 @@ impl<F: Float> Tensor<F> {
                 self.shape()
             );
         }
-        self.sum() / F::from_f64(self.len() as f64)
+        self.sum() / F::of_f64(self.len() as f64)
     }
 
     /// The sum along `axis`, which is kept with size 1: `[r, c]` → `[1, c]` for axis 0, `[r, 1]` for
@@ -152,7 +152,7 @@ impl<F: Float> Tensor<F> {
                 self.shape()
             );
         }
-        out.scale(F::ONE / F::from_f64(n as f64));
+        out.scale(F::ONE / F::of_f64(n as f64));
         out
     }
 
@@ -359,7 +359,7 @@ impl<F: Float> Tensor<F> {
         // that operation, not this one.
         self.check_labels("cross_entropy", labels)?;
         self.check_has_rows("cross_entropy")?;
-        let scale = F::ONE / F::from_f64(self.rows() as f64);
+        let scale = F::ONE / F::of_f64(self.rows() as f64);
         let RowExp { exp, shift, sum } = RowExp::new(self);
         let grad = self.softmax_minus_one_hot(exp, &sum, labels, scale);
         Ok((self.mean_row_loss(&shift, sum, labels), grad))
@@ -376,7 +376,7 @@ impl<F: Float> Tensor<F> {
             .fold(F::ZERO, |s, ((row, &l), (&m, &ln_sum))| {
                 s + (m - row[l] + ln_sum)
             });
-        total / F::from_f64(self.rows() as f64)
+        total / F::of_f64(self.rows() as f64)
     }
 
     /// `scale · (softmax − one_hot(labels))`, in the buffer of the exponentials.
@@ -452,7 +452,7 @@ impl<F: Float> Tensor<F> {
         same_shape("cross_entropy_onehot", self, targets)?;
         self.check_has_rows("cross_entropy_onehot")?;
         let products = self.log_softmax().zip_map(targets, |l, t| t * l);
-        Ok(-products.sum() / F::from_f64(self.rows() as f64))
+        Ok(-products.sum() / F::of_f64(self.rows() as f64))
     }
 
     /// The mean of `(self − target)²` over all elements.
@@ -478,7 +478,7 @@ impl<F: Float> Tensor<F> {
             ));
         }
         let squares = self.zip_map(target, |a, b| (a - b) * (a - b));
-        Ok(squares.sum() / F::from_f64(self.len() as f64))
+        Ok(squares.sum() / F::of_f64(self.len() as f64))
     }
 }
 

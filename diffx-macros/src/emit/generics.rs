@@ -1,0 +1,76 @@
+//! The derivative functions of a generic function, generic in the same way: each gets the
+//! function's generic parameters and `where` clause (`grad_f::<f64>(&x)` names the same `T` as
+//! `f::<f64>(&x)`), and in the functions that hold no code of the user's, float literals become
+//! values of the float type parameter.
+//!
+//! The functions are written as for a function of one float type and rewritten here, so no other
+//! stage knows about generic parameters.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, ToTokens};
+use syn::{GenericParam, Generics, Item};
+
+use crate::tokens;
+
+/// `items` (the function and its derivative functions) with the generics of `primal`; `float` is
+/// its float type, a type parameter or `f64`/`f32` (`fn norm<const N: usize>(x: [f64; N])`).
+pub fn generic(
+    items: TokenStream,
+    primal: &syn::ItemFn,
+    float: &Ident,
+) -> syn::Result<TokenStream> {
+    let file: syn::File = syn::parse2(items)?;
+    let name = &primal.sig.ident;
+    let mut out = Vec::new();
+    for item in file.items {
+        let mut f = match item {
+            Item::Fn(f) => f,
+            // `const _: () = { let _ = f; };` names `f` without its parameters, which a generic
+            // function cannot be; the function allows itself to be unused instead.
+            Item::Const(_) => continue,
+            other => {
+                out.push(other.into_token_stream());
+                continue;
+            }
+        };
+        if f.sig.ident == *name {
+            f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+        } else {
+            let ident = f.sig.ident.to_string();
+            f.sig.generics = merged(&primal.sig.generics, &f.sig.generics);
+            if ident.starts_with("explain_") && tokens::is_generic(float) {
+                // The trace records numbers of diffx's own float types.
+                let w = f.sig.generics.make_where_clause();
+                w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
+            }
+            if !ident.starts_with("__diffx_")
+                && !ident.starts_with("explain_")
+                && tokens::is_generic(float)
+            {
+                // A wrapper: its literals (the seed `1.0` of `grad_`) are the macro's.
+                let block = tokens::typed_floats(f.block.to_token_stream(), float);
+                f.block = Box::new(syn::parse2(block)?);
+            }
+        }
+        out.push(f.into_token_stream());
+    }
+    Ok(quote!(#(#out)*))
+}
+
+/// The user's generic parameters before a generated function's own (`__A` of a `grad_` that
+/// reports a misuse), lifetimes first as Rust requires, and both `where` clauses.
+fn merged(user: &Generics, own: &Generics) -> Generics {
+    let (lifetimes, rest): (Vec<&GenericParam>, Vec<&GenericParam>) = user
+        .params
+        .iter()
+        .chain(&own.params)
+        .partition(|p| matches!(p, GenericParam::Lifetime(_)));
+    let mut g: Generics = syn::parse_quote!(<#(#lifetimes,)* #(#rest),*>);
+    let predicates = user
+        .where_clause
+        .iter()
+        .chain(&own.where_clause)
+        .flat_map(|w| w.predicates.iter());
+    g.where_clause = Some(syn::parse_quote!(where #(#predicates),*));
+    g
+}
