@@ -502,14 +502,8 @@ pub trait CallPartial<F> {
     fn partial(&self) -> Option<F>;
 }
 
-impl CallPartial<f64> for f64 {
-    fn partial(&self) -> Option<f64> {
-        Some(*self)
-    }
-}
-
-impl CallPartial<f32> for f32 {
-    fn partial(&self) -> Option<f32> {
+impl<F: Float> CallPartial<F> for F {
+    fn partial(&self) -> Option<F> {
         Some(*self)
     }
 }
