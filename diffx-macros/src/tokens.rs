@@ -230,7 +230,6 @@ pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
-
 /// Whether `float` is a type parameter (the function is generic over its float type) rather than
 /// `f64` or `f32`: its float literals must then be converted, since `0.5` alone is an `f64`.
 pub fn is_generic(float: &Ident) -> bool {

@@ -1,0 +1,287 @@
+//! Functions generic over their float type (issue 13, item 4): `fn f<T: Float>(…) -> T` with
+//! num-traits' `Float` or `diffx::Float`, bounds inline or in a `where` clause, calls between
+//! generic `#[autodiff]` functions, const generics. The generated functions are generic the same
+//! way: checked at `f64` against hand gradients and central differences (both modes, Hessians),
+//! and at `f32` against the `f64` values.
+
+#![allow(clippy::needless_range_loop)]
+
+use std::iter::Sum;
+
+use diffx::autodiff;
+use diffx::check::central_difference;
+use diffx::num_traits::{Float, FromPrimitive};
+
+mod common;
+use common::assert_close;
+
+/// Points of `n` elements, away from the kinks of `abs` and `max`.
+fn points(n: usize) -> Vec<Vec<f64>> {
+    (0..4)
+        .map(|k| {
+            (0..n)
+                .map(|i| ((i * 5 + k * 3) as f64 * 0.73 + 0.4).sin() * 1.3 + 0.07 * i as f64)
+                .collect()
+        })
+        .collect()
+}
+
+/// The `f32` result against the `f64` one, relative to the larger of 1 and its size.
+#[track_caller]
+fn assert_f32_close(a: &[f32], b: &[f64], what: &str) {
+    for (x, y) in a.iter().zip(b) {
+        assert_close(f64::from(*x), *y, 2e-4, what);
+    }
+}
+
+#[autodiff(order = 2)]
+fn rosenbrock<T: Float + FromPrimitive + Sum>(x: &[T]) -> T {
+    x.iter()
+        .zip(x.iter().skip(1))
+        .map(|(&a, &b)| T::from_f64(100.0).unwrap() * (b - a * a).powi(2) + (T::one() - a).powi(2))
+        .sum()
+}
+
+/// ∂/∂xᵢ of Σ 100(xᵢ₊₁ − xᵢ²)² + (1 − xᵢ)².
+fn rosenbrock_by_hand(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    for i in 0..x.len() - 1 {
+        let d = x[i + 1] - x[i] * x[i];
+        g[i] += -400.0 * x[i] * d - 2.0 * (1.0 - x[i]);
+        g[i + 1] += 200.0 * d;
+    }
+    g
+}
+
+#[test]
+fn chains_generic_over_num_traits_float_at_f64_and_f32() {
+    for x in points(5) {
+        let g = grad_rosenbrock(&x);
+        let (want, fd) = (rosenbrock_by_hand(&x), central_difference(rosenbrock, &x));
+        for i in 0..5 {
+            assert_close(g[i], want[i], 1e-12, "grad vs analytic");
+            assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+        }
+        // The same function named at its type, and forward mode along each axis.
+        assert_eq!(grad_rosenbrock::<f64>(&x), g);
+        for i in 0..5 {
+            let e: Vec<f64> = (0..5).map(|j| f64::from(i == j)).collect();
+            let (v, d) = jvp_rosenbrock(&x, &e);
+            assert_eq!(v, rosenbrock(&x));
+            assert_close(d, g[i], 1e-12, "jvp vs grad");
+        }
+        let h = hessian_rosenbrock(&x);
+        for i in 0..5 {
+            let row = central_difference(|v| grad_rosenbrock(v)[i], &x);
+            for j in 0..5 {
+                assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
+            }
+        }
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        assert_f32_close(&grad_rosenbrock::<f32>(&x32), &g, "grad at f32");
+        let h32 = hessian_rosenbrock(&x32);
+        for i in 0..5 {
+            assert_f32_close(&h32[i], &h[i], "hessian at f32");
+        }
+    }
+}
+
+/// Beale's function as optimization crates write it: destructured, a local closure, constants
+/// through `FromPrimitive`, bound by `diffx::Float` in a `where` clause.
+#[autodiff(order = 2)]
+fn beale<T>(param: &[T; 2]) -> T
+where
+    T: diffx::Float,
+{
+    let [x1, x2] = *param;
+    let sq = |v: T| v * v;
+    sq(T::from_f64(1.5).unwrap() - x1 + x1 * x2)
+        + sq(T::from_f64(2.25).unwrap() - x1 + x1 * x2.powi(2))
+        + sq(T::from_f64(2.625).unwrap() - x1 + x1 * x2.powi(3))
+}
+
+fn beale_by_hand(p: &[f64; 2]) -> [f64; 2] {
+    let [x, y] = *p;
+    let (a, b, c) = (
+        1.5 - x + x * y,
+        2.25 - x + x * y * y,
+        2.625 - x + x * y * y * y,
+    );
+    [
+        2.0 * a * (y - 1.0) + 2.0 * b * (y * y - 1.0) + 2.0 * c * (y * y * y - 1.0),
+        2.0 * a * x + 2.0 * b * 2.0 * x * y + 2.0 * c * 3.0 * x * y * y,
+    ]
+}
+
+#[test]
+fn diffx_float_bound_in_a_where_clause_with_patterns_and_closures() {
+    for p in points(2) {
+        let p = [p[0], p[1]];
+        let g = grad_beale(&p);
+        let want = beale_by_hand(&p);
+        let fd = central_difference(|v| beale(&[v[0], v[1]]), &p);
+        for i in 0..2 {
+            assert_close(g[i], want[i], 1e-12, "grad vs analytic");
+            assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+        }
+        let (_, d) = jvp_beale(&p, &[0.3, -1.1]);
+        assert_close(d, 0.3 * g[0] - 1.1 * g[1], 1e-12, "jvp vs grad");
+        let p32 = [p[0] as f32, p[1] as f32];
+        assert_f32_close(&grad_beale(&p32), &g, "grad at f32");
+        let h = hessian_beale(&p);
+        for i in 0..2 {
+            let row = central_difference(|v| grad_beale(&[v[0], v[1]])[i], &p);
+            for j in 0..2 {
+                assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
+            }
+        }
+    }
+}
+
+#[autodiff(order = 2)]
+fn bump<T: Float>(a: T, b: T) -> T {
+    a * b.sin()
+}
+
+/// Calls the generic `bump` in a loop, its second argument depending on earlier iterations.
+#[autodiff(order = 2)]
+fn chained<T: Float>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..x.len() {
+        s = s + bump(x[i], s + T::one());
+    }
+    s
+}
+
+#[test]
+fn generic_calls_between_autodiff_functions() {
+    for x in points(4) {
+        let g = grad_chained(&x);
+        let fd = central_difference(chained, &x);
+        for i in 0..4 {
+            assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+        }
+        let (_, d) = jvp_chained(&x, &[1.0, 0.0, 0.0, 0.0]);
+        assert_close(d, g[0], 1e-12, "jvp vs grad");
+        let h = hessian_chained(&x);
+        for i in 0..4 {
+            let row = central_difference(|v| grad_chained(v)[i], &x);
+            for j in 0..4 {
+                assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
+            }
+        }
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        assert_f32_close(&grad_chained(&x32), &g, "grad at f32");
+    }
+}
+
+/// Every elementary function of the rule table, generic; `elementary_f64` is the same body at
+/// `f64`. The two programs compute the same operations, so their gradients agree to rounding: a
+/// rule whose generic form differs (a literal, an indicator, a constant) shows here.
+#[autodiff(order = 2)]
+fn elementary<T: Float + FromPrimitive>(a: T, b: T) -> T {
+    let k = T::from_f64(0.25).unwrap();
+    let u = (a * b).sin() + a.cos() * b.tan() + (a / b).exp() + b.ln() + a.sqrt() * b.cbrt();
+    let v = a.powi(3) + b.powf(a) + a.abs() + a.max(b) + b.min(a) + a.atan2(b) + a.hypot(b);
+    let w = a.tanh() + b.sinh() + a.cosh() + a.asinh() + a.atan() + b.log10() + a.exp2();
+    let z = b.recip() + a.ln_1p() + a.exp_m1() + a.to_radians() + a.mul_add(b, a) + b.log2();
+    u + v + w + z * k + (a * k).asin() + (b * k).acos() + b.acosh() + (a * k).atanh()
+}
+
+#[autodiff(order = 2)]
+fn elementary_f64(a: f64, b: f64) -> f64 {
+    let k = 0.25;
+    let u = (a * b).sin() + a.cos() * b.tan() + (a / b).exp() + b.ln() + a.sqrt() * b.cbrt();
+    let v = a.powi(3) + b.powf(a) + a.abs() + a.max(b) + b.min(a) + a.atan2(b) + a.hypot(b);
+    let w = a.tanh() + b.sinh() + a.cosh() + a.asinh() + a.atan() + b.log10() + a.exp2();
+    let z = b.recip() + a.ln_1p() + a.exp_m1() + a.to_radians() + a.mul_add(b, a) + b.log2();
+    u + v + w + z * k + (a * k).asin() + (b * k).acos() + b.acosh() + (a * k).atanh()
+}
+
+#[test]
+fn every_rule_generic_agrees_with_its_f64_twin() {
+    for (a, b) in [(0.7, 1.9), (1.3, 2.4), (0.2, 3.1)] {
+        let (g, want) = (grad_elementary(a, b), grad_elementary_f64(a, b));
+        assert_close(g.0, want.0, 1e-14, "∂a");
+        assert_close(g.1, want.1, 1e-14, "∂b");
+        let fd = central_difference(|v| elementary(v[0], v[1]), &[a, b]);
+        assert_close(g.0, fd[0], 1e-6, "∂a vs differences");
+        assert_close(g.1, fd[1], 1e-6, "∂b vs differences");
+        assert_eq!(
+            jvp_elementary(a, b, 1.0, 0.0),
+            jvp_elementary_f64(a, b, 1.0, 0.0)
+        );
+        let (h, hw) = (hessian_elementary(a, b), hessian_elementary_f64(a, b));
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_close(h[i][j], hw[i][j], 1e-12, "hessian vs f64 twin");
+            }
+        }
+        let g32 = grad_elementary(a as f32, b as f32);
+        assert_f32_close(&[g32.0, g32.1], &[want.0, want.1], "grad at f32");
+    }
+}
+
+/// A const-generic array: its gradient is an array of the same length.
+#[autodiff(order = 2)]
+fn norm<const N: usize>(x: [f64; N]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += x[i] * x[i];
+    }
+    s.sqrt()
+}
+
+/// Generic over the float type and the length.
+#[autodiff]
+fn weighted<T: Float, const N: usize>(x: [T; N], w: &[T; N]) -> T {
+    let mut s = T::zero();
+    for i in 0..N {
+        s = s + w[i] * x[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn const_generic_arrays() {
+    let g: [f64; 3] = grad_norm([3.0, 4.0, 12.0]);
+    assert_eq!(g, [3.0 / 13.0, 4.0 / 13.0, 12.0 / 13.0]);
+    let (v, d) = jvp_norm([3.0, 4.0], [1.0, 1.0]);
+    assert_eq!(v, 5.0);
+    assert_close(d, 7.0 / 5.0, 1e-15, "jvp along (1, 1)");
+    let h = hessian_norm([3.0, 4.0]);
+    assert_close(h[0][0], 16.0 / 125.0, 1e-14, "∂²/∂x0²");
+    assert_close(h[0][1], -12.0 / 125.0, 1e-14, "∂²/∂x0∂x1");
+    let (gx, gw) = grad_weighted([1.0f32, 2.0], &[3.0, 0.5]);
+    assert_eq!(gx, [6.0, 2.0]);
+    assert_eq!(gw, [1.0, 4.0]);
+}
+
+struct Spring {
+    k: f64,
+}
+
+impl Spring {
+    /// A method generic over the float type of its argument.
+    #[autodiff]
+    fn energy<T: Float + FromPrimitive>(&self, x: T) -> T {
+        T::from_f64(0.5 * self.k).unwrap() * x * x
+    }
+}
+
+#[test]
+fn generic_methods() {
+    let s = Spring { k: 4.0 };
+    assert_eq!(s.grad_energy(1.5f64), 6.0);
+    assert_eq!(s.grad_energy(1.5f32), 6.0);
+    assert_eq!(s.jvp_energy(1.5f64, 2.0), (4.5, 12.0));
+}
+
+#[cfg(feature = "explain")]
+#[test]
+fn explain_of_a_generic_function() {
+    let t = explain_bump(0.5f64, 1.5, 1.0, 0.0);
+    assert_eq!(t.value("bump"), Some(0.5 * 1.5f64.sin()));
+    assert_eq!(t.tangent("bump"), Some(1.5f64.sin()));
+    assert_eq!(t.adjoint("a"), Some(1.5f64.sin()));
+}
