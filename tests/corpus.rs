@@ -1087,6 +1087,184 @@ fn brown_derivatives() {
     .check(&away_from_zero(4, 0.9));
 }
 
+/// Schwefel 2.21: maxᵢ |xᵢ| (points have a unique largest |xᵢ| and no zero coordinate).
+#[autodiff(order = 2)]
+fn schwefel_2_21<T: Float>(param: &[T]) -> T {
+    // macro: written naturally as `.fold(T::neg_infinity(), T::max)` (the generic form of the
+    // README's `fold(f64::NEG_INFINITY, f64::max)`), `T::max` is taken for a call to another
+    // `#[autodiff]` function ("no associated item named `__diffx_jvp_max` found for type parameter
+    // `T`"); the closure `|m, v| m.max(v)` is the same fold.
+    param
+        .iter()
+        .map(|x| x.abs())
+        .fold(T::neg_infinity(), |m, v| m.max(v))
+}
+
+fn schwefel_2_21_grad(x: &[f64]) -> Vec<f64> {
+    let k = (0..x.len())
+        .max_by(|&i, &j| x[i].abs().total_cmp(&x[j].abs()))
+        .unwrap();
+    (0..x.len())
+        .map(|i| if i == k { x[i].signum() } else { 0.0 })
+        .collect()
+}
+
+fn schwefel_2_21_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    diag(vec![0.0; x.len()])
+}
+
+#[test]
+fn schwefel_2_21_derivatives() {
+    Case {
+        f: schwefel_2_21::<f64>,
+        grad: grad_schwefel_2_21::<f64>,
+        grad_f32: grad_schwefel_2_21::<f32>,
+        jvp: jvp_schwefel_2_21::<f64>,
+        hessian: hessian_schwefel_2_21::<f64>,
+        hand_grad: schwefel_2_21_grad,
+        hand_hessian: schwefel_2_21_hessian,
+    }
+    .check(&away_from_zero(5, 2.0));
+}
+
+/// Exponential: −exp(−½ Σ xᵢ²), the sum by `fold`.
+#[autodiff(order = 2)]
+fn exponential<T: Float + FromPrimitive>(param: &[T]) -> T {
+    -(T::from_f64(-0.5).unwrap() * param.iter().fold(T::zero(), |acc, &x| acc + x * x)).exp()
+}
+
+fn exponential_grad(x: &[f64]) -> Vec<f64> {
+    let e = (-0.5 * x.iter().map(|v| v * v).sum::<f64>()).exp();
+    x.iter().map(|v| e * v).collect()
+}
+
+fn exponential_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    let e = (-0.5 * x.iter().map(|v| v * v).sum::<f64>()).exp();
+    (0..x.len())
+        .map(|i| {
+            (0..x.len())
+                .map(|j| e * ((if i == j { 1.0 } else { 0.0 }) - x[i] * x[j]))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn exponential_derivatives() {
+    Case {
+        f: exponential::<f64>,
+        grad: grad_exponential::<f64>,
+        grad_f32: grad_exponential::<f32>,
+        jvp: jvp_exponential::<f64>,
+        hessian: hessian_exponential::<f64>,
+        hand_grad: exponential_grad,
+        hand_hessian: exponential_hessian,
+    }
+    .check(&points(4, -1.0, 1.0));
+}
+
+/// Salomon: 1 − cos(2π‖x‖) + 0.1 ‖x‖ (its kink is at the origin).
+#[autodiff(order = 2)]
+fn salomon<T>(param: &[T]) -> T
+where
+    T: Float + FromPrimitive + Sum,
+{
+    let r = param.iter().map(|x| x.powi(2)).sum::<T>().sqrt();
+    T::one() - (T::from_f64(2.0 * PI).unwrap() * r).cos() + T::from_f64(0.1).unwrap() * r
+}
+
+/// ‖x‖ and the first two derivatives of Salomon as a function of it.
+fn salomon_radial(x: &[f64]) -> (f64, f64, f64) {
+    let r = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    (
+        r,
+        2.0 * PI * (2.0 * PI * r).sin() + 0.1,
+        4.0 * PI * PI * (2.0 * PI * r).cos(),
+    )
+}
+
+fn salomon_grad(x: &[f64]) -> Vec<f64> {
+    let (r, d1, _) = salomon_radial(x);
+    x.iter().map(|v| d1 * v / r).collect()
+}
+
+fn salomon_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    // ∇²f = f″ x xᵀ/r² + f′ (I/r − x xᵀ/r³)
+    let (r, d1, d2) = salomon_radial(x);
+    (0..x.len())
+        .map(|i| {
+            (0..x.len())
+                .map(|j| {
+                    let d = if i == j { 1.0 } else { 0.0 };
+                    d2 * x[i] * x[j] / (r * r) + d1 * (d / r - x[i] * x[j] / r.powi(3))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn salomon_derivatives() {
+    Case {
+        f: salomon::<f64>,
+        grad: grad_salomon::<f64>,
+        grad_f32: grad_salomon::<f32>,
+        jvp: jvp_salomon::<f64>,
+        hessian: hessian_salomon::<f64>,
+        hand_grad: salomon_grad,
+        hand_hessian: salomon_hessian,
+    }
+    .check(&points(3, -2.0, 2.0));
+}
+
+/// Colville, a function of four variables taking a slice, destructured into names.
+#[autodiff(order = 2)]
+fn colville<T: Float + FromPrimitive>(x: &[T]) -> T {
+    let [x1, x2, x3, x4] = [x[0], x[1], x[2], x[3]];
+    let c = |v: f64| T::from_f64(v).unwrap();
+    let n1 = T::one();
+    c(100.0) * (x1.powi(2) - x2).powi(2)
+        + (x1 - n1).powi(2)
+        + (x3 - n1).powi(2)
+        + c(90.0) * (x3.powi(2) - x4).powi(2)
+        + c(10.1) * ((x2 - n1).powi(2) + (x4 - n1).powi(2))
+        + c(19.8) * (x2 - n1) * (x4 - n1)
+}
+
+fn colville_grad(x: &[f64]) -> Vec<f64> {
+    let [x1, x2, x3, x4] = [x[0], x[1], x[2], x[3]];
+    vec![
+        400.0 * x1 * (x1 * x1 - x2) + 2.0 * (x1 - 1.0),
+        -200.0 * (x1 * x1 - x2) + 20.2 * (x2 - 1.0) + 19.8 * (x4 - 1.0),
+        2.0 * (x3 - 1.0) + 360.0 * x3 * (x3 * x3 - x4),
+        -180.0 * (x3 * x3 - x4) + 20.2 * (x4 - 1.0) + 19.8 * (x2 - 1.0),
+    ]
+}
+
+fn colville_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    let [x1, x2, x3, x4] = [x[0], x[1], x[2], x[3]];
+    vec![
+        vec![1200.0 * x1 * x1 - 400.0 * x2 + 2.0, -400.0 * x1, 0.0, 0.0],
+        vec![-400.0 * x1, 220.2, 0.0, 19.8],
+        vec![0.0, 0.0, 2.0 + 1080.0 * x3 * x3 - 360.0 * x4, -360.0 * x3],
+        vec![0.0, 19.8, -360.0 * x3, 200.2],
+    ]
+}
+
+#[test]
+fn colville_derivatives() {
+    Case {
+        f: colville::<f64>,
+        grad: grad_colville::<f64>,
+        grad_f32: grad_colville::<f32>,
+        jvp: jvp_colville::<f64>,
+        hessian: hessian_colville::<f64>,
+        hand_grad: colville_grad,
+        hand_hessian: colville_hessian,
+    }
+    .check(&points(4, -2.0, 2.0));
+}
+
 /// A function of two variables at a point: value, gradient, Hessian entries (xx, xy, yy).
 type Jet2 = (f64, [f64; 2], [f64; 3]);
 
@@ -1649,4 +1827,54 @@ fn schaffer_n2_derivatives() {
         hand_hessian: schaffer_n2_hessian,
     }
     .check(&points(2, -1.5, 1.5));
+}
+
+/// Branin: a (y − b x² + c x − r)² + s (1 − t) cos x + s, with b = 5.1/(4π²), c = 5/π,
+/// t = 1/(8π): constants computed from π in `T`.
+#[autodiff(order = 2)]
+fn branin<T: Float + FromPrimitive>(param: &[T; 2]) -> T {
+    let [x1, x2] = *param;
+    let pi = T::from_f64(PI).unwrap();
+    let a = T::one();
+    let b = T::from_f64(5.1).unwrap() / (T::from(4).unwrap() * pi.powi(2));
+    let c = T::from(5).unwrap() / pi;
+    let r = T::from(6).unwrap();
+    let s = T::from(10).unwrap();
+    let t = T::one() / (T::from(8).unwrap() * pi);
+    a * (x2 - b * x1.powi(2) + c * x1 - r).powi(2) + s * (T::one() - t) * x1.cos() + s
+}
+
+const BRANIN: (f64, f64, f64) = (
+    5.1 / (4.0 * PI * PI),
+    5.0 / PI,
+    10.0 * (1.0 - 1.0 / (8.0 * PI)),
+);
+
+fn branin_grad(&[x, y]: &[f64; 2]) -> Vec<f64> {
+    let (b, c, st) = BRANIN;
+    let u = y - b * x * x + c * x - 6.0;
+    vec![2.0 * u * (c - 2.0 * b * x) - st * x.sin(), 2.0 * u]
+}
+
+fn branin_hessian(&[x, y]: &[f64; 2]) -> Vec<Vec<f64>> {
+    let (b, c, st) = BRANIN;
+    let (u, ux) = (y - b * x * x + c * x - 6.0, c - 2.0 * b * x);
+    vec![
+        vec![2.0 * (ux * ux - 2.0 * b * u) - st * x.cos(), 2.0 * ux],
+        vec![2.0 * ux, 2.0],
+    ]
+}
+
+#[test]
+fn branin_derivatives() {
+    Case {
+        f: branin::<f64>,
+        grad: grad_branin::<f64>,
+        grad_f32: grad_branin::<f32>,
+        jvp: jvp_branin::<f64>,
+        hessian: hessian_branin::<f64>,
+        hand_grad: branin_grad,
+        hand_hessian: branin_hessian,
+    }
+    .check(&points(2, -3.0, 5.0));
 }
