@@ -1090,14 +1090,10 @@ fn brown_derivatives() {
 /// Schwefel 2.21: maxᵢ |xᵢ| (points have a unique largest |xᵢ| and no zero coordinate).
 #[autodiff(order = 2)]
 fn schwefel_2_21<T: Float>(param: &[T]) -> T {
-    // macro: written naturally as `.fold(T::neg_infinity(), T::max)` (the generic form of the
-    // README's `fold(f64::NEG_INFINITY, f64::max)`), `T::max` is taken for a call to another
-    // `#[autodiff]` function ("no associated item named `__diffx_jvp_max` found for type parameter
-    // `T`"); the closure `|m, v| m.max(v)` is the same fold.
     param
         .iter()
         .map(|x| x.abs())
-        .fold(T::neg_infinity(), |m, v| m.max(v))
+        .fold(T::neg_infinity(), T::max)
 }
 
 fn schwefel_2_21_grad(x: &[f64]) -> Vec<f64> {

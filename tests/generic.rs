@@ -285,3 +285,19 @@ fn explain_of_a_generic_function() {
     assert_eq!(t.tangent("bump"), Some(1.5f64.sin()));
     assert_eq!(t.adjoint("a"), Some(1.5f64.sin()));
 }
+
+/// Float methods in path form: on the type parameter, on the trait, on the trait's full path.
+#[autodiff]
+fn path_forms<T: Float>(x: T, y: T) -> T {
+    T::sin(x) * Float::exp(y) + diffx::num_traits::Float::cos(x * y) + T::max(x, y)
+}
+
+#[test]
+fn float_methods_in_path_form() {
+    let (x, y) = (0.3f64, 0.8);
+    let (gx, gy) = grad_path_forms(x, y);
+    let want_x = x.cos() * y.exp() - y * (x * y).sin();
+    let want_y = x.sin() * y.exp() - x * (x * y).sin() + 1.0;
+    assert_close(gx, want_x, 1e-14, "∂x");
+    assert_close(gy, want_y, 1e-14, "∂y");
+}

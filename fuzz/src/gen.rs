@@ -19,6 +19,8 @@ mod branches;
 pub mod emit;
 #[path = "gen/expr.rs"]
 mod expr;
+#[path = "gen/generic.rs"]
+mod generic;
 #[path = "gen/loops.rs"]
 mod loops;
 #[path = "gen/rng.rs"]
@@ -86,6 +88,8 @@ pub enum C {
     Order1,
     Order2,
     Order3,
+    /// The unit (function and helper) generic over its float type.
+    Generic,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -137,10 +141,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Order1, "order1", 8),
     (C::Order2, "order2", 50),
     (C::Order3, "order3", 8),
+    (C::Generic, "generic", 15),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Order3 as usize + 1;
+    pub const COUNT: usize = C::Generic as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

@@ -43,11 +43,9 @@ pub fn generic(
                 let w = f.sig.generics.make_where_clause();
                 w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
             }
-            if !ident.starts_with("__diffx_")
-                && !ident.starts_with("explain_")
-                && tokens::is_generic(float)
-            {
-                // A wrapper: its literals (the seed `1.0` of `grad_`) are the macro's.
+            if is_wrapper(&ident) && tokens::is_generic(float) {
+                // A wrapper holds none of the user's code: its literals (the seed `1.0` of
+                // `grad_`) are the macro's.
                 let block = tokens::typed_floats(f.block.to_token_stream(), float);
                 f.block = Box::new(syn::parse2(block)?);
             }
@@ -55,6 +53,23 @@ pub fn generic(
         out.push(f.into_token_stream());
     }
     Ok(quote!(#(#out)*))
+}
+
+/// Whether the generated function `name` only calls the hidden ones (`dhvp_`, `explain_` and
+/// the hidden functions hold the user's code).
+fn is_wrapper(name: &str) -> bool {
+    [
+        "jvp_",
+        "vjp_",
+        "grad_",
+        "value_and_grad_",
+        "hvp_",
+        "hessian_",
+        "jacobian_",
+        "d3_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// The user's generic parameters before a generated function's own (`__A` of a `grad_` that

@@ -74,14 +74,18 @@ pub fn functions(
     let dhvp_doc = doc(format!(
         "The third derivative of [`{name}`] contracted with the directions `u` and `v`, D³{name}[u, v, ·], shaped like its gradient: the derivative of `hvp_{name}` (along `v`) along `u`, by forward mode over its forward-over-reverse program. Symmetric in `u` and `v`; each direction is given as tangents, as in `jvp_{name}`."
     ));
+    let (one, zero) = (
+        crate::tokens::float_lit(float, "1.0"),
+        crate::tokens::float_lit(float, "0.0"),
+    );
     let dhvp_fn = quote! {
         #dhvp_doc
         #[inline]
         #allow
         #vis fn #dhvp(#(#params,)* #(#u_params,)* #(#v_params),*) -> #gty {
             #(#converts)*
-            let #ct: #float = 1.0;
-            let #ct_dot: #float = 0.0;
+            let #ct: #float = #one;
+            let #ct_dot: #float = #zero;
             #code
             #result
         }

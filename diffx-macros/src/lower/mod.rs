@@ -651,7 +651,7 @@ impl<'b> Lowerer<'b> {
             return Ok(Atom::Const(self.constant(e)));
         }
         // `f64::floor(x)`: piecewise constant in path form too.
-        if rules::PIECEWISE_CONSTANT.contains(&last.as_str()) && float_path(path) {
+        if rules::PIECEWISE_CONSTANT.contains(&last.as_str()) && float_path(path, &self.b.float) {
             return Ok(Atom::Const(self.constant(e)));
         }
         let mut args = Vec::new();
@@ -662,7 +662,7 @@ impl<'b> Lowerer<'b> {
             }
             args.push(arg);
         }
-        if let Some(rule) = function_rule(path) {
+        if let Some(rule) = function_rule(path, &self.b.float) {
             self.check_arity(rule, args.len(), path.span())?;
             return self.apply_or_fold(rule, args, e);
         }
@@ -745,18 +745,23 @@ fn is_runtime_path(path: &syn::Path) -> bool {
 }
 
 /// `f64::…` or `f32::…`.
-fn float_path(path: &syn::Path) -> bool {
-    path.segments.len() == 2 && matches!(path.segments[0].ident.to_string().as_str(), "f64" | "f32")
+/// Whether `path` is a float method in path form: `f64::sin`, `T::sin` where the function
+/// computes in the type parameter `T`, or the trait's `Float::sin`, `num_traits::Float::sin`.
+fn float_path(path: &syn::Path, float: &Ident) -> bool {
+    let n = path.segments.len();
+    n >= 2 && {
+        let owner = &path.segments[n - 2].ident;
+        owner == "Float" || n == 2 && (owner == "f64" || owner == "f32" || owner == float)
+    }
 }
 
 /// The rule for `f64::sin(x)`-style paths and the runtime's functions.
-fn function_rule(path: &syn::Path) -> Option<&'static Rule> {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let last = segs.last()?;
-    if segs.len() == 2 && matches!(segs[0].as_str(), "f64" | "f32") {
-        return rules::find_method(last, false).filter(|r| r.syntax == rules::Syntax::Method);
+fn function_rule(path: &syn::Path, float: &Ident) -> Option<&'static Rule> {
+    let last = path.segments.last()?.ident.to_string();
+    if float_path(path, float) {
+        return rules::find_method(&last, false).filter(|r| r.syntax == rules::Syntax::Method);
     }
-    rules::find_function(last).filter(|_| is_runtime_path(path))
+    rules::find_function(&last).filter(|_| is_runtime_path(path))
 }
 
 /// Constructs rejected anywhere in the body, active or not.

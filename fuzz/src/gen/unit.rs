@@ -57,6 +57,8 @@ pub struct Function {
     pub used: Vec<u32>,
     /// The elementary functions in the body.
     pub methods: Vec<String>,
+    /// Whether it is written generic over its float type (`fn f<T: diffx::Float>`).
+    pub generic: bool,
 }
 
 impl Function {
@@ -78,6 +80,9 @@ impl Function {
         ));
         write_block_body(&mut s, &self.body, 1);
         s.push_str("}\n");
+        if self.generic {
+            return super::generic::rewrite(&s);
+        }
         s
     }
 
@@ -128,7 +133,17 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
     } else {
         None
     };
-    let main = function(&mut rng, cfg, format!("f{index}"), helper.as_ref(), false);
+    let mut main = function(&mut rng, cfg, format!("f{index}"), helper.as_ref(), false);
+    // Drawn last, so the rest of the unit is the same whatever its weight. A generic function
+    // calls its helper at its own float type, so both are generic or neither.
+    let mut helper = helper;
+    if rng.chance(w(C::Generic) as f64 / 100.0) {
+        main.generic = true;
+        main.used[C::Generic as usize] += 1;
+        if let Some(h) = &mut helper {
+            h.generic = true;
+        }
+    }
     Unit {
         index,
         helper,
@@ -283,6 +298,7 @@ fn function(
         slice_len,
         used,
         methods,
+        generic: false,
     }
 }
 
@@ -421,5 +437,6 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         slice_len: 2,
         used,
         methods,
+        generic: false,
     }
 }
