@@ -172,8 +172,16 @@ fn the_emitted_file_maps_lines_to_units() {
     let e = gen::emit::emit(&us, "test");
     let lines: Vec<&str> = e.text.lines().collect();
     for (i, u) in us.iter().enumerate() {
-        let header = format!("fn {}(", u.main.name);
-        let at = lines.iter().position(|l| l.starts_with(&header)).unwrap() + 1;
+        // `fn f3(` or, generic over its float type, `fn f3<T: diffx::Float>(`.
+        let (header, generic) = (
+            format!("fn {}(", u.main.name),
+            format!("fn {}<", u.main.name),
+        );
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&header) || l.starts_with(&generic))
+            .unwrap()
+            + 1;
         assert_eq!(e.unit_at(at), Some(i));
         let entry = format!("name: \"{}\"", u.main.name);
         let at = lines.iter().position(|l| l.contains(&entry)).unwrap() + 1;

@@ -14,7 +14,13 @@ pub fn rewrite(source: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let mut out = tokens(&compound_assignments_spelled_out(&with_let));
+    // A `let` is named in snake case.
+    let consts: Vec<String> = source
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("const "))
+        .filter_map(|r| r.split(':').next().map(|n| n.trim().to_string()))
+        .collect();
+    let mut out = tokens(&compound_assignments_spelled_out(&with_let), &consts);
     if source.ends_with('\n') {
         out.push('\n');
     }
@@ -57,7 +63,7 @@ fn compound_assignments_spelled_out(source: &str) -> String {
 
 /// Rewrites `f64` to `T`, float literals to `T::from_f64(…).unwrap()` and `e as f64` to
 /// `T::from(e).unwrap()`, leaving strings alone.
-fn tokens(s: &str) -> String {
+fn tokens(s: &str, consts: &[String]) -> String {
     let b: Vec<char> = s.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -86,6 +92,8 @@ fn tokens(s: &str) -> String {
             } else if word == "f64" && !out.ends_with("fn ") && !s_at(&b, i).starts_with('(') {
                 // Not the function `f64` (unit 64) or a call of it.
                 out.push('T');
+            } else if consts.contains(&word) {
+                out.push_str(&word.to_lowercase());
             } else {
                 out.push_str(&word);
             }
@@ -177,7 +185,7 @@ mod tests {
     #[test]
     fn rewrites_types_literals_and_casts() {
         let src = "#[autodiff(order = 2)]\nfn f3(x: f64, v: &[f64], n: usize) -> f64 {\n    const C: f64 = 0.5;\n    let mut s = 0.0_f64;\n    for i in 0..n {\n        s += v[i] * (i as f64 * 0.25) + f64::max(x, 1e-3);\n    }\n    assert!(s.is_finite(), \"s = 1.5\");\n    s * C + x.powi(2)\n}\n";
-        let want = "#[autodiff(order = 2)]\nfn f3<T: diffx::Float>(x: T, v: &[T], n: usize) -> T {\n    let C: T = T::from_f64(0.5).unwrap();\n    let mut s = T::from_f64(0.0).unwrap();\n    for i in 0..n {\n        s += v[i] * (T::from(i).unwrap() * T::from_f64(0.25).unwrap()) + T::max(x, T::from_f64(1e-3).unwrap());\n    }\n    assert!(s.is_finite(), \"s = 1.5\");\n    s * C + x.powi(2)\n}\n";
+        let want = "#[autodiff(order = 2)]\nfn f3<T: diffx::Float>(x: T, v: &[T], n: usize) -> T {\n    let c: T = T::from_f64(0.5).unwrap();\n    let mut s = T::from_f64(0.0).unwrap();\n    for i in 0..n {\n        s += v[i] * (T::from(i).unwrap() * T::from_f64(0.25).unwrap()) + T::max(x, T::from_f64(1e-3).unwrap());\n    }\n    assert!(s.is_finite(), \"s = 1.5\");\n    s * c + x.powi(2)\n}\n";
         assert_eq!(rewrite(src), want);
     }
 
