@@ -32,6 +32,9 @@ fn benches(c: &mut Criterion) {
     g.bench_function("grad (reverse), iterator chain", |b| {
         b.iter(|| grad_rosenbrock_chain(black_box(&x)))
     });
+    g.bench_function("grad (reverse), generic at f64", |b| {
+        b.iter(|| grad_rosenbrock_generic::<f64>(black_box(&x)))
+    });
     g.bench_function("value_and_grad", |b| {
         b.iter(|| value_and_grad_rosenbrock(black_box(&x)))
     });

@@ -19,6 +19,12 @@ fn extended_rosenbrock_n_2_to_1000() {
         let g = grad_rosenbrock(&x);
         let want = rosenbrock_by_hand(&x);
         assert_eq!(g.len(), n);
+        // The iterator-chain and generic forms (the loops bench's twins) compute the same.
+        for other in [grad_rosenbrock_chain(&x), grad_rosenbrock_generic(&x)] {
+            for (a, b) in other.iter().zip(&g) {
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "n = {n}");
+            }
+        }
         for (i, (a, b)) in g.iter().zip(&want).enumerate() {
             assert!(
                 (a - b).abs() <= 1e-12 * b.abs().max(1.0),

@@ -30,6 +30,20 @@ pub fn rosenbrock_chain(x: &[f64]) -> f64 {
         .sum()
 }
 
+/// [`rosenbrock_chain`] generic over its float type, as optimization crates write it: at `f64` its
+/// gradient should cost what the twin's does.
+#[autodiff]
+pub fn rosenbrock_generic<T: diffx::Float>(x: &[T]) -> T {
+    x.iter()
+        .zip(x.iter().skip(1))
+        .map(|(&xi, &next)| {
+            let a = next - xi * xi;
+            let b = T::one() - xi;
+            T::from_f64(100.0).unwrap() * a * a + b * b
+        })
+        .sum()
+}
+
 /// The gradient of [`rosenbrock`] by hand.
 pub fn rosenbrock_by_hand(x: &[f64]) -> Vec<f64> {
     let mut g = vec![0.0; x.len()];
