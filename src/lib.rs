@@ -36,7 +36,9 @@
 //!
 //! Differentiable parameters are the `f64` and `f32` ones, slices, `Vec`s and arrays of them,
 //! [`Tensor`]s and parameter structs deriving [`Params`](trait@crate::Params) (all of them, or those named in
-//! `#[autodiff(wrt(x, y))]`); every other parameter is a constant. Bodies may use `let`,
+//! `#[autodiff(wrt(x, y))]`); every other parameter is a constant. A function generic over its
+//! float type (`fn f<T: Float>(x: &[T]) -> T`, with num-traits' `Float`, re-exported as
+//! [`num_traits`], or [`Float`]) gets generic derivative functions that work at `f64` and `f32`. Bodies may use `let`,
 //! reassignment, `if`/`else`, `match`, `for`/`while`/`loop` with `break`/`continue`, early `return`,
 //! loops over a model's layers (`for layer in &model.layers`), calls of other `#[autodiff]`
 //! functions and recursion; the README lists the details.

@@ -301,3 +301,30 @@ fn float_methods_in_path_form() {
     assert_close(gx, want_x, 1e-14, "∂x");
     assert_close(gy, want_y, 1e-14, "∂y");
 }
+
+struct Pendulum {
+    length: f64,
+}
+
+impl Pendulum {
+    /// An associated function (no receiver) whose signature names `Self`: its derivative
+    /// functions are associated functions too, called as `Pendulum::grad_height(&p, θ)`.
+    #[autodiff]
+    fn height(p: &Self, theta: f64) -> f64 {
+        p.length * (1.0 - theta.cos())
+    }
+}
+
+#[test]
+fn associated_functions_naming_self() {
+    let p = Pendulum { length: 2.0 };
+    assert_close(
+        Pendulum::grad_height(&p, 0.5),
+        2.0 * 0.5f64.sin(),
+        1e-15,
+        "∂θ",
+    );
+    let (v, d) = Pendulum::jvp_height(&p, 0.5, 1.0);
+    assert_eq!(v, Pendulum::height(&p, 0.5));
+    assert_close(d, 2.0 * 0.5f64.sin(), 1e-15, "jvp");
+}

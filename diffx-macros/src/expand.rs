@@ -106,10 +106,22 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         true => out,
         false => emit::generics::generic(out, &item, &sig.float)?,
     };
-    match &sig.receiver {
-        Some(r) => emit::methods::methods(out, r),
-        None => Ok(out),
+    match (&sig.receiver, names_self(&item.sig)) {
+        (Some(r), _) => emit::methods::methods(out, Some(r)),
+        (None, true) => emit::methods::methods(out, None),
+        (None, false) => Ok(out),
     }
+}
+
+/// Whether the signature names `Self` (`fn loss(model: &Self, x: f64)`): the function is an
+/// associated function of an `impl`, whose derivative functions call each other through `Self::`.
+fn names_self(sig: &syn::Signature) -> bool {
+    let mut found = false;
+    tokens::replace_all(sig.to_token_stream(), &mut |id| {
+        found |= id == "Self";
+        None
+    });
+    found
 }
 
 fn first_token_span(item: &TokenStream) -> proc_macro2::Span {

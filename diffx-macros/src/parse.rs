@@ -85,6 +85,8 @@ pub struct Signature {
 const CONSTANT_TYPES: &[&str] = &[
     "String", "Vec", "Option", "Box", "Rc", "Arc", "HashMap", "BTreeMap", "HashSet", "BTreeSet",
     "Path", "PathBuf", "Range", "Duration", "Instant",
+    // The type of an `impl`, as `self` is: a constant.
+    "Self",
 ];
 
 /// The type under `&`, if any.

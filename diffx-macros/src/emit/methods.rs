@@ -1,6 +1,8 @@
 //! The derivative functions of a method, as methods of the same `impl`: each takes the method's
 //! receiver first, and calls among the generated functions go through `self`
-//! (`spring.grad_energy(x)` calls `self.__diffx_vjp_energy(x, 1.0)`).
+//! (`spring.grad_energy(x)` calls `self.__diffx_vjp_energy(x, 1.0)`). Those of an associated
+//! function without a receiver (one whose signature names `Self`) are associated functions that
+//! call each other through `Self::`.
 //!
 //! The functions are written as for a free function and rewritten here, so no other stage knows
 //! about receivers. `self` itself is a constant: the body reads it as it reads any name that is not
@@ -13,8 +15,9 @@ use quote::quote;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Item, Receiver};
 
-/// `items` (the method and its derivative functions) as associated functions taking `receiver`.
-pub fn methods(items: TokenStream, receiver: &Receiver) -> syn::Result<TokenStream> {
+/// `items` (the method and its derivative functions) as associated functions taking `receiver`,
+/// if there is one.
+pub fn methods(items: TokenStream, receiver: Option<&Receiver>) -> syn::Result<TokenStream> {
     let file: syn::File = syn::parse2(items)?;
     let mut fns: Vec<syn::ItemFn> = file
         .items
@@ -26,19 +29,26 @@ pub fn methods(items: TokenStream, receiver: &Receiver) -> syn::Result<TokenStre
         })
         .collect();
     let names: BTreeSet<String> = fns.iter().map(|f| f.sig.ident.to_string()).collect();
+    // The first function is the user's: the derivative functions follow it.
+    let primal_name = fns.first().map(|f| f.sig.ident.to_string());
     for f in &mut fns {
-        match f.sig.inputs.first() {
+        let primal = Some(f.sig.ident.to_string()) == primal_name;
+        match receiver {
             // The method itself: the user may call only its derivatives.
-            Some(FnArg::Receiver(_)) => f.attrs.push(syn::parse_quote!(#[allow(dead_code)])),
-            _ => f.sig.inputs.insert(0, FnArg::Receiver(receiver.clone())),
+            _ if primal => f.attrs.push(syn::parse_quote!(#[allow(dead_code)])),
+            Some(r) => f.sig.inputs.insert(0, FnArg::Receiver(r.clone())),
+            None => {}
         }
-        ThroughSelf(&names).visit_block_mut(&mut f.block);
+        if !primal {
+            ThroughSelf(&names, receiver.is_some()).visit_block_mut(&mut f.block);
+        }
     }
     Ok(quote!(#(#fns)*))
 }
 
-/// Rewrites `g(args)` into `self.g(args)` for the generated functions `g`.
-struct ThroughSelf<'a>(&'a BTreeSet<String>);
+/// Rewrites `g(args)` into `self.g(args)` (or `Self::g(args)` without a receiver) for the
+/// generated functions `g`.
+struct ThroughSelf<'a>(&'a BTreeSet<String>, bool);
 
 impl VisitMut for ThroughSelf<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
@@ -53,6 +63,9 @@ impl VisitMut for ThroughSelf<'_> {
             return;
         };
         let args = &c.args;
-        *e = syn::parse_quote!(self.#name(#args));
+        *e = match self.1 {
+            true => syn::parse_quote!(self.#name(#args)),
+            false => syn::parse_quote!(Self::#name(#args)),
+        };
     }
 }
