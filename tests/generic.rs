@@ -328,3 +328,34 @@ fn associated_functions_naming_self() {
     assert_eq!(v, Pendulum::height(&p, 0.5));
     assert_close(d, 2.0 * 0.5f64.sin(), 1e-15, "jvp");
 }
+
+/// A struct generic over its float type: the method names the `impl`'s `T`.
+struct Well<T> {
+    depth: T,
+}
+
+impl<T: Float> Well<T> {
+    #[autodiff(order = 2)]
+    fn potential(&self, x: T) -> T {
+        -self.depth * (-x * x).exp()
+    }
+}
+
+#[test]
+fn methods_of_an_impl_generic_over_the_float_type() {
+    let w = Well { depth: 2.0f64 };
+    let x = 0.7;
+    let want = 4.0 * x * (-x * x).exp();
+    assert_close(w.grad_potential(x), want, 1e-14, "∂x at f64");
+    assert_close(w.jvp_potential(x, 1.0).1, want, 1e-14, "jvp at f64");
+    let h = w.hessian_potential(x);
+    let want_h = 4.0 * (-x * x).exp() * (1.0 - 2.0 * x * x);
+    assert_close(h[0][0], want_h, 1e-13, "∂²x at f64");
+    let w32 = Well { depth: 2.0f32 };
+    assert_close(
+        f64::from(w32.grad_potential(0.7f32)),
+        want,
+        1e-6,
+        "∂x at f32",
+    );
+}

@@ -102,9 +102,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         let explain = crate::explain::function(&item, &sig, &programs, &out)?;
         quote!(#out #explain)
     };
-    let out = match item.sig.generics.params.is_empty() {
-        true => out,
-        false => emit::generics::generic(out, &item, &sig.float)?,
+    let generic = !item.sig.generics.params.is_empty() || tokens::is_generic(&sig.float);
+    let out = match generic {
+        true => emit::generics::generic(out, &item, &sig.float)?,
+        false => out,
     };
     match (&sig.receiver, names_self(&item.sig)) {
         (Some(r), _) => emit::methods::methods(out, Some(r)),

@@ -235,6 +235,37 @@ fn float_type(ty: &Type, g: &TypeParams) -> Option<Ident> {
     }
 }
 
+/// The float type parameter of the `impl` a method is in: in `impl<T: Float> Spring<T> { fn
+/// energy(&self, x: T) -> T }` the method names `T` without declaring it. Taken to be the float
+/// type when the function is in an `impl` (it has a receiver or names `Self`), returns a single
+/// capitalized name that is not one of its own parameters' types or `Self`, and takes a parameter
+/// of that type; the generated code then needs only that it is a num-traits `Float`.
+fn impl_float(f: &ItemFn) -> Option<Ident> {
+    let ReturnType::Type(_, ty) = &f.sig.output else {
+        return None;
+    };
+    let Type::Path(p) = &**ty else { return None };
+    let name = p.path.get_ident()?;
+    let in_impl =
+        f.sig.receiver().is_some() || f.sig.to_token_stream().to_string().contains("Self");
+    let declared = f.sig.generics.type_params().any(|t| t.ident == *name);
+    let capitalized = name.to_string().starts_with(char::is_uppercase) && name != "Self";
+    let known = CONSTANT_TYPES.contains(&name.to_string().as_str()) || name == "Tensor";
+    let taken = f.sig.inputs.iter().any(|i| match i {
+        FnArg::Typed(pt) => {
+            let o = owned(&pt.ty);
+            let elem = match o {
+                Type::Slice(s) => &*s.elem,
+                Type::Array(a) => &*a.elem,
+                t => t,
+            };
+            matches!(elem, Type::Path(q) if q.path.is_ident(name))
+        }
+        FnArg::Receiver(_) => false,
+    });
+    (in_impl && !declared && capitalized && !known && taken).then(|| name.clone())
+}
+
 /// Whether `ty` is the type parameter `t` itself (not a reference to it).
 fn is_type(ty: &Type, t: &Ident) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(t))
@@ -307,7 +338,10 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             "`unsafe` functions cannot be differentiated: make it a safe `fn`",
         ));
     }
-    let g = type_params(sig, &mut errors);
+    let mut g = type_params(sig, &mut errors);
+    if g.float.is_none() {
+        g.float = impl_float(f);
+    }
     let ret = match &sig.output {
         ReturnType::Type(_, ty) => Some((**ty).clone()),
         ReturnType::Default => None,

@@ -81,11 +81,14 @@ fn merged(user: &Generics, own: &Generics) -> Generics {
         .chain(&own.params)
         .partition(|p| matches!(p, GenericParam::Lifetime(_)));
     let mut g: Generics = syn::parse_quote!(<#(#lifetimes,)* #(#rest),*>);
-    let predicates = user
+    let predicates: Vec<_> = user
         .where_clause
         .iter()
         .chain(&own.where_clause)
-        .flat_map(|w| w.predicates.iter());
-    g.where_clause = Some(syn::parse_quote!(where #(#predicates),*));
+        .flat_map(|w| w.predicates.iter())
+        .collect();
+    if !predicates.is_empty() {
+        g.where_clause = Some(syn::parse_quote!(where #(#predicates),*));
+    }
     g
 }
