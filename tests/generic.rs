@@ -359,3 +359,42 @@ fn methods_of_an_impl_generic_over_the_float_type() {
         "∂x at f32",
     );
 }
+
+struct Chain2 {
+    k: f64,
+}
+
+impl Chain2 {
+    #[autodiff(order = 2)]
+    fn link(&self, a: f64, b: f64) -> f64 {
+        0.5 * self.k * (b - a) * (b - a)
+    }
+
+    /// Calls another `#[autodiff]` method of the same `impl` through `self`.
+    #[autodiff(order = 2)]
+    fn energy(&self, x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() - 1 {
+            s += self.link(x[i], x[i + 1]);
+        }
+        s
+    }
+}
+
+#[test]
+fn calls_between_autodiff_methods() {
+    let c = Chain2 { k: 3.0 };
+    let x = [0.2, 1.1, 0.7, -0.4];
+    let g = c.grad_energy(&x);
+    let fd = central_difference(|v| c.energy(v), &x);
+    for i in 0..4 {
+        assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+    }
+    // ∂/∂x1 = k(x1 − x0) − k(x2 − x1).
+    assert_close(g[1], 3.0 * (1.1 - 0.2) - 3.0 * (0.7 - 1.1), 1e-14, "∂x1");
+    let (_, d) = c.jvp_energy(&x, &[0.0, 1.0, 0.0, 0.0]);
+    assert_close(d, g[1], 1e-14, "jvp vs grad");
+    let h = c.hessian_energy(&x);
+    assert_close(h[1][1], 6.0, 1e-12, "∂²x1");
+    assert_close(h[1][2], -3.0, 1e-12, "∂x1∂x2");
+}

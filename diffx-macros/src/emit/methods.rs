@@ -55,6 +55,14 @@ impl VisitMut for ThroughSelf<'_> {
         visit_mut::visit_expr_mut(self, e);
         let Expr::Call(c) = e else { return };
         let Expr::Path(p) = &*c.func else { return };
+        // `__diffx_self::g(…)`: lowering's call of another `#[autodiff]` method (`self.g(…)`).
+        if let [first, g] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
+            if first.ident == "__diffx_self" {
+                let (g, args) = (&g.ident, &c.args);
+                *e = syn::parse_quote!(self.#g(#args));
+                return;
+            }
+        }
         let Some(name) = p
             .path
             .get_ident()

@@ -608,6 +608,14 @@ impl<'b> Lowerer<'b> {
         if name == "clone" && m.args.is_empty() {
             return self.expr(&m.receiver);
         }
+        if is_self(&m.receiver) && rules::find_method(&name, false).is_none() {
+            // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its
+            // derivative methods (`emit/methods.rs` writes `self.__diffx_vjp_g(…)`).
+            let (method, args) = (&m.method, &m.args);
+            let call: syn::ExprCall =
+                syn::parse_quote_spanned!(m.method.span()=> __diffx_self::#method(#args));
+            return self.call(&call, e);
+        }
         let receiver = self.expr(&m.receiver)?;
         let tensor = receiver.var().is_some() && self.b.func.atom_kind(&receiver) != Kind::Scalar;
         let rule = match rules::find_method(&name, tensor) {
@@ -745,6 +753,11 @@ fn is_runtime_path(path: &syn::Path) -> bool {
 }
 
 /// `f64::…` or `f32::…`.
+/// Whether `e` is `self`.
+fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("self"))
+}
+
 /// Whether `path` is a float method in path form: `f64::sin`, `T::sin` where the function
 /// computes in the type parameter `T`, or the trait's `Float::sin`, `num_traits::Float::sin`.
 fn float_path(path: &syn::Path, float: &Ident) -> bool {
