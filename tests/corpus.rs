@@ -767,11 +767,10 @@ where
     let n2 = T::from(2).unwrap();
     let n5 = T::from(5).unwrap();
     let n10 = T::from(10).unwrap();
-    // `chunks(4)` is not supported yet (README): blocks by `step_by` over the indices.
-    (0..param.len())
-        .step_by(4)
-        .map(|i| {
-            let [a, b, c, d] = [param[i], param[i + 1], param[i + 2], param[i + 3]];
+    param
+        .chunks(4)
+        .map(|block| {
+            let [a, b, c, d] = [block[0], block[1], block[2], block[3]];
             (a + n10 * b).powi(2)
                 + n5 * (c - d).powi(2)
                 + (b - n2 * c).powi(4)

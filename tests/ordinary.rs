@@ -544,3 +544,65 @@ fn chain_over_a_local_array() {
     assert_close(g[0], 2.0 * (2.0 * p + 6.0 * q), 1e-14, "∂0");
     assert_close(g[1], 2.0 * (2.0 * p + 2.0 * q), 1e-14, "∂1");
 }
+
+/// Neighbours by `windows`, blocks by `chunks` (the last one shorter), and a nested chain over a
+/// window; also in a `for`.
+#[autodiff(order = 2)]
+fn windowed(x: &[f64]) -> f64 {
+    let pairs: f64 = x.windows(2).map(|w| w[0] * w[1]).sum();
+    let blocks = x
+        .chunks(3)
+        .map(|c| c.iter().map(|v| v * v).sum::<f64>().sqrt())
+        .fold(0.0, |acc, n| acc + n);
+    let mut s = 0.0;
+    for w in x.windows(3) {
+        s += w[0] - 2.0 * w[1] + w[2].sin();
+    }
+    pairs + blocks + s
+}
+
+fn windowed_by_hand(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut g = vec![0.0; n];
+    for i in 0..n - 1 {
+        g[i] += x[i + 1];
+        g[i + 1] += x[i];
+    }
+    for start in (0..n).step_by(3) {
+        let end = (start + 3).min(n);
+        let norm = x[start..end].iter().map(|v| v * v).sum::<f64>().sqrt();
+        for j in start..end {
+            g[j] += x[j] / norm;
+        }
+    }
+    for i in 0..n.saturating_sub(2) {
+        g[i] += 1.0;
+        g[i + 1] -= 2.0;
+        g[i + 2] += x[i + 2].cos();
+    }
+    g
+}
+
+#[test]
+fn windows_and_chunks() {
+    check(
+        windowed,
+        grad_windowed,
+        jvp_windowed,
+        vjp_windowed,
+        windowed_by_hand,
+        7,
+    );
+    check_hessian(grad_windowed, hessian_windowed, 5);
+}
+
+#[test]
+#[should_panic(expected = "window size must be non-zero")]
+fn a_window_of_zero_panics_as_windows_does() {
+    grad_sized(&[1.0, 2.0], 0);
+}
+
+#[autodiff]
+fn sized(x: &[f64], k: usize) -> f64 {
+    x.windows(k).map(|w| w[0]).sum()
+}

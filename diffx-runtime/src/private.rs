@@ -254,6 +254,24 @@ pub fn zero_elems<S: ZeroElems + ?Sized>(x: &S) -> S::Out {
     x.zero_elems()
 }
 
+/// How many windows `x.windows(size)` yields for `len` elements; panics on a zero size as
+/// `windows` does. For the loops iterator chains become.
+#[inline]
+#[track_caller]
+pub fn window_count(len: usize, size: usize) -> usize {
+    assert!(size != 0, "window size must be non-zero");
+    (len + 1).saturating_sub(size)
+}
+
+/// How many chunks `x.chunks(size)` yields for `len` elements (the last may be shorter); panics
+/// on a zero size as `chunks` does.
+#[inline]
+#[track_caller]
+pub fn chunk_count(len: usize, size: usize) -> usize {
+    assert!(size != 0, "chunk size must be non-zero");
+    len.div_ceil(size)
+}
+
 /// The tangent passed for a scalar parameter: a number, a reference to one, or [`Zero`]. (A trait
 /// of its own: a blanket impl over every float type would overlap `IntoTangent`'s over `Params`.)
 pub trait ScalarTangent<F> {

@@ -33,6 +33,13 @@ enum Source {
     Slice { base: Expr, by_ref: bool },
     /// The values of a range.
     Range(Expr),
+    /// `base.windows(size)` (`&base[k..k + size]`) or `base.chunks(size)` (`&base[k * size..]`
+    /// up to `size` elements).
+    Windows {
+        base: Expr,
+        size: Expr,
+        chunks: bool,
+    },
 }
 
 #[derive(Clone)]
@@ -153,6 +160,11 @@ pub fn chain(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> Option<syn::R
                         base: base(&m.receiver),
                         by_ref: matches!(strip(&m.receiver), Expr::Reference(_)),
                     },
+                    ("windows" | "chunks", false) if m.args.len() == 1 => Source::Windows {
+                        base: base(&m.receiver),
+                        size: paren(&m.args[0]),
+                        chunks: m.method == "chunks",
+                    },
                     _ => {
                         // An unknown adaptor between a known source and consumer is the user's
                         // chain: say what to write instead of leaving it to a derivative rule.
@@ -212,7 +224,8 @@ pub fn header(
 ) -> Option<syn::Result<(Chain, bool)>> {
     let c = operand(e, resolve)?;
     Some(c.map(|c| {
-        let simple = c.steps.is_empty();
+        // `windows` and `chunks` are sources lowering does not know, even without adaptors.
+        let simple = c.steps.is_empty() && !matches!(c.source, Source::Windows { .. });
         (c, simple)
     }))
     .filter(|c| {
@@ -411,6 +424,27 @@ fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
             filtered: false,
             elem: Box::new(|_, _, k| Ok(Elem::Expr(k))),
         },
+        Source::Windows { base, size, chunks } => {
+            // The counts panic on a zero size, as `windows` and `chunks` do.
+            let count = if chunks {
+                quote!(chunk_count)
+            } else {
+                quote!(window_count)
+            };
+            Positions {
+                iter: Iter::Count(
+                    syn::parse_quote!(::diffx::__private::#count(#base.len(), #size)),
+                ),
+                filtered: false,
+                elem: Box::new(move |_, _, k| {
+                    Ok(Elem::Expr(if chunks {
+                        syn::parse_quote!(&#base[#k * #size..::core::cmp::min(#k * #size + #size, #base.len())])
+                    } else {
+                        syn::parse_quote!(&#base[#k..#k + #size])
+                    }))
+                }),
+            }
+        }
     };
     for (step, span) in chain.steps {
         p = adapt(p, step, span, float)?;

@@ -57,6 +57,12 @@ fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
         .filter(|p| p.differentiable)
         .map(|p| p.name.to_string())
         .collect();
+    spread(&flows, &mut active);
+    active
+}
+
+/// `active` with every name that `flows` writes from an active name, to a fixed point.
+fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
     loop {
         let before = active.len();
         for (names, from) in &flows.0 {
@@ -65,7 +71,7 @@ fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
             }
         }
         if active.len() == before {
-            return active;
+            return;
         }
     }
 }
@@ -330,6 +336,11 @@ impl Sugar {
         match f(self) {
             Ok(new) => {
                 *e = new;
+                // Names the rewriting binds (a closure's parameter bound to a window, `let c =
+                // &x[…]`) are active where their values are: a chain over them is rewritten too.
+                let mut flows = Flows(Vec::new());
+                flows.visit_expr_mut(&mut e.clone());
+                spread(&flows, &mut self.active);
                 self.visit_expr_mut(e);
             }
             Err(err) => self.errors.push(err),
