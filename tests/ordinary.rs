@@ -606,3 +606,32 @@ fn a_window_of_zero_panics_as_windows_does() {
 fn sized(x: &[f64], k: usize) -> f64 {
     x.windows(k).map(|w| w[0]).sum()
 }
+
+/// Rest patterns: first and last of an array, the rest as a subslice, tuples with `..`.
+#[autodiff(order = 2)]
+fn rests(x: &[f64; 4]) -> f64 {
+    let [first, .., last] = *x;
+    let [_, middle @ .., _] = *x;
+    let inner: f64 = middle.iter().map(|v| v * v).sum();
+    let (p, ..) = (first * last, inner);
+    let (.., q) = (p, inner.sqrt(), first.sin());
+    p + inner + q
+}
+
+#[test]
+fn rest_patterns_in_arrays_and_tuples() {
+    let x = [0.3, -1.2, 0.8, 2.0];
+    let g = grad_rests(&x);
+    let want = [x[3] + x[0].cos(), 2.0 * x[1], 2.0 * x[2], x[0]];
+    let fd = central_difference(|v| rests(&[v[0], v[1], v[2], v[3]]), &x);
+    for i in 0..4 {
+        assert_close(g[i], want[i], 1e-14, "grad vs analytic");
+        assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+    }
+    let (_, d) = jvp_rests(&x, &[1.0, 0.0, 0.0, 0.0]);
+    assert_close(d, want[0], 1e-14, "jvp vs analytic");
+    let h = hessian_rests(&x);
+    assert_close(h[0][3], 1.0, 1e-14, "∂x0∂x3");
+    assert_close(h[0][0], -x[0].sin(), 1e-14, "∂x0²");
+    assert_close(h[1][1], 2.0, 1e-14, "∂x1²");
+}

@@ -146,40 +146,71 @@ fn bind_part(
             Elem::Tuple(_) => Err(syn::Error::new(r.span(), "this `&` pattern meets a tuple: remove the `&`")),
         },
         Pat::Tuple(t) => {
-            if let Some(rest) = t.elems.iter().find(|p| matches!(p, Pat::Rest(_))) {
-                return Err(syn::Error::new(rest.span(), "`..` in a tuple pattern is not supported by `#[autodiff]`: name each part (`_` for those you skip)"));
-            }
+            let elems: Vec<&Pat> = t.elems.iter().collect();
+            let rest = elems.iter().position(|p| is_rest(p));
+            let rest_last = rest.map_or(true, |r| r + 1 == elems.len());
             let parts = match value {
-                Elem::Tuple(parts) if parts.len() == t.elems.len() => parts,
-                Elem::Tuple(_) => {
-                    return Err(syn::Error::new(t.span(), "this tuple pattern does not have as many parts as the value"))
-                }
-                Elem::Expr(e) => {
+                Elem::Tuple(parts) => parts,
+                // `(a, b, ..)`: the parts before the rest, by position.
+                Elem::Expr(e) if rest_last => {
                     let base = once(e, temps, out);
-                    (0..t.elems.len())
+                    (0..elems.len() - usize::from(rest.is_some()))
                         .map(|i| {
                             let i = syn::Index::from(i);
                             Elem::Expr(syn::parse_quote!(#base.#i))
                         })
                         .collect()
                 }
+                Elem::Expr(_) => {
+                    let at = rest.map_or(t.span(), |r| elems[r].span());
+                    return Err(syn::Error::new(at, "`..` before the last part of a tuple pattern needs the tuple's length, which `#[autodiff]` does not see here: name each part (`_` for those you skip)"));
+                }
             };
-            for (p, v) in t.elems.iter().zip(parts) {
+            let enough = match rest {
+                Some(_) => parts.len() + 1 >= elems.len(),
+                None => parts.len() == elems.len(),
+            };
+            if !enough {
+                return Err(syn::Error::new(t.span(), "this tuple pattern does not have as many parts as the value"));
+            }
+            for (p, v) in aligned(&elems, parts, rest) {
                 bind_part(p, v, None, temps, out)?;
             }
             Ok(())
         }
         Pat::Slice(s) => {
-            if let Some(rest) = s.elems.iter().find(|p| matches!(p, Pat::Rest(_))) {
-                return Err(syn::Error::new(rest.span(), "`..` in an array pattern is not supported by `#[autodiff]`: name each element (`_` for those you skip), or index (`x[0]`)"));
-            }
             let Elem::Expr(e) = value else {
                 return Err(syn::Error::new(s.span(), "an array pattern needs an array value"));
             };
             let base = once(strip_deref(e), temps, out);
-            for (i, p) in s.elems.iter().enumerate() {
-                let i = syn::Index::from(i);
-                bind_part(p, Elem::Expr(syn::parse_quote!(#base[#i])), None, temps, out)?;
+            let elems: Vec<&Pat> = s.elems.iter().collect();
+            let rest = elems.iter().position(|p| is_rest(p));
+            let after = rest.map_or(0, |r| elems.len() - r - 1);
+            for (i, p) in elems.iter().enumerate() {
+                let value: Expr = match rest {
+                    // `rest @ ..`: the elements between, as a subslice.
+                    Some(r) if i == r => {
+                        let (from, to) = (syn::Index::from(r), syn::Index::from(after));
+                        syn::parse_quote!(&#base[#from..#base.len() - #to])
+                    }
+                    // After the rest: counted from the end.
+                    Some(r) if i > r => {
+                        let back = syn::Index::from(elems.len() - i);
+                        syn::parse_quote!(#base[#base.len() - #back])
+                    }
+                    _ => {
+                        let i = syn::Index::from(i);
+                        syn::parse_quote!(#base[#i])
+                    }
+                };
+                match p {
+                    Pat::Rest(_) => {}
+                    Pat::Ident(id) if id.subpat.is_some() => {
+                        let name = &id.ident;
+                        out.push(syn::parse_quote_spanned!(id.span()=> let #name = #value;));
+                    }
+                    p => bind_part(p, Elem::Expr(value), None, temps, out)?,
+                }
             }
             Ok(())
         }
@@ -189,6 +220,32 @@ fn bind_part(
              for other patterns write `let name = …;` and read its parts",
         )),
     }
+}
+
+/// `..` or `name @ ..`.
+fn is_rest(p: &Pat) -> bool {
+    match p {
+        Pat::Rest(_) => true,
+        Pat::Ident(i) => matches!(i.subpat.as_ref().map(|s| &*s.1), Some(Pat::Rest(_))),
+        _ => false,
+    }
+}
+
+/// Each pattern of a tuple pattern with its part: those after a `..` from the end.
+fn aligned<'p>(pats: &[&'p Pat], parts: Vec<Elem>, rest: Option<usize>) -> Vec<(&'p Pat, Elem)> {
+    let n = parts.len();
+    let mut parts: Vec<Option<Elem>> = parts.into_iter().map(Some).collect();
+    pats.iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != rest)
+        .filter_map(|(i, p)| {
+            let at = match rest {
+                Some(r) if i > r => n - (pats.len() - i),
+                _ => i,
+            };
+            parts.get_mut(at).and_then(Option::take).map(|v| (*p, v))
+        })
+        .collect()
 }
 
 /// A temporary holding `value` (a literal stays as it is).
