@@ -25,6 +25,11 @@ use num_traits::Float as _;
 /// q.scale(0.5);
 /// assert_eq!(q[1].data(), &[1.0, 1.0, 1.0]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a parameter struct, but `#[autodiff]` differentiates this parameter",
+    label = "`{Self}` does not implement `Params`",
+    note = "a struct parameter is differentiated unless the body decides on it (`match`, `==`): to differentiate it, `#[derive(Params)]` on it; to read it as settings, name the parameters to differentiate with `#[autodiff(wrt(x, …))]`"
+)]
 pub trait Params: Clone {
     /// The float type of every tensor.
     type Elem: Float;
