@@ -133,7 +133,7 @@ fn unsupported_code_is_an_error_not_a_panic() {
         ),
         quote!(
             fn f(p: [f64; 3]) -> f64 {
-                let [a, ..] = p;
+                let (.., a) = g(p);
                 a
             }
         ),
