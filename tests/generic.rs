@@ -398,3 +398,29 @@ fn calls_between_autodiff_methods() {
     assert_close(h[1][1], 6.0, 1e-12, "∂²x1");
     assert_close(h[1][2], -3.0, 1e-12, "∂x1∂x2");
 }
+
+/// A parameter struct whose method differentiates `self` too: `wrt(self, x)`.
+#[derive(Clone, diffx::Params)]
+struct Quadratic {
+    a: diffx::Tensor<f64>,
+}
+
+impl Quadratic {
+    #[autodiff(wrt(self, x))]
+    fn value(&self, x: f64) -> f64 {
+        let a = self.a.sum();
+        a * x * x
+    }
+}
+
+#[test]
+fn wrt_self_differentiates_the_receiver() {
+    let q = Quadratic {
+        a: diffx::Tensor::from_vec(vec![1.0, 2.0], &[2]),
+    };
+    let (gq, gx) = q.grad_value(1.5);
+    // ∂/∂aᵢ = x², ∂/∂x = 2·Σa·x.
+    assert_eq!(gq.a.data(), &[2.25, 2.25]);
+    assert_eq!(gx, 2.0 * 3.0 * 1.5);
+    assert_eq!(q.value(1.5), 3.0 * 2.25);
+}

@@ -33,6 +33,46 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         )
     })?;
     let args = parse::args(attr)?;
+    if let Some((as_fn, args, receiver)) = receiver_as_param(&item, &args) {
+        let out = expand_parsed(as_fn, args)?;
+        return emit::methods::receiver_wrappers(out, &receiver, &item);
+    }
+    expand_parsed(item, args)
+}
+
+/// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it.
+pub const SELF_PARAM: &str = "__diffx_self";
+
+/// For a method with `wrt(self, …)`: the method as an associated function taking `self` as its
+/// first parameter `__diffx_self: &Self` (differentiated as a parameter struct), the arguments
+/// with `self` renamed, and the receiver to give back to the public functions.
+fn receiver_as_param(
+    item: &ItemFn,
+    args: &parse::Args,
+) -> Option<(ItemFn, parse::Args, syn::Receiver)> {
+    let wrt = args.wrt.as_ref()?;
+    wrt.iter().find(|n| *n == "self")?;
+    let receiver = item.sig.receiver()?.clone();
+    let name = Ident::new(SELF_PARAM, receiver.self_token.span);
+    let mut as_fn = item.clone();
+    let ty = &receiver.ty;
+    as_fn.sig.inputs[0] = syn::parse_quote!(#name: #ty);
+    let body = tokens::replace_all(item.block.to_token_stream(), &mut |id| {
+        (id == "self").then(|| name.to_token_stream())
+    });
+    *as_fn.block = syn::parse2(body).ok()?;
+    let wrt = wrt
+        .iter()
+        .map(|n| if n == "self" { name.clone() } else { n.clone() })
+        .collect();
+    let args = parse::Args {
+        wrt: Some(wrt),
+        order: args.order,
+    };
+    Some((as_fn, args, receiver))
+}
+
+fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
     let sig = parse::signature(&item, &args)?;
     let mut normalized = item.clone();
     *normalized.block = desugar::body(&item.block, &sig)?;

@@ -28,8 +28,9 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
         if meta.path.is_ident("wrt") {
             let content;
             syn::parenthesized!(content in meta.input);
-            let names =
-                content.parse_terminated(<Ident as syn::parse::Parse>::parse, syn::Token![,])?;
+            // `Ident::parse_any` also takes `self` (`wrt(self, x)`).
+            let names = content
+                .parse_terminated(<Ident as syn::ext::IdentExt>::parse_any, syn::Token![,])?;
             args.wrt = Some(names.into_iter().collect());
             Ok(())
         } else if meta.path.is_ident("order") {
@@ -443,7 +444,11 @@ fn params(
                 continue;
             }
         }
-        let kind = kind_of(&pt.ty, g);
+        // `self` of `wrt(self, x)`, as a parameter (`expand::receiver_as_param`).
+        let kind = match pi.ident == crate::expand::SELF_PARAM {
+            true => Some(Kind::Other),
+            false => kind_of(&pt.ty, g),
+        };
         let named = match &args.wrt {
             Some(w) => w.contains(&pi.ident),
             None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
@@ -464,7 +469,7 @@ fn params(
                 name.span(),
                 format!("`wrt` names `{name}`, which is not a parameter of this function"),
             )),
-            Some(p) if kind_of(&p.ty, g).is_none() => {
+            Some(p) if kind_of(&p.ty, g).is_none() && p.name != crate::expand::SELF_PARAM => {
                 let ty = p.ty.to_token_stream().to_string().replace(' ', "");
                 errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64`, `f32`, their slices, `Vec`s and arrays, `Tensor` and parameter-struct parameters")));
             }

@@ -46,6 +46,39 @@ pub fn methods(items: TokenStream, receiver: Option<&Receiver>) -> syn::Result<T
     Ok(quote!(#(#fns)*))
 }
 
+/// `items` written for a method with `wrt(self, …)` as an associated function (`__diffx_self: &Self`
+/// first): the user's method as written, the hidden functions associated, and the public ones
+/// methods again, taking `receiver` and reading it as `__diffx_self`.
+pub fn receiver_wrappers(
+    items: TokenStream,
+    receiver: &Receiver,
+    method: &syn::ItemFn,
+) -> syn::Result<TokenStream> {
+    let file: syn::File = syn::parse2(items)?;
+    let mut out = Vec::new();
+    for item in file.items {
+        let Item::Fn(mut f) = item else { continue };
+        if f.sig.ident == method.sig.ident {
+            let mut m = method.clone();
+            m.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+            out.push(quote!(#m));
+            continue;
+        }
+        // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter
+        // first and stay associated functions.
+        let stub = !f.sig.generics.params.is_empty();
+        if !f.sig.ident.to_string().starts_with("__diffx_") && !f.sig.inputs.is_empty() && !stub {
+            if let FnArg::Typed(t) = f.sig.inputs[0].clone() {
+                f.sig.inputs[0] = FnArg::Receiver(receiver.clone());
+                let pat = &t.pat;
+                f.block.stmts.insert(0, syn::parse_quote!(let #pat = self;));
+            }
+        }
+        out.push(quote!(#f));
+    }
+    Ok(quote!(#(#out)*))
+}
+
 /// Rewrites `g(args)` into `self.g(args)` (or `Self::g(args)` without a receiver) for the
 /// generated functions `g`.
 struct ThroughSelf<'a>(&'a BTreeSet<String>, bool);
