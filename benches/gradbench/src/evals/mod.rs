@@ -8,16 +8,22 @@ use serde_json::Value;
 
 use crate::protocol::{decode, encode, timed, Evaluation, Runs};
 
+pub mod det;
 pub mod hello;
+pub mod llsq;
+pub mod lse;
 
 /// The modules a `define` message may name.
-pub const MODULES: &[&str] = &["hello"];
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det"];
 
 /// Evaluates `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
     let runs = runs_of(input)?;
     match module {
         "hello" => hello::evaluate(function, input, runs),
+        "lse" => lse::evaluate(function, input, runs),
+        "llsq" => llsq::evaluate(function, input, runs),
+        "det" => det::evaluate(function, input, runs),
         _ => Err(format!("unknown module (this tool has {MODULES:?})")),
     }
 }
