@@ -9,12 +9,13 @@ use serde_json::Value;
 use crate::protocol::{decode, encode, timed, Evaluation, Runs};
 
 pub mod det;
+pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
 
 /// The modules a `define` message may name.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det"];
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm"];
 
 /// Evaluates `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
@@ -24,6 +25,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
         "lse" => lse::evaluate(function, input, runs),
         "llsq" => llsq::evaluate(function, input, runs),
         "det" => det::evaluate(function, input, runs),
+        "gmm" => gmm::evaluate(function, input, runs),
         _ => Err(format!("unknown module (this tool has {MODULES:?})")),
     }
 }
