@@ -13,9 +13,10 @@ pub mod gmm;
 pub mod hello;
 pub mod llsq;
 pub mod lse;
+pub mod ode;
 
 /// The modules a `define` message may name.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm"];
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm", "ode"];
 
 /// Evaluates `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
@@ -26,6 +27,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
         "llsq" => llsq::evaluate(function, input, runs),
         "det" => det::evaluate(function, input, runs),
         "gmm" => gmm::evaluate(function, input, runs),
+        "ode" => ode::evaluate(function, input, runs),
         _ => Err(format!("unknown module (this tool has {MODULES:?})")),
     }
 }
