@@ -8,15 +8,17 @@ use serde_json::Value;
 
 use crate::protocol::{decode, encode, timed, Evaluation, Runs};
 
+pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod hello;
+pub mod kmeans;
 pub mod llsq;
 pub mod lse;
 pub mod ode;
 
 /// The modules a `define` message may name.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm", "ode"];
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba"];
 
 /// Evaluates `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
@@ -28,6 +30,8 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
         "det" => det::evaluate(function, input, runs),
         "gmm" => gmm::evaluate(function, input, runs),
         "ode" => ode::evaluate(function, input, runs),
+        "kmeans" => kmeans::evaluate(function, input, runs),
+        "ba" => ba::evaluate(function, input, runs),
         _ => Err(format!("unknown module (this tool has {MODULES:?})")),
     }
 }
