@@ -15,10 +15,11 @@ pub mod hello;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
+pub mod lstm;
 pub mod ode;
 
 /// The modules a `define` message may name.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba"];
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba", "lstm"];
 
 /// Evaluates `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
@@ -32,6 +33,7 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
         "ode" => ode::evaluate(function, input, runs),
         "kmeans" => kmeans::evaluate(function, input, runs),
         "ba" => ba::evaluate(function, input, runs),
+        "lstm" => lstm::evaluate(function, input, runs),
         _ => Err(format!("unknown module (this tool has {MODULES:?})")),
     }
 }
