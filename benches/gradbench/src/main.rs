@@ -21,7 +21,10 @@ fn main() -> ExitCode {
         match diffx_gradbench::protocol::respond(&line) {
             Ok(response) => {
                 // The eval may have gone away (it closes the pipe after its last message).
-                if writeln!(stdout, "{response}").and_then(|()| stdout.flush()).is_err() {
+                if writeln!(stdout, "{response}")
+                    .and_then(|()| stdout.flush())
+                    .is_err()
+                {
                     return ExitCode::SUCCESS;
                 }
             }

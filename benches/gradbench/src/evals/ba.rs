@@ -97,7 +97,12 @@ impl Problem {
     fn observation(&self, k: usize) -> (&[f64], &[f64], f64, &[f64]) {
         let (c, pt) = self.obs[k];
         let cam = &self.cams[c * CAM..(c + 1) * CAM];
-        (cam, &self.x[pt * 3..pt * 3 + 3], self.w[k], &self.feats[2 * k..2 * k + 2])
+        (
+            cam,
+            &self.x[pt * 3..pt * 3 + 3],
+            self.w[k],
+            &self.feats[2 * k..2 * k + 2],
+        )
     }
 
     /// The reprojection errors (2 per observation) and the weight errors.

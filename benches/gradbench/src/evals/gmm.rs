@@ -75,8 +75,8 @@ pub fn log_posterior(
         prior += -0.5 * gamma * gamma * frobenius + (m as f64) * sum_q[c];
     }
     let dof = d + m + 1;
-    let constant = (dof * d) as f64 * (gamma.ln() - 0.5 * 2f64.ln())
-        - log_multigamma(0.5 * dof as f64, d);
+    let constant =
+        (dof * d) as f64 * (gamma.ln() - 0.5 * 2f64.ln()) - log_multigamma(0.5 * dof as f64, d);
     likelihood + prior + (k as f64) * constant
 }
 

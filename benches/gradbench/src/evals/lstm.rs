@@ -15,7 +15,9 @@ use crate::protocol::{Evaluation, Runs};
 /// input, output and change gates' `b` entries in turn; `extra_params` the input weights, output
 /// weights and output biases; `state`, per layer, the hidden then the cell values.
 #[autodiff(wrt(main_params, extra_params))]
-#[allow(clippy::needless_range_loop)]
+// Index loops throughout (also for the copy clippy would write with `copy_from_slice`): they are
+// what the macro differentiates.
+#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 pub fn loss(
     main_params: &[f64],
     extra_params: &[f64],
@@ -38,8 +40,7 @@ pub fn loss(
             let (w, bias) = (8 * b * layer, 8 * b * layer + 4 * b);
             let (hidden, cell) = (2 * b * layer, 2 * b * layer + b);
             for i in 0..b {
-                let forget =
-                    diffx::sigmoid(input[i] * main_params[w + i] + main_params[bias + i]);
+                let forget = diffx::sigmoid(input[i] * main_params[w + i] + main_params[bias + i]);
                 let ingate = diffx::sigmoid(
                     st[hidden + i] * main_params[w + b + i] + main_params[bias + b + i],
                 );
@@ -96,11 +97,17 @@ pub fn evaluate(function: &str, input: &Value, runs: Runs) -> Evaluation {
         && i.main_params.iter().all(|r| r.len() == 4 * b)
         && i.extra_params.len() == 3
         && i.state.len() == 2 * layers
-        && i.extra_params.iter().chain(&i.state).chain(&i.sequence).all(|r| r.len() == b);
+        && i.extra_params
+            .iter()
+            .chain(&i.state)
+            .chain(&i.sequence)
+            .all(|r| r.len() == b);
     if !ok {
-        return Err("expected 2l rows of 4b main parameters, 3 rows of b extra parameters, \
+        return Err(
+            "expected 2l rows of 4b main parameters, 3 rows of b extra parameters, \
                     2l rows of b state and at least 2 rows of b characters"
-            .into());
+                .into(),
+        );
     }
     let (main, extra) = (i.main_params.concat(), i.extra_params.concat());
     let (state, sequence) = (i.state.concat(), i.sequence.concat());

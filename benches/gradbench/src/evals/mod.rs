@@ -19,7 +19,9 @@ pub mod lstm;
 pub mod ode;
 
 /// The modules a `define` message may name.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba", "lstm"];
+pub const MODULES: &[&str] = &[
+    "hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba", "lstm",
+];
 
 /// Evaluates `function` of `module` on `input`.
 pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
