@@ -39,6 +39,18 @@ pub fn log_posterior(
             sum_q[c] += q[c * d + j];
         }
     }
+    // L's strictly lower triangle row by row (the input has it column by column), so that each
+    // row of Q꜀(xᵢ − μ꜀) below reads it in order: row j starts at j(j − 1)/2.
+    let mut lrows = vec![0.0; k * lsz];
+    for c in 0..k {
+        let mut at = c * lsz;
+        for jp in 0..d {
+            for j in jp + 1..d {
+                lrows[c * lsz + j * (j - 1) / 2 + jp] = l[at];
+                at += 1;
+            }
+        }
+    }
     // Σᵢ logsumexp(βᵢ), βᵢ꜀ = α꜀ − ½‖Q꜀(xᵢ − μ꜀)‖² + Σⱼ q꜀ⱼ.
     let mut beta = vec![0.0; k];
     let mut slse = 0.0;
@@ -46,12 +58,11 @@ pub fn log_posterior(
         for c in 0..k {
             let mut sqnorm = 0.0;
             for j in 0..d {
-                // Row j of Q꜀(xᵢ − μ꜀): the diagonal term, then the row's entries of L, whose
-                // column j′ starts at j′(2d − j′ − 1)/2.
+                // Row j of Q꜀(xᵢ − μ꜀): the diagonal term, then the row's entries of L.
                 let mut row = qdiag[c * d + j] * (x[i * d + j] - mu[c * d + j]);
+                let start = c * lsz + j * (j.max(1) - 1) / 2;
                 for jp in 0..j {
-                    let at = c * lsz + jp * (2 * d - jp - 1) / 2 + j - jp - 1;
-                    row += l[at] * (x[i * d + jp] - mu[c * d + jp]);
+                    row += lrows[start + jp] * (x[i * d + jp] - mu[c * d + jp]);
                 }
                 sqnorm += row * row;
             }

@@ -22,12 +22,13 @@ pub fn llsq(x: &[f64], n: usize) -> f64 {
         } else {
             0.0
         };
-        let mut r = si;
-        let mut power = 1.0;
-        for &xj in x {
-            r -= xj * power;
-            power *= ti;
+        // Σⱼ xⱼ tᵢʲ by Horner's rule: the running value's adjoint only needs the constant tᵢ, so
+        // reverse mode tapes nothing in this loop (the powers tᵢʲ would be taped).
+        let mut poly = 0.0;
+        for &xj in x.iter().rev() {
+            poly = poly * ti + xj;
         }
+        let r = si - poly;
         sum += r * r;
     }
     sum / 2.0

@@ -10,11 +10,12 @@ use crate::protocol::{Evaluation, Runs};
 
 /// `ln Σ exp(xᵢ)`, computed stably by shifting by the maximum.
 ///
-/// The gradient goes through the maximum too (its two contributions cancel), so the function is
-/// exactly the eval's definition.
+/// The shift `a` only keeps the exponentials finite: the value does not depend on it, so its
+/// gradient contributions cancel, and `stop_gradient` says so (as JAX's `logsumexp` does), sparing
+/// the backward sweep the maximum's loop.
 #[autodiff]
 pub fn logsumexp(x: &[f64]) -> f64 {
-    let a = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let a = diffx::stop_gradient(x.iter().copied().fold(f64::NEG_INFINITY, f64::max));
     let s: f64 = x.iter().map(|&xi| (xi - a).exp()).sum();
     a + s.ln()
 }
