@@ -1,0 +1,73 @@
+//! `ode`: cmpad's `an_ode`, y′₀ = x₀ and y′ᵢ = xᵢ yᵢ₋₁ from y(0) = 0, solved to t = 2 by `s` steps of
+//! the classical Runge–Kutta method; the gradient is that of the last component of y(2).
+
+use diffx::autodiff;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{decode, run, unknown};
+use crate::protocol::{Evaluation, Runs};
+
+/// y(2) for the parameters `x`, by `s` Runge–Kutta steps.
+///
+/// The right-hand side f(y)₀ = x₀, f(y)ᵢ = xᵢ yᵢ₋₁ is written out at each of the four stages:
+/// an `#[autodiff]` function of vectors cannot yet call one that returns a vector.
+#[autodiff]
+#[allow(clippy::needless_range_loop)]
+pub fn ode(x: &[f64], s: usize) -> Vec<f64> {
+    let n = x.len();
+    let h = 2.0 / (s as f64);
+    let mut y = vec![0.0; n];
+    let mut k1 = vec![0.0; n];
+    let mut k2 = vec![0.0; n];
+    let mut k3 = vec![0.0; n];
+    let mut k4 = vec![0.0; n];
+    for _ in 0..s {
+        k1[0] = x[0];
+        for i in 1..n {
+            k1[i] = x[i] * y[i - 1];
+        }
+        k2[0] = x[0];
+        for i in 1..n {
+            k2[i] = x[i] * (y[i - 1] + h * k1[i - 1] / 2.0);
+        }
+        k3[0] = x[0];
+        for i in 1..n {
+            k3[i] = x[i] * (y[i - 1] + h * k2[i - 1] / 2.0);
+        }
+        k4[0] = x[0];
+        for i in 1..n {
+            k4[i] = x[i] * (y[i - 1] + h * k3[i - 1]);
+        }
+        for i in 0..n {
+            y[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
+        }
+    }
+    y
+}
+
+/// The gradient of y(2)ₙ₋₁ with respect to `x`: one pullback of `ode` with the last unit vector.
+pub fn gradient(x: &[f64], s: usize) -> Vec<f64> {
+    let mut last = vec![0.0; x.len()];
+    last[x.len() - 1] = 1.0;
+    vjp_ode(x, s, last)
+}
+
+#[derive(Deserialize)]
+struct Input {
+    x: Vec<f64>,
+    s: usize,
+}
+
+/// Evaluates `primal` or `gradient`.
+pub fn evaluate(function: &str, input: &Value, runs: Runs) -> Evaluation {
+    let Input { x, s } = decode(input)?;
+    if x.is_empty() {
+        return Err("x must not be empty".into());
+    }
+    match function {
+        "primal" => run(runs, || ode(&x, s)),
+        "gradient" => run(runs, || gradient(&x, s)),
+        _ => Err(unknown(function, &["primal", "gradient"])),
+    }
+}
