@@ -635,3 +635,81 @@ fn rest_patterns_in_arrays_and_tuples() {
     assert_close(h[0][0], -x[0].sin(), 1e-14, "∂x0²");
     assert_close(h[1][1], 2.0, 1e-14, "∂x1²");
 }
+
+/// Values decided in arms: `let name;` assigned in each arm, and tuples and arrays bound from an
+/// `if` or a `match` whose arms end in them (a swap among them).
+#[autodiff(order = 2)]
+fn decided_in_arms(x: &[f64], k: usize) -> f64 {
+    let (a, b) = (x[0], x[1]);
+    let scale: f64;
+    let shift;
+    if a > b {
+        scale = a * b;
+        shift = b.sin();
+    } else {
+        scale = b;
+        shift = a * a;
+    }
+    let (a, b) = if a * b > 0.0 { (b, a) } else { (a, b * 2.0) };
+    let [u, v] = match k {
+        0 => [a * a, b],
+        _ => {
+            let t = a + b;
+            [t.exp(), t * b]
+        }
+    };
+    scale * shift + u + v
+}
+
+fn decided_in_arms_by_hand(x: &[f64], k: usize) -> Vec<f64> {
+    let (x0, x1) = (x[0], x[1]);
+    // scale·shift and its partials.
+    let (d0, d1) = if x0 > x1 {
+        (x1 * x1.sin(), x0 * x1.sin() + x0 * x1 * x1.cos())
+    } else {
+        (x1 * 2.0 * x0, x0 * x0)
+    };
+    // (a, b) after the swap, as functions of (x0, x1): their partials.
+    let ((a, da), (b, db)) = if x0 * x1 > 0.0 {
+        ((x1, [0.0, 1.0]), (x0, [1.0, 0.0]))
+    } else {
+        ((x0, [1.0, 0.0]), (2.0 * x1, [0.0, 2.0]))
+    };
+    let (du_da, du_db, dv_da, dv_db) = match k {
+        0 => (2.0 * a, 0.0, 0.0, 1.0),
+        _ => {
+            let t = a + b;
+            (t.exp(), t.exp(), b, t + b)
+        }
+    };
+    (0..2)
+        .map(|i| {
+            let d = [d0, d1][i];
+            d + (du_da + dv_da) * da[i] + (du_db + dv_db) * db[i]
+        })
+        .collect()
+}
+
+#[test]
+fn values_decided_in_arms() {
+    for k in [0, 1] {
+        for x in [[0.7, -0.4], [-0.3, -1.1], [0.2, 0.9], [1.4, 0.6]] {
+            let g = grad_decided_in_arms(&x, k);
+            let want = decided_in_arms_by_hand(&x, k);
+            let fd = central_difference(|v| decided_in_arms(v, k), &x);
+            for i in 0..2 {
+                assert_close(g[i], want[i], 1e-13, &format!("∂{i} vs analytic, k = {k}"));
+                assert_close(g[i], fd[i], 1e-6, &format!("∂{i} vs differences, k = {k}"));
+            }
+            let (_, d) = jvp_decided_in_arms(&x, k, &[1.0, 0.0]);
+            assert_close(d, g[0], 1e-13, "jvp vs grad");
+            let h = hessian_decided_in_arms(&x, k);
+            for i in 0..2 {
+                let row = central_difference(|v| grad_decided_in_arms(v, k)[i], &x);
+                for j in 0..2 {
+                    assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
+                }
+            }
+        }
+    }
+}

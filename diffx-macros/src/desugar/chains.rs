@@ -873,6 +873,11 @@ fn is_integer(ty: &Type) -> bool {
     .contains(&t.as_str())
 }
 
+/// Zero of the float type `ty` (a type parameter too).
+pub fn zero_of(ty: &Type) -> Expr {
+    float_literal(ty, "0.0")
+}
+
 fn zero(ty: &Type) -> Expr {
     if is_integer(ty) {
         syn::parse_quote!(0)

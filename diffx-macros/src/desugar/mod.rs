@@ -5,6 +5,7 @@
 //!    loops ([`chains`]), and patterns become one `let` per name ([`patterns`]).
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
 
+mod arms;
 mod chains;
 mod flow;
 mod patterns;

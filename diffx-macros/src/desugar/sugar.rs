@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local, Pat, Stmt, Type};
 
+use super::arms;
 use super::chains::{self, strip, Consumer, Func};
 use super::patterns::{self, Elem, Temps};
 use crate::parse::Signature;
@@ -211,6 +212,22 @@ impl Sugar {
 
     /// A `let`: a closure is recorded (and its statement dropped), a pattern destructured.
     fn local(&mut self, mut l: Local, rest: &[Stmt], out: &mut Vec<Stmt>) {
+        if let Some(d) = arms::declared_without_value(&l, &self.float) {
+            return self.local(d, rest, out);
+        }
+        if let Some(stmts) = arms::tuple_from_arms(&l, &mut self.temps()) {
+            for s in stmts {
+                match s {
+                    Stmt::Local(l) => self.local(l, rest, out),
+                    Stmt::Expr(mut e, semi) => {
+                        self.visit_expr_mut(&mut e);
+                        out.push(Stmt::Expr(e, semi));
+                    }
+                    other => out.push(other),
+                }
+            }
+            return;
+        }
         if let Some((name, c)) = closure_init(&l) {
             let rest = quote!(#(#rest)*);
             match value_use(rest.clone(), &name, false) {
