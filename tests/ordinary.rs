@@ -713,3 +713,32 @@ fn values_decided_in_arms() {
         }
     }
 }
+
+/// `collect` after `filter`: the kept values, squared and weighted by their position among them.
+#[autodiff(order = 2)]
+fn kept(x: &[f64]) -> f64 {
+    let big: Vec<f64> = x.iter().filter(|v| v.abs() > 0.5).map(|v| v * v).collect();
+    let mut s = 0.0;
+    for (i, b) in big.iter().enumerate() {
+        s += (i as f64 + 1.0) * b;
+    }
+    s + big.len() as f64
+}
+
+fn kept_by_hand(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    let mut i = 0.0;
+    for (j, v) in x.iter().enumerate() {
+        if v.abs() > 0.5 {
+            i += 1.0;
+            g[j] = 2.0 * i * v;
+        }
+    }
+    g
+}
+
+#[test]
+fn collect_after_filter() {
+    check(kept, grad_kept, jvp_kept, vjp_kept, kept_by_hand, 6);
+    check_hessian(grad_kept, hessian_kept, 6);
+}

@@ -155,12 +155,6 @@ fn unsupported_code_is_an_error_not_a_panic() {
         ),
         quote!(
             fn f(x: &[f64]) -> f64 {
-                let v: Vec<f64> = x.iter().filter(|v| **v > 0.0).map(|v| v * 2.0).collect();
-                v[0]
-            }
-        ),
-        quote!(
-            fn f(x: &[f64]) -> f64 {
                 x.iter()
                     .filter(|v| **v > 0.0)
                     .zip(x.iter())

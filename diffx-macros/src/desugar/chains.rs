@@ -728,6 +728,13 @@ pub fn desugar(
     temps: &mut Temps,
     span: Span,
 ) -> syn::Result<Expr> {
+    let collect = matches!(consumer, Consumer::Collect);
+    // After a `filter`, `collect` sizes its vector by counting the elements first (the
+    // predicate decides; it runs twice, as a pure predicate may) and fills it by a counter.
+    let counted = match collect {
+        true => Some(chain.clone()),
+        false => None,
+    };
     let mut sources = Vec::new();
     let chain = hoist(chain, temps, &mut sources);
     let p = positions(chain, float)?;
@@ -737,10 +744,11 @@ pub fn desugar(
         pre: Vec::new(),
         levels: vec![(None, Vec::new())],
     };
-    let collect = matches!(consumer, Consumer::Collect);
-    if collect && p.filtered {
-        return Err(syn::Error::new(span, "`collect` after `filter` is not supported by `#[autodiff]` yet: collect the unfiltered values, or write a loop that pushes"));
-    }
+    let filled = temps.fresh("filled");
+    let count = match (counted, p.filtered) {
+        (Some(c), true) => Some(desugar(c, Consumer::Count, float, temps, span)?),
+        _ => None,
+    };
     // The loop's head, the position of the element, and (for `collect`) the slot it goes to and
     // the number of slots.
     let (iter, at, slot, len): (Expr, Expr, Expr, Expr) = match (p.iter, collect) {
@@ -837,14 +845,25 @@ pub fn desugar(
         }
         Consumer::Collect => {
             let e = v.expr();
-            body.push(syn::parse_quote!(#acc[#slot] = #e;));
             let zero = zero(float);
-            (
-                vec![
-                    syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len];),
-                ],
-                Some(syn::parse_quote!(#acc)),
-            )
+            let (len, mut init): (Expr, Vec<Stmt>) = match count {
+                Some(n) => {
+                    body.push(syn::parse_quote!(#acc[#filled] = #e;));
+                    body.push(syn::parse_quote!(#filled += 1;));
+                    let kept = temps.fresh("kept");
+                    let init = vec![
+                        syn::parse_quote!(let #kept: usize = #n;),
+                        syn::parse_quote!(let mut #filled: usize = 0;),
+                    ];
+                    (syn::parse_quote!(#kept), init)
+                }
+                None => {
+                    body.push(syn::parse_quote!(#acc[#slot] = #e;));
+                    (len, Vec::new())
+                }
+            };
+            init.push(syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len];));
+            (init, Some(syn::parse_quote!(#acc)))
         }
         Consumer::For(pat, stmts) => {
             let mut binds = Vec::new();
