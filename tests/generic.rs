@@ -34,6 +34,17 @@ fn assert_f32_close(a: &[f32], b: &[f64], what: &str) {
     }
 }
 
+/// `h` against central differences of the gradient `grad` at `x`.
+#[track_caller]
+fn assert_hessian(h: &[Vec<f64>], grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) {
+    for (i, row) in h.iter().enumerate() {
+        let want = central_difference(|v| grad(v)[i], x);
+        for j in 0..x.len() {
+            assert_close(row[j], want[j], 1e-5, "hessian vs differences of grad");
+        }
+    }
+}
+
 #[autodiff(order = 2)]
 fn rosenbrock<T: Float + FromPrimitive + Sum>(x: &[T]) -> T {
     x.iter()
@@ -71,12 +82,7 @@ fn chains_generic_over_num_traits_float_at_f64_and_f32() {
             assert_close(d, g[i], 1e-12, "jvp vs grad");
         }
         let h = hessian_rosenbrock(&x);
-        for i in 0..5 {
-            let row = central_difference(|v| grad_rosenbrock(v)[i], &x);
-            for j in 0..5 {
-                assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
-            }
-        }
+        assert_hessian(&h, |v| grad_rosenbrock(v), &x);
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         assert_f32_close(&grad_rosenbrock::<f32>(&x32), &g, "grad at f32");
         let h32 = hessian_rosenbrock(&x32);
@@ -129,12 +135,7 @@ fn diffx_float_bound_in_a_where_clause_with_patterns_and_closures() {
         let p32 = [p[0] as f32, p[1] as f32];
         assert_f32_close(&grad_beale(&p32), &g, "grad at f32");
         let h = hessian_beale(&p);
-        for i in 0..2 {
-            let row = central_difference(|v| grad_beale(&[v[0], v[1]])[i], &p);
-            for j in 0..2 {
-                assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
-            }
-        }
+        assert_hessian(&h, |v| grad_beale(&[v[0], v[1]]).to_vec(), &p);
     }
 }
 
@@ -164,12 +165,7 @@ fn generic_calls_between_autodiff_functions() {
         let (_, d) = jvp_chained(&x, &[1.0, 0.0, 0.0, 0.0]);
         assert_close(d, g[0], 1e-12, "jvp vs grad");
         let h = hessian_chained(&x);
-        for i in 0..4 {
-            let row = central_difference(|v| grad_chained(v)[i], &x);
-            for j in 0..4 {
-                assert_close(h[i][j], row[j], 1e-5, "hessian vs differences of grad");
-            }
-        }
+        assert_hessian(&h, |v| grad_chained(v), &x);
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         assert_f32_close(&grad_chained(&x32), &g, "grad at f32");
     }

@@ -57,16 +57,26 @@ pub fn replace_all(
     tokens: TokenStream,
     f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
 ) -> TokenStream {
+    replace_trees(tokens, &mut |tt| match tt {
+        TokenTree::Ident(id) => f(id),
+        _ => None,
+    })
+}
+
+/// Replaces every token other than a group for which `f` gives tokens, inside groups too.
+fn replace_trees(
+    tokens: TokenStream,
+    f: &mut dyn FnMut(&TokenTree) -> Option<TokenStream>,
+) -> TokenStream {
     tokens
         .into_iter()
         .flat_map(|tt| match tt {
-            TokenTree::Ident(id) => f(&id).unwrap_or_else(|| TokenTree::Ident(id).into()),
             TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), replace_all(g.stream(), f));
+                let mut ng = Group::new(g.delimiter(), replace_trees(g.stream(), f));
                 ng.set_span(g.span());
                 TokenTree::Group(ng).into()
             }
-            other => other.into(),
+            other => f(&other).unwrap_or_else(|| other.into()),
         })
         .collect()
 }
@@ -258,20 +268,12 @@ fn is_float_literal(lit: &proc_macro2::Literal) -> bool {
 /// `tokens` with every unsuffixed float literal made a value of the type parameter `float`
 /// (`lit::<T>(…)`): for code the macro writes in a function generic over its float type.
 pub fn typed_floats(tokens: TokenStream, float: &Ident) -> TokenStream {
-    tokens
-        .into_iter()
-        .flat_map(|tt| match tt {
-            TokenTree::Literal(l) if is_float_literal(&l) => {
-                quote::quote!(::diffx::__private::lit::<#float>(#l))
-            }
-            TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), typed_floats(g.stream(), float));
-                ng.set_span(g.span());
-                TokenTree::Group(ng).into()
-            }
-            other => other.into(),
-        })
-        .collect()
+    replace_trees(tokens, &mut |tt| match tt {
+        TokenTree::Literal(l) if is_float_literal(l) => {
+            Some(quote::quote!(::diffx::__private::lit::<#float>(#l)))
+        }
+        _ => None,
+    })
 }
 
 /// The number a constant operand stands for, if it is a float literal, possibly negated and

@@ -150,17 +150,21 @@ impl<F: NumFloat, const N: usize> ZerosFor<[F; N]> for [F; N] {
         [F::zero(); N]
     }
 }
+/// A sequence tangent has as many elements as its parameter.
+#[inline]
+#[track_caller]
+fn tangent_fits(tangent: usize, param: usize) {
+    assert_eq!(
+        tangent, param,
+        "jvp: the tangent has {tangent} elements, the parameter {param}"
+    );
+}
+
 impl<F: NumFloat> IntoTangent<Vec<F>, [F]> for &[F] {
     #[inline]
     #[track_caller]
     fn into_tangent(self, like: &[F]) -> Vec<F> {
-        assert_eq!(
-            self.len(),
-            like.len(),
-            "jvp: the tangent has {} elements, the parameter {}",
-            self.len(),
-            like.len()
-        );
+        tangent_fits(self.len(), like.len());
         self.to_vec()
     }
 }
@@ -175,13 +179,7 @@ impl<F: NumFloat> IntoTangent<Vec<F>, [F]> for Vec<F> {
     #[inline]
     #[track_caller]
     fn into_tangent(self, like: &[F]) -> Vec<F> {
-        assert_eq!(
-            self.len(),
-            like.len(),
-            "jvp: the tangent has {} elements, the parameter {}",
-            self.len(),
-            like.len()
-        );
+        tangent_fits(self.len(), like.len());
         self
     }
 }
