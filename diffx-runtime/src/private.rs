@@ -298,6 +298,18 @@ impl<F: NumFloat> ScalarTangent<F> for Zero {
     }
 }
 
+/// The bound the derivative functions of a method put on the type it computes in when that type
+/// is the `impl`'s (`impl<T: Float> Well<T> { fn potential(&self, x: T) -> T }`): taken from the
+/// method's signature, it may be a struct, which this reports at the method.
+#[diagnostic::on_unimplemented(
+    message = "`#[autodiff]` took `{Self}` for the float type this method computes in, but it is not a float type",
+    label = "the type this method returns",
+    note = "a method of an `impl` generic over its float type (`impl<T: Float> S<T>`) computes in that type; other methods return `f64`, `f32`, `[f64; M]`, `Vec<f64>` or a `Tensor`"
+)]
+pub trait FloatType {}
+
+impl<F: NumFloat> FloatType for F {}
+
 /// A float literal of generated code as a value of the function's float type: `lit::<T>(0.5)`
 /// where the function is generic over `T` and `0.5` alone would be an `f64`. Folds to the
 /// constant at `f64` and `f32`.

@@ -38,6 +38,17 @@ pub fn generic(
         } else {
             let ident = f.sig.ident.to_string();
             f.sig.generics = merged(&primal.sig.generics, &f.sig.generics);
+            let declared = primal.sig.generics.type_params().any(|t| t.ident == *float);
+            if tokens::is_generic(float) && !declared {
+                // The `impl`'s float type, guessed from the signature: checked at it.
+                let at = match &primal.sig.output {
+                    syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+                    syn::ReturnType::Default => float.span(),
+                };
+                let w = f.sig.generics.make_where_clause();
+                w.predicates
+                    .push(syn::parse_quote_spanned!(at=> #float: ::diffx::__private::FloatType));
+            }
             if ident.starts_with("explain_") && tokens::is_generic(float) {
                 // The trace records numbers of diffx's own float types.
                 let w = f.sig.generics.make_where_clause();
