@@ -33,11 +33,81 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         )
     })?;
     let args = parse::args(attr)?;
+    expand_item(item, args)
+}
+
+fn expand_item(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
+    if let Some((as_array, n)) = tuple_as_array(&item)? {
+        let out = expand_item(as_array, args)?;
+        return emit::tuples::tuple_results(out, &item, n);
+    }
     if let Some((as_fn, args, receiver)) = receiver_as_param(&item, &args) {
         let out = expand_parsed(as_fn, args)?;
         return emit::methods::receiver_wrappers(out, &receiver, &item);
     }
     expand_parsed(item, args)
+}
+
+/// A function returning a tuple of numbers (`-> (f64, f64)`) as one returning an array of them,
+/// its tuples written as arrays (`emit::tuples`), with the tuple's length.
+fn tuple_as_array(item: &ItemFn) -> syn::Result<Option<(ItemFn, usize)>> {
+    let syn::ReturnType::Type(arrow, ty) = &item.sig.output else {
+        return Ok(None);
+    };
+    let syn::Type::Tuple(t) = &**ty else {
+        return Ok(None);
+    };
+    let Some(first) = t.elems.first() else {
+        return Ok(None);
+    };
+    let same = t
+        .elems
+        .iter()
+        .all(|e| e.to_token_stream().to_string() == first.to_token_stream().to_string());
+    if !same || !matches!(first, syn::Type::Path(p) if p.path.get_ident().is_some()) {
+        return Ok(None);
+    }
+    let n = t.elems.len();
+    let mut as_array = item.clone();
+    as_array.sig.output = syn::ReturnType::Type(*arrow, Box::new(syn::parse_quote!([#first; #n])));
+    let mut returns = Returns { n, bad: None };
+    syn::visit_mut::VisitMut::visit_block_mut(&mut returns, &mut as_array.block);
+    let tail_ok = emit::tuples::block_tail(&mut as_array.block, n);
+    let bad = returns.bad.or_else(|| {
+        (!tail_ok).then(|| {
+            item.block
+                .stmts
+                .last()
+                .map_or(item.sig.ident.span(), |s| s.span())
+        })
+    });
+    match bad {
+        Some(at) => Err(syn::Error::new(at, format!("a function returning a tuple returns it written out here (`(a, b)`, also in each arm): `#[autodiff]` differentiates it as the array of its {n} parts"))),
+        None => Ok(Some((as_array, n))),
+    }
+}
+
+/// Writes the tuple of each `return` as an array; remembers where one is not written out.
+struct Returns {
+    n: usize,
+    bad: Option<proc_macro2::Span>,
+}
+
+impl syn::visit_mut::VisitMut for Returns {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Return(r) = e {
+            if let Some(v) = &mut r.expr {
+                if !emit::tuples::tuples_to_arrays(v, self.n) {
+                    self.bad.get_or_insert(v.span());
+                }
+            }
+            return;
+        }
+        // A closure's `return` is its own.
+        if !matches!(e, syn::Expr::Closure(_)) {
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+    }
 }
 
 /// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it.

@@ -20,6 +20,7 @@ pub mod methods;
 pub mod second;
 pub(crate) mod signature;
 pub mod third;
+pub mod tuples;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 use crate::rules::Syntax;
