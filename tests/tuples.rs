@@ -16,6 +16,26 @@ fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * c, r * t.sin())
 }
 
+/// An early `return` of a tuple.
+#[autodiff]
+fn clamped(r: f64, t: f64) -> (f64, f64) {
+    if r < 0.0 {
+        return (0.0, r * t);
+    }
+    (r * t.cos(), r * t.sin())
+}
+
+#[test]
+fn early_return_of_a_tuple() {
+    assert_eq!(
+        jacobian_clamped(-1.0, 0.5),
+        vec![vec![0.0, 0.0], vec![0.5, -1.0]]
+    );
+    let (v, d) = jvp_clamped(2.0, 0.5, 1.0, 0.0);
+    assert_eq!(v, clamped(2.0, 0.5));
+    assert_eq!(d, (0.5f64.cos(), 0.5f64.sin()));
+}
+
 /// A tuple chosen in arms, three parts, and a generic float type.
 #[autodiff]
 fn folded<T: Float>(a: T, b: T, k: usize) -> (T, T, T) {

@@ -213,3 +213,51 @@ fn a_running_value_read_only_through_a_vector() {
         check(weighted_prefix_sums, &g, &units, &x);
     }
 }
+
+/// A state array replaced whole in each step of a loop (`s = [..]`), as integrators write it.
+#[autodiff(order = 2)]
+fn oscillator(x0: f64, v0: f64, k: f64) -> f64 {
+    let mut s = [x0, v0];
+    let h = 0.01;
+    for _ in 0..200 {
+        s = [s[0] + h * s[1], s[1] - h * k * s[0]];
+    }
+    s[0] * s[0] + s[1]
+}
+
+#[test]
+fn arrays_replaced_whole_in_a_loop() {
+    for p in [[1.0, 0.5, 4.0], [-0.3, 1.2, 0.7]] {
+        let g = grad_oscillator(p[0], p[1], p[2]);
+        let fd = central_difference(|v| oscillator(v[0], v[1], v[2]), &p);
+        for (a, b) in [g.0, g.1, g.2].iter().zip(&fd) {
+            assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+        }
+        let (_, d) = jvp_oscillator(p[0], p[1], p[2], 0.0, 0.0, 1.0);
+        assert!(close(d, g.2, 1e-12), "jvp {d} vs grad {}", g.2);
+        let h = hessian_oscillator(p[0], p[1], p[2]);
+        let row = central_difference(|v| grad_oscillator(v[0], v[1], v[2]).0, &p);
+        for j in 0..3 {
+            assert!(close(h[0][j], row[j], 1e-5), "H[0][{j}]");
+        }
+    }
+}
+
+/// An early `return` of an array: each branch's Jacobian.
+#[autodiff]
+fn clipped(r: f64, t: f64) -> [f64; 2] {
+    if r < 0.0 {
+        return [0.0, t];
+    }
+    [r * t.cos(), r * t.sin()]
+}
+
+#[test]
+fn early_return_of_an_array() {
+    assert_eq!(
+        jacobian_clipped(-1.0, 0.5),
+        vec![vec![0.0, 0.0], vec![0.0, 1.0]]
+    );
+    let j = jacobian_clipped(2.0, 0.5);
+    assert!(close(j[0][0], 0.5f64.cos(), 1e-15) && close(j[1][1], 2.0 * 0.5f64.cos(), 1e-15));
+}

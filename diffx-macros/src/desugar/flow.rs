@@ -120,8 +120,9 @@ fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
 }
 
-/// The function body with its control flow normalized; `float` is the return type.
-pub fn body(block: &Block, float: &Ident) -> syn::Result<Block> {
+/// The function body with its control flow normalized; `float` is the float type, `ret` the return
+/// type (an array result's early returns fill an array of its length).
+pub fn body(block: &Block, float: &Ident, ret: &syn::Type) -> syn::Result<Block> {
     let last_is_tail = matches!(block.stmts.last(), Some(Stmt::Expr(_, None)));
     let early = block.stmts.iter().enumerate().any(|(i, s)| {
         let is_last = i + 1 == block.stmts.len();
@@ -151,10 +152,15 @@ pub fn body(block: &Block, float: &Ident) -> syn::Result<Block> {
         }
     }
     let mut counter = 0;
-    let mut out: Vec<Stmt> = vec![syn::parse_quote!(let mut #returned = false;), {
-        let zero = crate::tokens::float_lit(float, "0.0");
-        syn::parse_quote!(let mut #value: #float = #zero;)
-    }];
+    let zero = crate::tokens::float_lit(float, "0.0");
+    let declared: Stmt = match ret {
+        syn::Type::Array(a) => {
+            let n = &a.len;
+            syn::parse_quote!(let mut #value: #ret = [#zero; #n];)
+        }
+        _ => syn::parse_quote!(let mut #value: #float = #zero;),
+    };
+    let mut out: Vec<Stmt> = vec![syn::parse_quote!(let mut #returned = false;), declared];
     out.extend(stmts(&body, &ctx, &mut counter)?);
     out.push(Stmt::Expr(syn::parse_quote!(#value), None));
     Ok(Block {

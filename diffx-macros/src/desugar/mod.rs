@@ -4,9 +4,12 @@
 //! 1. [`sugar`]: local closures are written out where they are called, iterator chains become
 //!    loops ([`chains`]), and patterns become one `let` per name ([`patterns`]).
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
+//! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
+//!    `return [a, b]`) is written element by element.
 
 mod arms;
 mod chains;
+mod elements;
 mod flow;
 mod patterns;
 mod sugar;
@@ -20,5 +23,6 @@ pub(crate) use flow::{is_never, is_unit};
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = sugar::block(block, sig)?;
-    flow::body(&block, &sig.float)
+    let block = flow::body(&block, &sig.float, &sig.ret)?;
+    Ok(elements::spelled_out(block))
 }
