@@ -360,6 +360,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
         b.call_kind = Kind::Scalar;
     }
     let mut l = Lowerer::new(&mut b);
+    l.written = tokens::element_written(item.block.to_token_stream());
     let mut params = Vec::new();
     for p in &sig.params {
         if p.differentiable {

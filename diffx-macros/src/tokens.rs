@@ -160,6 +160,42 @@ pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
     out
 }
 
+/// Whether `tokens` hold a float literal or name the float type `float` (`vec![0.0; n]`,
+/// `Vec<f64>`).
+pub fn has_float(tokens: TokenStream, float: &Ident) -> bool {
+    tokens.into_iter().any(|tt| match tt {
+        TokenTree::Literal(l) => is_float_literal(&l),
+        TokenTree::Ident(i) => i == *float || i == "f64" || i == "f32",
+        TokenTree::Group(g) => has_float(g.stream(), float),
+        TokenTree::Punct(_) => false,
+    })
+}
+
+/// Names indexed in `tokens` (`v` of `v[i]`), not fields (`s.v[i]`).
+pub fn element_read(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    indexed_names(tokens, &mut out);
+    out
+}
+
+fn indexed_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => indexed_names(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let field =
+                    i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let bracket = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
+                if bracket && !field {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Names followed by `=` or `op=` (after a `[…]` when `indexed`).
 fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();

@@ -33,6 +33,15 @@ fn ab_chain_loop_over_constant_slice() {
     ab::main();
 }
 
+mod ac {
+    include!("ac_constant_vector_changed_after_read.rs");
+}
+
+#[test]
+fn ac_constant_vector_changed_after_read() {
+    ac::main();
+}
+
 mod e2 {
     include!("e2_loop_with_inner_jump_last_in_block.rs");
 }

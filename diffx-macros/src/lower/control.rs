@@ -635,7 +635,7 @@ impl Lowerer<'_> {
         }
         let vec = match base {
             Some(Atom::Var(v)) if self.vectors.contains(&v) => v,
-            Some(Atom::Const(_)) if value.var().is_none() => {
+            Some(Atom::Const(_)) if value.var().is_none() && !self.float_vectors.contains(&name) => {
                 self.verbatim(quote!(#e;));
                 return Ok(());
             }

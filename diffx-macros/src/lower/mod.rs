@@ -48,6 +48,13 @@ pub struct Lowerer<'b> {
     /// The declared types of the constants lowered to a `let` of their own, by name: a constant
     /// assigned to the same variable later keeps the type (`a = 0.5; a.sin()`).
     const_types: std::collections::HashMap<String, syn::Type>,
+    /// Local vectors the body writes element by element (`v[i] = …`): a constant read from one
+    /// is kept in a local where it is read, since the backward sweep evaluates partials later,
+    /// after the vector may have changed.
+    pub written: BTreeSet<String>,
+    /// Those of them that hold floats: even a constant written into one makes it a vector with
+    /// an undo log, since the backward sweep recomputes code that reads it.
+    pub(super) float_vectors: BTreeSet<String>,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -69,6 +76,8 @@ impl<'b> Lowerer<'b> {
             refs: BTreeSet::new(),
             in_template: false,
             const_types: std::collections::HashMap::new(),
+            written: BTreeSet::new(),
+            float_vectors: BTreeSet::new(),
         }
     }
 
@@ -154,6 +163,24 @@ impl<'b> Lowerer<'b> {
                     .any(|n| self.lookup(n).is_some()),
             },
         }
+    }
+
+    /// Whether `e` reads an element of a vector the body writes (`v[1]`, `v[i] * 2.0`).
+    fn reads_written(&self, e: &Expr) -> bool {
+        !self.written.is_empty()
+            && tokens::element_read(e.to_token_stream())
+                .iter()
+                .any(|n| self.written.contains(n))
+    }
+
+    /// A constant kept in a local of its own where it is read: `let c3 = v[1];`.
+    fn snapshot(&mut self, value: TokenStream) -> Atom {
+        let name = self.b.fresh_name("c");
+        self.b.push(Stmt::Verbatim {
+            binds: Vec::new(),
+            tokens: quote!(let #name = #value;),
+        });
+        Atom::Const(quote!(#name))
     }
 
     /// `e` as a constant: the user's names replaced by the values they stand for now.
@@ -359,6 +386,14 @@ impl<'b> Lowerer<'b> {
             }
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {
+                let float = &self.b.float;
+                let holds_floats = tokens::has_float(expr.clone(), float)
+                    || ty
+                        .as_ref()
+                        .is_some_and(|t| tokens::has_float(t.to_token_stream(), float));
+                if self.written.contains(name) && holds_floats {
+                    self.float_vectors.insert(name.to_string());
+                }
                 let fresh = self.b.user_name(name);
                 if let Some(ty) = &ty {
                     self.const_types.insert(fresh.to_string(), ty.clone());
@@ -451,7 +486,11 @@ impl<'b> Lowerer<'b> {
                 (true, Expr::Paren(p)) => return self.expr(&p.expr),
                 _ => {}
             }
-            return Ok(Atom::Const(self.constant(e)));
+            let value = self.constant(e);
+            if self.reads_written(e) {
+                return Ok(self.snapshot(value));
+            }
+            return Ok(Atom::Const(value));
         }
         match e {
             Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
