@@ -55,6 +55,11 @@ pub struct Lowerer<'b> {
     /// Those of them that hold floats: even a constant written into one makes it a vector with
     /// an undo log, since the backward sweep recomputes code that reads it.
     pub(super) float_vectors: BTreeSet<String>,
+    /// Names the body indexes (`k1[0]`): a call bound to one returns a vector
+    /// (`let k1 = rhs(s, k);`), as does a call indexed itself (`rhs(s, k)[0]`).
+    pub indexed: BTreeSet<String>,
+    /// The call being lowered returns a vector.
+    vector_call: bool,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -78,6 +83,8 @@ impl<'b> Lowerer<'b> {
             const_types: std::collections::HashMap::new(),
             written: BTreeSet::new(),
             float_vectors: BTreeSet::new(),
+            indexed: BTreeSet::new(),
+            vector_call: false,
         }
     }
 
@@ -433,7 +440,10 @@ impl<'b> Lowerer<'b> {
                 "`let … else` is not supported in `#[autodiff]` functions",
             );
         }
+        self.vector_call =
+            matches!(&*init.expr, Expr::Call(_)) && self.indexed.contains(&pi.ident.to_string());
         let value = self.expr(&init.expr)?;
+        self.vector_call = false;
         self.let_binding(
             &pi.ident.to_string(),
             ty,
@@ -549,6 +559,7 @@ impl<'b> Lowerer<'b> {
             );
         }
         let idx = self.constant(&i.index);
+        self.vector_call = matches!(&*i.expr, Expr::Call(_));
         self.extend_place(&i.expr, quote!([#idx]), i.span())
     }
 
@@ -685,6 +696,7 @@ impl<'b> Lowerer<'b> {
     }
 
     fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
+        let vector = std::mem::take(&mut self.vector_call);
         let Expr::Path(fp) = &*c.func else {
             return err(c.func.span(), "call a function by its name or path here");
         };
@@ -719,11 +731,18 @@ impl<'b> Lowerer<'b> {
         {
             return err(path.span(), "calling a local value is not supported: write a separate `#[autodiff]` function and call it");
         }
-        Ok(Atom::Var(self.b.op(
-            Op::Call(path.clone()),
-            args,
-            path.span(),
-        )))
+        let kind = match vector {
+            true => Kind::Slice,
+            false => self.b.call_kind,
+        };
+        let v = self
+            .b
+            .op_of_kind(Op::Call(path.clone()), args, path.span(), kind);
+        if vector {
+            // Read element by element, as a local vector is.
+            self.vectors.insert(v);
+        }
+        Ok(Atom::Var(v))
     }
 
     fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {

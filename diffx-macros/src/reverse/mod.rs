@@ -99,6 +99,10 @@ pub fn transform(
         residuals,
         vectors: logs.iter().map(|(v, _)| *v).collect(),
     };
+    // Vectors returned by calls are read element by element: their adjoints are vectors too,
+    // the cotangents of the calls.
+    let call_vectors = returned_by_calls(&sweep.b.func, &body);
+    sweep.vectors.extend(call_vectors.iter().copied());
     // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
     let nested = tapes::declared_in(&body)
         .difference(
@@ -118,6 +122,9 @@ pub fn transform(
         }
     }
     for (vec, _) in logs.iter().filter(|(v, _)| !nested.contains(v)) {
+        sweep.vector_adjoint(*vec);
+    }
+    for vec in call_vectors.iter().filter(|v| !nested.contains(v)) {
         sweep.vector_adjoint(*vec);
     }
     match &primal.func.ret {
@@ -156,6 +163,26 @@ pub fn transform(
         ct,
         grads,
     })
+}
+
+/// The vectors returned by calls in `body` (`let k1 = rhs(s, k);`, `k1[0]` read after).
+fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt]) -> Vec<Var> {
+    let mut out = Vec::new();
+    for s in body {
+        s.walk(&mut |s| {
+            if let Stmt::Let {
+                dst,
+                op: Op::Call(_),
+                ..
+            } = s
+            {
+                if f.kind(*dst) == Kind::Slice {
+                    out.push(*dst);
+                }
+            }
+        });
+    }
+    out
 }
 
 impl Sweep {
