@@ -90,6 +90,8 @@ pub enum C {
     Order3,
     /// The unit (function and helper) generic over its float type.
     Generic,
+    /// A local array replaced whole (`arr = [arr[1] * 0.5 + x, …]`), in loops and arms too.
+    ArrayReplace,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -142,10 +144,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Order2, "order2", 50),
     (C::Order3, "order3", 8),
     (C::Generic, "generic", 15),
+    (C::ArrayReplace, "array_replace", 30),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Generic as usize + 1;
+    pub const COUNT: usize = C::ArrayReplace as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

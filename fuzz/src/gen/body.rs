@@ -651,12 +651,30 @@ impl<'a> Gen<'a> {
                 w.push(name.clone());
             }
         }
+        if name.starts_with("arr") && self.rng.chance(self.w(C::ArrayReplace) as f64 / 100.0) {
+            return self.array_replace(name, len);
+        }
         let idx = self.index(len);
         let (op, value) = self.update();
         self.assigned(&name, &super::ast::expr_text(&value));
         Stmt::Assign {
             target: format!("{name}[{idx}]"),
             op,
+            value,
+        }
+    }
+
+    /// `arr = [arr[1] * 0.5 + e, …]`: every element read before any is written.
+    fn array_replace(&mut self, name: String, len: usize) -> Stmt {
+        self.used[C::ArrayReplace as usize] += 1;
+        let items: Vec<String> = (0..len)
+            .map(|i| format!("{name}[{}] * 0.5 + {}", (i + 1) % len, self.float(1).s))
+            .collect();
+        let value = Expr::Text(format!("[{}]", items.join(", ")));
+        self.assigned(&name, &super::ast::expr_text(&value));
+        Stmt::Assign {
+            target: name,
+            op: "=",
             value,
         }
     }
