@@ -21,24 +21,25 @@ pub fn reprojection_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> [f64;
     let (p0, p1, p2) = (x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]);
     // Rotated by the angle-axis vector cam[0..3] (Rodrigues' formula; to first order at zero).
     let sqtheta = cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2];
-    // The rotated point is written in the arms: the macro takes neither a tuple-valued `if`
-    // nor `let r;` declared before its arms assign it.
-    let mut r = [0.0; 3];
-    if sqtheta != 0.0 {
+    let (r0, r1, r2) = if sqtheta != 0.0 {
         let theta = sqtheta.sqrt();
         let (costheta, sintheta) = (theta.cos(), theta.sin());
         let (w0, w1, w2) = (cam[0] / theta, cam[1] / theta, cam[2] / theta);
         let tmp = (w0 * p0 + w1 * p1 + w2 * p2) * (1.0 - costheta);
-        r[0] = p0 * costheta + (w1 * p2 - w2 * p1) * sintheta + w0 * tmp;
-        r[1] = p1 * costheta + (w2 * p0 - w0 * p2) * sintheta + w1 * tmp;
-        r[2] = p2 * costheta + (w0 * p1 - w1 * p0) * sintheta + w2 * tmp;
+        (
+            p0 * costheta + (w1 * p2 - w2 * p1) * sintheta + w0 * tmp,
+            p1 * costheta + (w2 * p0 - w0 * p2) * sintheta + w1 * tmp,
+            p2 * costheta + (w0 * p1 - w1 * p0) * sintheta + w2 * tmp,
+        )
     } else {
-        r[0] = p0 + (cam[1] * p2 - cam[2] * p1);
-        r[1] = p1 + (cam[2] * p0 - cam[0] * p2);
-        r[2] = p2 + (cam[0] * p1 - cam[1] * p0);
-    }
+        (
+            p0 + (cam[1] * p2 - cam[2] * p1),
+            p1 + (cam[2] * p0 - cam[0] * p2),
+            p2 + (cam[0] * p1 - cam[1] * p0),
+        )
+    };
     // Projected, distorted radially, scaled by the focal length and shifted.
-    let (u, v) = (r[0] / r[2], r[1] / r[2]);
+    let (u, v) = (r0 / r2, r1 / r2);
     let rsq = u * u + v * v;
     let distortion = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
     let proj0 = u * distortion * cam[6] + cam[7];
