@@ -560,7 +560,10 @@ impl<'b> Lowerer<'b> {
         }
         let idx = self.constant(&i.index);
         self.vector_call = matches!(&*i.expr, Expr::Call(_));
-        self.extend_place(&i.expr, quote!([#idx]), i.span())
+        let place = self.extend_place(&i.expr, quote!([#idx]), i.span());
+        // Only the call indexed here returns a vector (a constant call never takes the flag).
+        self.vector_call = false;
+        place
     }
 
     fn extend_place(&mut self, base: &Expr, step: TokenStream, span: Span) -> syn::Result<Atom> {
