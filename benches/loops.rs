@@ -48,6 +48,14 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
 
+    // Issue 14's integrator: 200 Runge–Kutta steps calling a function that returns an array.
+    let mut g = c.benchmark_group("rk4 200 steps");
+    g.bench_function("primal", |b| b.iter(|| rk4(black_box(1.0), 0.5, 4.0)));
+    g.bench_function("grad (reverse)", |b| {
+        b.iter(|| grad_rk4(black_box(1.0), 0.5, 4.0))
+    });
+    g.finish();
+
     let mut g = c.benchmark_group("spring 500 steps");
     g.bench_function("primal", |b| b.iter(|| spring(black_box(4.0), 1.0, 500)));
     g.bench_function("grad (reverse)", |b| {

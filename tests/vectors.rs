@@ -5,6 +5,10 @@
 use diffx::autodiff;
 use diffx::check::central_difference;
 
+#[path = "common/loop_functions.rs"]
+mod loop_functions;
+use loop_functions::{grad_rk4, jvp_rk4, rk4};
+
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1.0)
 }
@@ -262,35 +266,10 @@ fn early_return_of_an_array() {
     assert!(close(j[0][0], 0.5f64.cos(), 1e-15) && close(j[1][1], 2.0 * 0.5f64.cos(), 1e-15));
 }
 
-/// The right-hand side of a pendulum, `[θ', ω']`: a function returning an array.
-#[autodiff]
-fn pendulum(s: [f64; 2], k: f64) -> [f64; 2] {
-    [s[1], -k * s[0].sin()]
-}
-
-/// 200 classical Runge–Kutta steps calling `pendulum` four times each, with arrays built inline
-/// as arguments and the state replaced whole.
-#[autodiff]
-fn rk4(x0: f64, v0: f64, k: f64) -> f64 {
-    let h = 0.01;
-    let mut s = [x0, v0];
-    for _ in 0..200 {
-        let k1 = pendulum(s, k);
-        let k2 = pendulum([s[0] + 0.5 * h * k1[0], s[1] + 0.5 * h * k1[1]], k);
-        let k3 = pendulum([s[0] + 0.5 * h * k2[0], s[1] + 0.5 * h * k2[1]], k);
-        let k4 = pendulum([s[0] + h * k3[0], s[1] + h * k3[1]], k);
-        s = [
-            s[0] + h / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
-            s[1] + h / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
-        ];
-    }
-    s[0] * s[1]
-}
-
 /// A call indexed where it is made.
 #[autodiff]
 fn speed(x: f64, k: f64) -> f64 {
-    pendulum([x, 2.0 * x], k)[1] * pendulum([x, x], k)[0]
+    loop_functions::pendulum([x, 2.0 * x], k)[1] * loop_functions::pendulum([x, x], k)[0]
 }
 
 #[test]

@@ -107,3 +107,28 @@ pub fn first_large(x: f64, limit: f64) -> f64 {
     }
     p
 }
+
+/// The right-hand side of a pendulum, `[θ', ω']`: a function returning an array.
+#[autodiff]
+pub fn pendulum(s: [f64; 2], k: f64) -> [f64; 2] {
+    [s[1], -k * s[0].sin()]
+}
+
+/// 200 classical Runge–Kutta steps calling `pendulum` four times each, with arrays built inline
+/// as arguments and the state replaced whole.
+#[autodiff]
+pub fn rk4(x0: f64, v0: f64, k: f64) -> f64 {
+    let h = 0.01;
+    let mut s = [x0, v0];
+    for _ in 0..200 {
+        let k1 = pendulum(s, k);
+        let k2 = pendulum([s[0] + 0.5 * h * k1[0], s[1] + 0.5 * h * k1[1]], k);
+        let k3 = pendulum([s[0] + 0.5 * h * k2[0], s[1] + 0.5 * h * k2[1]], k);
+        let k4 = pendulum([s[0] + h * k3[0], s[1] + h * k3[1]], k);
+        s = [
+            s[0] + h / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
+            s[1] + h / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
+        ];
+    }
+    s[0] * s[1]
+}
