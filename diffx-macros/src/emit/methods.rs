@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Item, Receiver};
 
 /// `items` (the method and its derivative functions) as associated functions taking `receiver`,
@@ -40,7 +39,7 @@ pub fn methods(items: TokenStream, receiver: Option<&Receiver>) -> syn::Result<T
             None => {}
         }
         if !primal {
-            ThroughSelf(&names, receiver.is_some()).visit_block_mut(&mut f.block);
+            through_self(&mut f.block, &names, receiver.is_some());
         }
     }
     Ok(quote!(#(#fns)*))
@@ -80,33 +79,23 @@ pub fn receiver_wrappers(
 }
 
 /// Rewrites `g(args)` into `self.g(args)` (or `Self::g(args)` without a receiver) for the
-/// generated functions `g`.
-struct ThroughSelf<'a>(&'a BTreeSet<String>, bool);
-
-impl VisitMut for ThroughSelf<'_> {
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        visit_mut::visit_expr_mut(self, e);
-        let Expr::Call(c) = e else { return };
-        let Expr::Path(p) = &*c.func else { return };
-        // `__diffx_self::g(…)`: lowering's call of another `#[autodiff]` method (`self.g(…)`).
-        if let [first, g] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
-            if first.ident == "__diffx_self" {
-                let (g, args) = (&g.ident, &c.args);
-                *e = syn::parse_quote!(self.#g(#args));
-                return;
+/// generated functions `g`, and lowering's `__diffx_self::g(args)` (a call of another
+/// `#[autodiff]` method, `self.g(…)`) into `self.g(args)`.
+fn through_self(block: &mut syn::Block, names: &BTreeSet<String>, receiver: bool) {
+    super::rewrite_calls(block, &mut |c| {
+        let args = &c.args;
+        if let Expr::Path(p) = &*c.func {
+            if let [first, g] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
+                if first.ident == "__diffx_self" {
+                    let g = &g.ident;
+                    return Some(syn::parse_quote!(self.#g(#args)));
+                }
             }
         }
-        let Some(name) = p
-            .path
-            .get_ident()
-            .filter(|i| self.0.contains(&i.to_string()))
-        else {
-            return;
-        };
-        let args = &c.args;
-        *e = match self.1 {
+        let name = super::called(c, &|n| names.contains(n))?;
+        Some(match receiver {
             true => syn::parse_quote!(self.#name(#args)),
             false => syn::parse_quote!(Self::#name(#args)),
-        };
-    }
+        })
+    });
 }

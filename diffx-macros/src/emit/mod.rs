@@ -727,6 +727,35 @@ fn ret(b: &Builder) -> TokenStream {
         .map_or_else(|| zero(&b.func), |r| place(&b.func, r))
 }
 
+/// Replaces each call in `block` for which `f` gives an expression (inner calls first): the
+/// post-passes' rewriting of calls among the generated functions (`emit/methods.rs`,
+/// `emit/tuples.rs`).
+pub(crate) fn rewrite_calls(
+    block: &mut syn::Block,
+    f: &mut dyn FnMut(&syn::ExprCall) -> Option<syn::Expr>,
+) {
+    struct Calls<'a>(&'a mut dyn FnMut(&syn::ExprCall) -> Option<syn::Expr>);
+    impl syn::visit_mut::VisitMut for Calls<'_> {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            if let syn::Expr::Call(c) = e {
+                if let Some(new) = (self.0)(c) {
+                    *e = new;
+                }
+            }
+        }
+    }
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Calls(f), block);
+}
+
+/// The name a call calls, if it is a single identifier among `names`.
+pub(crate) fn called<'c>(c: &'c syn::ExprCall, names: &dyn Fn(&str) -> bool) -> Option<&'c Ident> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    p.path.get_ident().filter(|i| names(&i.to_string()))
+}
+
 /// Whether `f` computes in a type parameter rather than `f64` or `f32`.
 fn generic(f: &Func) -> bool {
     f.float.as_ref().is_some_and(tokens::is_generic)

@@ -6,7 +6,6 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Item, ReturnType, Stmt};
 
 /// `items`, written for `array` (the function returning `[F; n]`), for the user's `function`
@@ -44,7 +43,13 @@ pub fn tuple_results(
             out.push(quote!(#function #f));
             continue;
         }
-        CallsArray(&renamed).visit_block_mut(&mut f.block);
+        // Calls of the function and its `jvp_` and `vjp_` go to their array versions.
+        super::rewrite_calls(&mut f.block, &mut |c| {
+            let id = super::called(c, &|n| renamed.iter().any(|r| r == n))?;
+            let array = quote::format_ident!("__diffx_array_{}", id);
+            let args = &c.args;
+            Some(syn::parse_quote!(#array(#args)))
+        });
         let array_version = (name.starts_with("jvp_") || name.starts_with("vjp_")).then(|| {
             // `jacobian_` calls the array versions of the wrappers.
             let mut a = f.clone();
@@ -104,25 +109,5 @@ pub fn block_tail(b: &mut syn::Block, n: usize) -> bool {
     match b.stmts.last_mut() {
         Some(Stmt::Expr(tail, None)) => tuples_to_arrays(tail, n),
         _ => true,
-    }
-}
-
-/// Rewrites calls of the function and its `jvp_` and `vjp_` (`polar(r, t)`) into calls of their
-/// array versions (`__diffx_array_polar(r, t)`).
-struct CallsArray<'a>(&'a [String]);
-
-impl VisitMut for CallsArray<'_> {
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        visit_mut::visit_expr_mut(self, e);
-        let Expr::Call(c) = e else { return };
-        let Expr::Path(p) = &mut *c.func else { return };
-        let Some(id) = p
-            .path
-            .get_ident()
-            .filter(|i| self.0.contains(&i.to_string()))
-        else {
-            return;
-        };
-        p.path = quote::format_ident!("__diffx_array_{}", id).into();
     }
 }
