@@ -198,6 +198,16 @@ fn unsupported_code_is_an_error_not_a_panic() {
         )
     )
     .is_err());
+    // `wrt(self)` on a function without a receiver: `self` is no parameter of it.
+    assert!(expand::expand(
+        quote!(wrt(self, x)),
+        quote!(
+            fn f(x: f64) -> f64 {
+                x
+            }
+        )
+    )
+    .is_err());
     assert!(expand::expand(
         quote!(foo),
         quote!(
