@@ -1,5 +1,5 @@
-//! `#[derive(Params)]`: a struct of tensors (and of `Vec`s or structs of such) becomes one
-//! differentiable parameter, visited field by field in declaration order. Fields marked
+//! `#[derive(Params)]`: a struct of numbers, tensors, parameter structs and `Vec`s or arrays of
+//! them becomes one differentiable parameter, visited field by field in declaration order. Fields marked
 //! `#[params(skip)]` (an activation choice, a size) are not parameters.
 
 use proc_macro2::TokenStream;
@@ -11,22 +11,42 @@ pub fn params(input: TokenStream) -> TokenStream {
     expand(input).unwrap_or_else(|e| e.to_compile_error())
 }
 
+/// How a field is visited: as a `Params` value (tensors, parameter structs) or as plain numbers
+/// (`f64`, `[f64; N]`, `Vec<f64>`, …) through the runtime's `Leaves`.
+struct Field<'a> {
+    member: Member,
+    ty: &'a syn::Type,
+    numbers: bool,
+}
+
+impl Field<'_> {
+    fn visitor(&self) -> TokenStream {
+        if self.numbers {
+            quote!(::diffx::__private::Leaves)
+        } else {
+            quote!(::diffx::Params)
+        }
+    }
+}
+
 fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new(
             input.ident.span(),
-            "`#[derive(Params)]` works on structs whose fields are tensors or parameter structs",
+            "`#[derive(Params)]` works on structs whose fields are numbers, tensors or parameter structs",
         ));
     };
-    let (fields, skipped) = parameter_fields(&data.fields)?;
-    let Some((_, first)) = fields.first() else {
+    let floats = float_params(&input.generics);
+    let (fields, skipped) = parameter_fields(&data.fields, &floats)?;
+    let Some(first) = fields.first() else {
         return Err(syn::Error::new(
             input.ident.span(),
             "`#[derive(Params)]` needs at least one parameter field",
         ));
     };
-    let elem = quote!(<#first as ::diffx::Params>::Elem);
+    let (first_ty, first_trait) = (first.ty, first.visitor());
+    let elem = quote!(<#first_ty as #first_trait>::Elem);
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let mut predicates: Vec<TokenStream> = where_clause
@@ -34,50 +54,124 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         .unwrap_or_default();
     if !input.generics.params.is_empty() {
         // Concrete field types need no bounds: rustc checks them where they are used.
-        predicates.push(quote!(#first: ::diffx::Params));
-        predicates.extend(
-            fields[1..]
-                .iter()
-                .map(|(_, ty)| quote!(#ty: ::diffx::Params<Elem = #elem>)),
-        );
+        predicates.push(quote!(#first_ty: #first_trait));
+        predicates.extend(fields[1..].iter().map(|field| {
+            let (ty, visitor) = (field.ty, field.visitor());
+            quote!(#ty: #visitor<Elem = #elem>)
+        }));
     }
-    let members: Vec<&Member> = fields.iter().map(|(m, _)| m).collect();
     let f = format_ident!("f");
+    let (mut visit, mut visit_mut, mut zip, mut zeros, mut unset, mut settle) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for field in &fields {
+        let (m, v) = (&field.member, field.visitor());
+        if field.numbers {
+            visit.push(quote!(#v::visit_leaves(&self.#m, #f);));
+            visit_mut.push(quote!(#v::visit_leaves_mut(&mut self.#m, #f);));
+            zip.push(quote!(#v::zip_leaves(&mut self.#m, &other.#m, #f);));
+            zeros.push(quote!(#m: #v::zero_leaves(&self.#m),));
+            unset.push(quote!(#m: #v::zero_leaves(&self.#m),));
+        } else {
+            visit.push(quote!(#v::visit(&self.#m, #f);));
+            visit_mut.push(quote!(#v::visit_mut(&mut self.#m, #f);));
+            zip.push(quote!(#v::zip_mut(&mut self.#m, &other.#m, #f);));
+            zeros.push(quote!(#m: #v::zeros_like(&self.#m),));
+            unset.push(quote!(#m: #v::unset_like(&self.#m),));
+            settle.push(quote!(#v::settle(&mut self.#m);));
+        }
+    }
     Ok(quote! {
         impl #impl_generics ::diffx::Params for #name #ty_generics where #(#predicates),* {
             type Elem = #elem;
-            fn visit(&self, #f: &mut dyn FnMut(&::diffx::Tensor<Self::Elem>)) {
-                #(::diffx::Params::visit(&self.#members, #f);)*
+            fn visit(&self, #f: &mut dyn FnMut(::diffx::Leaf<'_, Self::Elem>)) {
+                #(#visit)*
             }
-            fn visit_mut(&mut self, #f: &mut dyn FnMut(&mut ::diffx::Tensor<Self::Elem>)) {
-                #(::diffx::Params::visit_mut(&mut self.#members, #f);)*
+            fn visit_mut(&mut self, #f: &mut dyn FnMut(::diffx::LeafMut<'_, Self::Elem>)) {
+                #(#visit_mut)*
             }
             fn zip_mut(
                 &mut self,
                 other: &Self,
-                #f: &mut dyn FnMut(&mut ::diffx::Tensor<Self::Elem>, &::diffx::Tensor<Self::Elem>),
+                #f: &mut dyn FnMut(::diffx::LeafMut<'_, Self::Elem>, ::diffx::Leaf<'_, Self::Elem>),
             ) {
-                #(::diffx::Params::zip_mut(&mut self.#members, &other.#members, #f);)*
+                #(#zip)*
             }
             fn zeros_like(&self) -> Self {
                 Self {
-                    #(#members: ::diffx::Params::zeros_like(&self.#members),)*
+                    #(#zeros)*
                     #(#skipped: ::core::clone::Clone::clone(&self.#skipped),)*
                 }
             }
             fn unset_like(&self) -> Self {
                 Self {
-                    #(#members: ::diffx::Params::unset_like(&self.#members),)*
+                    #(#unset)*
                     #(#skipped: ::core::clone::Clone::clone(&self.#skipped),)*
                 }
+            }
+            fn settle(&mut self) {
+                #(#settle)*
             }
         }
     })
 }
 
-/// The fields that are parameters, with their types, and the members of the skipped ones.
-#[allow(clippy::type_complexity)]
-fn parameter_fields(fields: &Fields) -> syn::Result<(Vec<(Member, &syn::Type)>, Vec<Member>)> {
+/// The struct's type parameters bounded by a `Float` trait (`F: Float`, `where F: num_traits::Float`):
+/// fields of these types are numbers.
+fn float_params(generics: &syn::Generics) -> Vec<syn::Ident> {
+    let is_float = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().any(|b| {
+            matches!(b, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
+        })
+    };
+    let mut floats: Vec<syn::Ident> = generics
+        .type_params()
+        .filter(|p| is_float(&p.bounds))
+        .map(|p| p.ident.clone())
+        .collect();
+    for predicate in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        if let syn::WherePredicate::Type(t) = predicate {
+            if let syn::Type::Path(p) = &t.bounded_ty {
+                if let Some(id) = p.path.get_ident().filter(|_| is_float(&t.bounds)) {
+                    floats.push(id.clone());
+                }
+            }
+        }
+    }
+    floats
+}
+
+/// The containers around the numbers of a field type, outermost first: `""` for `f64` or a float
+/// parameter, `"va"` for `Vec<[f64; 2]>`; `None` when the type is not made of numbers alone.
+fn number_nesting(ty: &syn::Type, floats: &[syn::Ident]) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if let Some(id) = p.path.get_ident() {
+                return (id == "f64" || id == "f32" || floats.contains(id)).then(String::new);
+            }
+            let last = p.path.segments.last().filter(|s| s.ident == "Vec")?;
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            match args.args.first() {
+                Some(syn::GenericArgument::Type(inner)) if args.args.len() == 1 => {
+                    number_nesting(inner, floats).map(|n| format!("v{n}"))
+                }
+                _ => None,
+            }
+        }
+        syn::Type::Array(a) => number_nesting(&a.elem, floats).map(|n| format!("a{n}")),
+        syn::Type::Group(g) => number_nesting(&g.elem, floats),
+        syn::Type::Paren(p) => number_nesting(&p.elem, floats),
+        _ => None,
+    }
+}
+
+/// The fields that are parameters, and the members of the skipped ones.
+fn parameter_fields<'a>(
+    fields: &'a Fields,
+    floats: &[syn::Ident],
+) -> syn::Result<(Vec<Field<'a>>, Vec<Member>)> {
     let (mut params, mut others) = (Vec::new(), Vec::new());
     for (i, field) in fields.iter().enumerate() {
         let member = match &field.ident {
@@ -89,9 +183,25 @@ fn parameter_fields(fields: &Fields) -> syn::Result<(Vec<(Member, &syn::Type)>, 
         };
         if skipped(field)? {
             others.push(member);
-        } else {
-            params.push((member, &field.ty));
+            continue;
         }
+        // The containers of numbers the runtime's `Leaves` visits.
+        const NESTINGS: [&str; 6] = ["", "a", "aa", "v", "va", "vv"];
+        let numbers = match number_nesting(&field.ty, floats) {
+            None => false,
+            Some(n) if NESTINGS.contains(&n.as_str()) => true,
+            Some(_) => {
+                return Err(syn::Error::new(
+                    field.ty.span(),
+                    "a parameter field holds numbers as `F`, `[F; N]`, `[[F; N]; M]`, `Vec<F>`, `Vec<[F; N]>` or `Vec<Vec<F>>`: use one of these, a `Tensor`, or a `Vec` of parameter structs",
+                ))
+            }
+        };
+        params.push(Field {
+            member,
+            ty: &field.ty,
+            numbers,
+        });
     }
     Ok((params, others))
 }

@@ -16,6 +16,8 @@
 
 use core::fmt;
 
+use crate::Params;
+
 /// The step for coordinate value `x`.
 fn step(x: f64) -> f64 {
     f64::EPSILON.cbrt() * x.abs().max(1.0)
@@ -99,6 +101,31 @@ impl fmt::Display for GradCheck {
         }
         Ok(())
     }
+}
+
+/// Compares `analytic`, a gradient of `f` at the parameter struct `p` (a value of the same type),
+/// with central differences over every element of `p`, in [`Params::to_flat_vec`] order.
+///
+/// ```
+/// use diffx_runtime::check::check_params;
+/// use diffx_runtime::Params;
+/// // f(p) = p₀² + 3p₁ over a `Vec` of two numbers held in tensors.
+/// let p = vec![diffx_runtime::Tensor::from_vec(vec![2.0_f64, 5.0], &[2])];
+/// let f = |p: &Vec<diffx_runtime::Tensor<f64>>| p[0].data()[0].powi(2) + 3.0 * p[0].data()[1];
+/// let g = vec![diffx_runtime::Tensor::from_vec(vec![4.0, 3.0], &[2])];
+/// check_params(f, &p, &g).assert_close(1e-8);
+/// ```
+///
+/// # Panics
+/// If `analytic` does not have the leaves of `p`.
+#[track_caller]
+pub fn check_params<P: Params<Elem = f64>>(
+    mut f: impl FnMut(&P) -> f64,
+    p: &P,
+    analytic: &P,
+) -> GradCheck {
+    let x = p.to_flat_vec();
+    check_gradient(|v| f(&p.from_flat(v)), &x, &analytic.to_flat_vec())
 }
 
 /// Compares `analytic`, a gradient of `f` at `x`, with central differences.

@@ -35,6 +35,6 @@ pub use dual::Dual;
 /// num-traits, whose [`Float`](num_traits::Float) a function generic over its float type names
 /// as its bound: `#[autodiff] fn f<T: num_traits::Float>(x: &[T]) -> T`.
 pub use num_traits;
-pub use params::Params;
+pub use params::{Leaf, LeafMut, Params};
 pub use scalar::{relu, sigmoid, softplus, stop_gradient, Float};
 pub use tensor::{ShapeError, Tensor};

@@ -6,7 +6,7 @@
 //!
 //! Every layer is [`Params`], so its gradient is a value of its own type.
 
-use crate::{Float, Params, Tensor};
+use crate::{Float, Leaf, LeafMut, Params, Tensor};
 
 /// How initial weights are drawn (biases start at 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,20 +116,19 @@ impl<F: Float> Linear<F> {
 impl<F: Float> Params for Linear<F> {
     type Elem = F;
 
-    fn visit(&self, f: &mut dyn FnMut(&Tensor<F>)) {
-        f(&self.w);
-        f(&self.b);
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {
+        self.w.visit(f);
+        self.b.visit(f);
     }
 
-    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<F>)) {
-        f(&mut self.w);
-        f(&mut self.b);
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, F>)) {
+        self.w.visit_mut(f);
+        self.b.visit_mut(f);
     }
 
-    #[allow(clippy::type_complexity)]
-    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
-        f(&mut self.w, &other.w);
-        f(&mut self.b, &other.b);
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, F>, Leaf<'_, F>)) {
+        self.w.zip_mut(&other.w, f);
+        self.b.zip_mut(&other.b, f);
     }
 
     fn zeros_like(&self) -> Self {
@@ -144,6 +143,11 @@ impl<F: Float> Params for Linear<F> {
             w: Params::unset_like(&self.w),
             b: Params::unset_like(&self.b),
         }
+    }
+
+    fn settle(&mut self) {
+        self.w.settle();
+        self.b.settle();
     }
 }
 
@@ -285,16 +289,15 @@ fn layer_seed(seed: u64, i: usize) -> u64 {
 impl<F: Float> Params for Mlp<F> {
     type Elem = F;
 
-    fn visit(&self, f: &mut dyn FnMut(&Tensor<F>)) {
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {
         self.layers.visit(f);
     }
 
-    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<F>)) {
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, F>)) {
         self.layers.visit_mut(f);
     }
 
-    #[allow(clippy::type_complexity)]
-    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, F>, Leaf<'_, F>)) {
         self.layers.zip_mut(&other.layers, f);
     }
 
@@ -310,6 +313,10 @@ impl<F: Float> Params for Mlp<F> {
             layers: self.layers.unset_like(),
             activation: self.activation,
         }
+    }
+
+    fn settle(&mut self) {
+        self.layers.settle();
     }
 }
 
@@ -436,7 +443,7 @@ mod tests {
     fn params_visit_in_order() {
         let mlp = Mlp::<f32>::new(&[2, 3, 1], Activation::Tanh, 0);
         let mut shapes = Vec::new();
-        mlp.visit(&mut |t| shapes.push(t.shape().to_vec()));
+        mlp.visit(&mut |t| shapes.push(t.shape.to_vec()));
         assert_eq!(shapes, vec![vec![2, 3], vec![1, 3], vec![3, 1], vec![1, 1]]);
         assert_eq!(mlp.from_flat(&mlp.to_flat_vec()), mlp);
     }

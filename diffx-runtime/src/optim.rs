@@ -1,10 +1,10 @@
 //! Optimizers over any [`Params`]: [`Sgd`], [`Momentum`], [`Adam`], [`RmsProp`], each following
 //! PyTorch's update formulas so that runs can be compared number for number.
 //!
-//! Per-parameter state (velocities, moment estimates) is a list of tensors in the visiting order of
-//! [`Params`], created on the first [`Optimizer::step`]; one optimizer serves one model.
+//! Per-parameter state (velocities, moment estimates) is a list of tensors, one per leaf in the
+//! visiting order of [`Params`], created on the first [`Optimizer::step`]; one optimizer serves one model.
 //!
-//! Every step first checks that the gradient has the parameters' tensors and shapes, and that the
+//! Every step first checks that the gradient has the parameters' leaves and shapes, and that the
 //! state was made for these parameters; a mismatch panics at the caller's `step`, naming the
 //! optimizer, the tensor and both shapes, before anything is updated.
 
@@ -69,7 +69,17 @@ impl<F: Float, P: Params<Elem = F>> Optimizer<P> for Sgd<F> {
     fn step(&mut self, params: &mut P, grads: &P) {
         check_step("Sgd::step", params, grads, &[]);
         let lr = self.lr;
-        params.zip_mut(grads, &mut |p, g| p.axpy(-lr, g));
+        params.zip_mut(grads, &mut |p, g| {
+            vectorized(
+                #[inline(always)]
+                || {
+                    p.data
+                        .iter_mut()
+                        .zip(g.data)
+                        .for_each(|(p, &g)| *p -= lr * g)
+                },
+            )
+        });
     }
 }
 
@@ -84,7 +94,7 @@ impl<F: Float> Slots<F> {
     fn prepare<P: Params<Elem = F>>(&mut self, op: &str, params: &mut P, grads: &P) {
         check_step(op, params, grads, &self.0);
         if self.0.is_empty() {
-            params.visit(&mut |p| self.0.push(p.zeros_like()));
+            params.visit(&mut |p| self.0.push(Tensor::zeros(p.shape)));
         }
     }
 }
@@ -99,7 +109,7 @@ fn for_each_slot<F: Float, P: Params<Elem = F>>(
     let mut slots = slots.iter_mut();
     params.zip_mut(grads, &mut |p, g| {
         let slot = slots.next().expect("one slot per tensor");
-        let (p, g, slot) = (p.data_mut(), g.data(), slot.data_mut());
+        let (p, g, slot) = (p.data, g.data, slot.data_mut());
         // The update loops are the optimizer's whole cost: 8 or 16 lanes where the CPU has them.
         vectorized(
             #[inline(always)]
@@ -333,7 +343,7 @@ mod tests {
 
     #[test]
     #[should_panic(
-        expected = "Adam::step: the optimizer's state was made on another model (2 tensors in the parameters, 1 in the state)"
+        expected = "Adam::step: the optimizer's state was made on another model (2 leaves in the parameters, 1 in the state)"
     )]
     fn state_belongs_to_one_model() {
         let mut opt = Adam::default();

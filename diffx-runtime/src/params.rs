@@ -7,13 +7,35 @@
 // The visitor signatures are spelled out in full: they are what every implementation writes.
 #![allow(clippy::type_complexity)]
 
+use crate::tensor::same_dims;
 use crate::{Float, Tensor};
 use num_traits::Float as _;
 
-/// A struct of tensors that is one differentiable parameter (JAX pytree style).
+/// One run of parameter elements, as [`Params`] visits it: a tensor's elements, a scalar field
+/// (shape `[]`), an array or `Vec` of numbers (shape `[n]`, `[n, k]` for `[[F; k]; n]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leaf<'a, F> {
+    /// The shape of the run (its element count is the product).
+    pub shape: &'a [usize],
+    /// The elements, row-major.
+    pub data: &'a [F],
+}
+
+/// A [`Leaf`] whose elements may be changed.
+#[derive(Debug, PartialEq)]
+pub struct LeafMut<'a, F> {
+    /// The shape of the run.
+    pub shape: &'a [usize],
+    /// The elements, row-major.
+    pub data: &'a mut [F],
+}
+
+/// A struct of numbers that is one differentiable parameter (JAX pytree style): its leaves are
+/// tensors, scalar fields, arrays and `Vec`s of numbers, nested parameter structs, `Vec`s and
+/// arrays of them.
 ///
-/// Implement the three required methods by visiting every tensor field in a fixed order (the same
-/// order in all three); the rest is provided.
+/// `#[derive(Params)]` writes it. By hand, implement the three required methods by visiting every
+/// leaf in a fixed order (the same order in all three); the rest is provided.
 ///
 /// ```
 /// use diffx_runtime::{Params, Tensor};
@@ -31,20 +53,20 @@ use num_traits::Float as _;
     note = "a struct parameter is differentiated unless the body decides on it (`match`, `==`): to differentiate it, `#[derive(Params)]` on it; to read it as settings, name the parameters to differentiate with `#[autodiff(wrt(x, …))]`"
 )]
 pub trait Params: Clone {
-    /// The float type of every tensor.
+    /// The float type of every leaf.
     type Elem: Float;
 
-    /// Calls `f` on every tensor, in a fixed order.
-    fn visit(&self, f: &mut dyn FnMut(&Tensor<Self::Elem>));
+    /// Calls `f` on every leaf, in a fixed order.
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, Self::Elem>));
 
-    /// Calls `f` on every tensor, mutably, in the same order.
-    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<Self::Elem>));
+    /// Calls `f` on every leaf, mutably, in the same order.
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, Self::Elem>));
 
-    /// Calls `f` on each (tensor of `self`, matching tensor of `other`) pair, in the same order.
+    /// Calls `f` on each (leaf of `self`, matching leaf of `other`) pair, in the same order.
     fn zip_mut(
         &mut self,
         other: &Self,
-        f: &mut dyn FnMut(&mut Tensor<Self::Elem>, &Tensor<Self::Elem>),
+        f: &mut dyn FnMut(LeafMut<'_, Self::Elem>, Leaf<'_, Self::Elem>),
     );
 
     /// The same structure with every element 0 (the starting point of a gradient accumulator).
@@ -54,56 +76,64 @@ pub trait Params: Clone {
     /// mode calls it once per gradient.
     fn zeros_like(&self) -> Self {
         let mut zeros = self.clone();
-        zeros.visit_mut(&mut |t| t.data_mut().fill(Self::Elem::ZERO));
+        zeros.visit_mut(&mut |t| t.data.fill(Self::Elem::ZERO));
         zeros
     }
 
     /// The same structure with every tensor *unset*: shaped, but holding no elements yet. Reverse
     /// mode starts a parameter struct's gradient from it, so that a field's first contribution
-    /// is moved in rather than added to zeros that were written for nothing; what is still unset
-    /// at the end becomes zeros. For generated code only: an unset tensor is not a valid tensor.
-    /// The default is [`Params::zeros_like`]; the derive builds unset tensors.
+    /// is moved in rather than added to zeros that were written for nothing; [`Params::settle`]
+    /// makes zeros of what is still unset at the end. For generated code only: an unset tensor
+    /// is not a valid tensor. The default is [`Params::zeros_like`]; the derive builds unset
+    /// tensors (and scalar leaves zero).
     #[doc(hidden)]
     fn unset_like(&self) -> Self {
         self.zeros_like()
     }
 
-    /// `self += other`, tensor by tensor.
+    /// Makes zeros of every tensor [`Params::unset_like`] left unset. Implementations that
+    /// override `unset_like` override this too.
+    #[doc(hidden)]
+    fn settle(&mut self) {}
+
+    /// `self += other`, leaf by leaf.
     ///
     /// # Panics
-    /// If `other` does not have the tensors and shapes of `self`; nothing is changed then.
+    /// If `other` does not have the leaves and shapes of `self`; nothing is changed then.
     #[track_caller]
     fn add_assign(&mut self, other: &Self) {
         assert_fits("Params::add_assign", self, other);
-        self.zip_mut(other, &mut |a, b| a.axpy(Self::Elem::ONE, b));
+        self.zip_mut(other, &mut |a, b| {
+            axpy_slice(a.data, Self::Elem::ONE, b.data)
+        });
     }
 
-    /// `self += alpha·other`, tensor by tensor.
+    /// `self += alpha·other`, leaf by leaf.
     ///
     /// # Panics
-    /// If `other` does not have the tensors and shapes of `self`; nothing is changed then.
+    /// If `other` does not have the leaves and shapes of `self`; nothing is changed then.
     #[track_caller]
     fn axpy(&mut self, alpha: Self::Elem, other: &Self) {
         assert_fits("Params::axpy", self, other);
-        self.zip_mut(other, &mut |a, b| a.axpy(alpha, b));
+        self.zip_mut(other, &mut |a, b| axpy_slice(a.data, alpha, b.data));
     }
 
     /// `self *= alpha`.
     fn scale(&mut self, alpha: Self::Elem) {
-        self.visit_mut(&mut |t| t.scale(alpha));
+        self.visit_mut(&mut |t| t.data.iter_mut().for_each(|x| *x *= alpha));
     }
 
     /// The total number of elements.
     fn num_params(&self) -> usize {
         let mut n = 0;
-        self.visit(&mut |t| n += t.len());
+        self.visit(&mut |t| n += t.data.len());
         n
     }
 
-    /// Every element, tensor after tensor in visiting order (for finite-difference checks).
+    /// Every element, leaf after leaf in visiting order (for finite-difference checks).
     fn to_flat_vec(&self) -> Vec<Self::Elem> {
         let mut flat = Vec::with_capacity(self.num_params());
-        self.visit(&mut |t| flat.extend_from_slice(t.data()));
+        self.visit(&mut |t| flat.extend_from_slice(t.data));
         flat
     }
 
@@ -124,8 +154,8 @@ pub trait Params: Clone {
         let mut out = self.clone();
         let mut rest = flat;
         out.visit_mut(&mut |t| {
-            let (head, tail) = rest.split_at(t.len());
-            t.data_mut().copy_from_slice(head);
+            let (head, tail) = rest.split_at(t.data.len());
+            t.data.copy_from_slice(head);
             rest = tail;
         });
         out
@@ -134,31 +164,45 @@ pub trait Params: Clone {
     /// `Σ self·other` over all elements.
     ///
     /// # Panics
-    /// If `other` does not have the tensors and shapes of `self`.
+    /// If `other` does not have the leaves and shapes of `self`.
     #[track_caller]
     fn dot(&self, other: &Self) -> Self::Elem {
         let mut total = Self::Elem::ZERO;
         let mut copy = self.clone();
         assert_fits("Params::dot", &mut copy, other);
-        copy.zip_mut(other, &mut |a, b| total += a.zip_map(b, |x, y| x * y).sum());
+        copy.zip_mut(other, &mut |a, b| {
+            total += a
+                .data
+                .iter()
+                .zip(b.data)
+                .fold(Self::Elem::ZERO, |s, (&x, &y)| s + x * y)
+        });
         total
     }
 
     /// The Euclidean norm of all elements together (for gradient clipping and tests).
     fn norm(&self) -> Self::Elem {
         let mut squares = Self::Elem::ZERO;
-        self.visit(&mut |t| squares += t.data().iter().fold(Self::Elem::ZERO, |s, &x| s + x * x));
+        self.visit(&mut |t| squares += t.data.iter().fold(Self::Elem::ZERO, |s, &x| s + x * x));
         squares.sqrt()
     }
 }
 
-/// How two values of one [`Params`] type fail to match tensor for tensor (a `Vec` of another
+/// `y += alpha·x`, vectorized where the CPU allows.
+fn axpy_slice<F: Float>(y: &mut [F], alpha: F, x: &[F]) {
+    crate::fastmath::vectorized(
+        #[inline(always)]
+        || y.iter_mut().zip(x).for_each(|(y, &x)| *y += alpha * x),
+    );
+}
+
+/// How two values of one [`Params`] type fail to match leaf for leaf (a `Vec` of another
 /// length, a tensor of another shape), found before anything is updated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Misfit {
-    /// The numbers of tensors differ.
+    /// The numbers of leaves differ.
     Count(usize, usize),
-    /// Tensor `index` (in visiting order) has shape `.1` in the first value and `.2` in the other.
+    /// Leaf `index` (in visiting order) has shape `.1` in the first value and `.2` in the other.
     Shape(usize, Vec<usize>, Vec<usize>),
 }
 
@@ -166,16 +210,16 @@ impl Misfit {
     /// A sentence naming the first value `a` and the other `b` ("the parameters", "the gradient").
     pub(crate) fn describe(&self, a: &str, b: &str) -> String {
         match self {
-            Misfit::Count(n, m) => format!("{n} tensors in {a}, {m} in {b}"),
+            Misfit::Count(n, m) => format!("{n} leaves in {a}, {m} in {b}"),
             Misfit::Shape(i, x, y) => {
-                format!("tensor {i} has shape {x:?} in {a} but {y:?} in {b}")
+                format!("leaf {i} has shape {x:?} in {a} but {y:?} in {b}")
             }
         }
     }
 }
 
-/// The number of tensors of `p`.
-pub(crate) fn tensor_count<P: Params>(p: &P) -> usize {
+/// The number of leaves of `p`.
+pub(crate) fn leaf_count<P: Params>(p: &P) -> usize {
     let mut n = 0;
     p.visit(&mut |_| n += 1);
     n
@@ -189,14 +233,14 @@ pub(crate) enum Against {
 }
 
 /// How `b`, or `state` (tensors kept in `a`'s visiting order, such as an optimizer's; empty for
-/// none yet), fails to match `a` tensor for tensor, if one does; `a` is only read. One pass
-/// comparing shapes, after counting the tensors; no allocation unless something differs.
+/// none yet), fails to match `a` leaf for leaf, if one does; `a` is only read. One pass
+/// comparing shapes, after counting the leaves; no allocation unless something differs.
 pub(crate) fn misfit<P: Params>(
     a: &mut P,
     b: &P,
     state: &[Tensor<P::Elem>],
 ) -> Option<(Against, Misfit)> {
-    let (n, m) = (tensor_count(a), tensor_count(b));
+    let (n, m) = (leaf_count(a), leaf_count(b));
     if n != m {
         return Some((Against::Other, Misfit::Count(n, m)));
     }
@@ -206,16 +250,13 @@ pub(crate) fn misfit<P: Params>(
     let (mut index, mut found) = (0, None);
     a.zip_mut(b, &mut |x, y| {
         if found.is_none() {
-            let shape = |against, t: &Tensor<P::Elem>| {
-                Some((
-                    against,
-                    Misfit::Shape(index, x.shape().to_vec(), t.shape().to_vec()),
-                ))
+            let shape = |against, t: &[usize]| {
+                Some((against, Misfit::Shape(index, x.shape.to_vec(), t.to_vec())))
             };
-            if !x.same_shape(y) {
-                found = shape(Against::Other, y);
-            } else if let Some(s) = state.get(index).filter(|s| !x.same_shape(s)) {
-                found = shape(Against::State, s);
+            if !same_dims(x.shape, y.shape) || x.data.len() != y.data.len() {
+                found = shape(Against::Other, y.shape);
+            } else if let Some(s) = state.get(index).filter(|s| !same_dims(x.shape, s.shape())) {
+                found = shape(Against::State, s.shape());
             }
         }
         index += 1;
@@ -223,7 +264,7 @@ pub(crate) fn misfit<P: Params>(
     found
 }
 
-/// Panics, at the caller of `op`, unless `b` matches `a` tensor for tensor.
+/// Panics, at the caller of `op`, unless `b` matches `a` leaf for leaf.
 #[track_caller]
 fn assert_fits<P: Params>(op: &str, a: &mut P, b: &P) {
     if let Some((_, m)) = misfit(a, b, &[]) {
@@ -234,16 +275,16 @@ fn assert_fits<P: Params>(op: &str, a: &mut P, b: &P) {
 impl<F: Float> Params for Tensor<F> {
     type Elem = F;
 
-    fn visit(&self, f: &mut dyn FnMut(&Tensor<F>)) {
-        f(self);
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {
+        f(self.leaf());
     }
 
-    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<F>)) {
-        f(self);
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, F>)) {
+        f(self.leaf_mut());
     }
 
-    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<F>, &Tensor<F>)) {
-        f(self, other);
+    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, F>, Leaf<'_, F>)) {
+        f(self.leaf_mut(), other.leaf());
     }
 
     fn zeros_like(&self) -> Self {
@@ -253,23 +294,33 @@ impl<F: Float> Params for Tensor<F> {
     fn unset_like(&self) -> Self {
         Tensor::unset(self.shape())
     }
+
+    fn settle(&mut self) {
+        if self.is_unset() {
+            *self = self.zeros_like();
+        }
+    }
 }
 
 impl<T: Params> Params for Vec<T> {
     type Elem = T::Elem;
 
-    fn visit(&self, f: &mut dyn FnMut(&Tensor<T::Elem>)) {
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, T::Elem>)) {
         self.iter().for_each(|p| p.visit(f));
     }
 
-    fn visit_mut(&mut self, f: &mut dyn FnMut(&mut Tensor<T::Elem>)) {
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, T::Elem>)) {
         self.iter_mut().for_each(|p| p.visit_mut(f));
     }
 
     /// # Panics
     /// If the vectors have different lengths.
     #[track_caller]
-    fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(&mut Tensor<T::Elem>, &Tensor<T::Elem>)) {
+    fn zip_mut(
+        &mut self,
+        other: &Self,
+        f: &mut dyn FnMut(LeafMut<'_, T::Elem>, Leaf<'_, T::Elem>),
+    ) {
         assert!(
             self.len() == other.len(),
             "zip_mut: {} and {} elements",
@@ -287,6 +338,158 @@ impl<T: Params> Params for Vec<T> {
 
     fn unset_like(&self) -> Self {
         self.iter().map(Params::unset_like).collect()
+    }
+
+    fn settle(&mut self) {
+        self.iter_mut().for_each(Params::settle);
+    }
+}
+
+impl<T: Params, const N: usize> Params for [T; N] {
+    type Elem = T::Elem;
+
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, T::Elem>)) {
+        self.iter().for_each(|p| p.visit(f));
+    }
+
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, T::Elem>)) {
+        self.iter_mut().for_each(|p| p.visit_mut(f));
+    }
+
+    fn zip_mut(
+        &mut self,
+        other: &Self,
+        f: &mut dyn FnMut(LeafMut<'_, T::Elem>, Leaf<'_, T::Elem>),
+    ) {
+        self.iter_mut()
+            .zip(other)
+            .for_each(|(p, q)| p.zip_mut(q, f));
+    }
+
+    fn zeros_like(&self) -> Self {
+        self.each_ref().map(Params::zeros_like)
+    }
+
+    fn unset_like(&self) -> Self {
+        self.each_ref().map(Params::unset_like)
+    }
+
+    fn settle(&mut self) {
+        self.iter_mut().for_each(Params::settle);
+    }
+}
+
+/// Numbers stored in a parameter struct's fields: a scalar, an array or a `Vec` of them, nested.
+/// `#[derive(Params)]` visits such a field through this trait (it is not a [`Params`] itself, so
+/// that `f64` stays a plain number everywhere else); a zero is all it needs beyond visiting.
+#[doc(hidden)]
+pub trait Leaves: Clone {
+    /// The float type of the numbers.
+    type Elem: Float;
+    /// Calls `f` on each contiguous run of numbers.
+    fn visit_leaves(&self, f: &mut dyn FnMut(Leaf<'_, Self::Elem>));
+    /// Calls `f` on each contiguous run of numbers, mutably.
+    fn visit_leaves_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, Self::Elem>));
+    /// Calls `f` on the runs of `self` and `other` pairwise.
+    fn zip_leaves(
+        &mut self,
+        other: &Self,
+        f: &mut dyn FnMut(LeafMut<'_, Self::Elem>, Leaf<'_, Self::Elem>),
+    );
+    /// The same shape, every number 0.
+    fn zero_leaves(&self) -> Self;
+}
+
+impl<F: Float> Leaves for F {
+    type Elem = F;
+    fn visit_leaves(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {
+        f(Leaf {
+            shape: &[],
+            data: core::slice::from_ref(self),
+        });
+    }
+    fn visit_leaves_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, F>)) {
+        f(LeafMut {
+            shape: &[],
+            data: core::slice::from_mut(self),
+        });
+    }
+    fn zip_leaves(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, F>, Leaf<'_, F>)) {
+        f(
+            LeafMut {
+                shape: &[],
+                data: core::slice::from_mut(self),
+            },
+            Leaf {
+                shape: &[],
+                data: core::slice::from_ref(other),
+            },
+        );
+    }
+    fn zero_leaves(&self) -> Self {
+        F::ZERO
+    }
+}
+
+/// Implements [`Leaves`] for containers of numbers stored contiguously: one run each, whose shape,
+/// elements and zero are expressions of the container `$this` (some shapes do not read it).
+macro_rules! contiguous_leaves {
+    ($([$($gen:tt)*] $ty:ty, $this:ident => $flat:expr, $flat_mut:expr, $shape:expr, $zero:expr;)*) => {$(
+        #[allow(unused_variables)]
+        impl<F: Float, $($gen)*> Leaves for $ty {
+            type Elem = F;
+            fn visit_leaves(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {
+                let $this = self;
+                f(Leaf { shape: &$shape, data: $flat });
+            }
+            fn visit_leaves_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, F>)) {
+                let shape = { let $this = &*self; $shape };
+                let $this = self;
+                f(LeafMut { shape: &shape, data: $flat_mut });
+            }
+            fn zip_leaves(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, F>, Leaf<'_, F>)) {
+                let theirs = { let $this = other; ($shape, $flat) };
+                let shape = { let $this = &*self; $shape };
+                let $this = self;
+                f(LeafMut { shape: &shape, data: $flat_mut }, Leaf { shape: &theirs.0, data: theirs.1 });
+            }
+            fn zero_leaves(&self) -> Self {
+                let $this = self;
+                $zero
+            }
+        }
+    )*};
+}
+
+contiguous_leaves! {
+    [const N: usize] [F; N], a => &a[..], &mut a[..], [N], [F::ZERO; N];
+    [const N: usize, const M: usize] [[F; N]; M], a => a.as_flattened(), a.as_flattened_mut(), [M, N], [[F::ZERO; N]; M];
+    [] Vec<F>, v => &v[..], &mut v[..], [v.len()], vec![F::ZERO; v.len()];
+    [const N: usize] Vec<[F; N]>, v => v.as_flattened(), v.as_flattened_mut(), [v.len(), N], vec![[F::ZERO; N]; v.len()];
+}
+
+impl<F: Float> Leaves for Vec<Vec<F>> {
+    type Elem = F;
+    fn visit_leaves(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {
+        self.iter().for_each(|row| row.visit_leaves(f));
+    }
+    fn visit_leaves_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, F>)) {
+        self.iter_mut().for_each(|row| row.visit_leaves_mut(f));
+    }
+    #[track_caller]
+    fn zip_leaves(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, F>, Leaf<'_, F>)) {
+        assert!(
+            self.len() == other.len(),
+            "zip_mut: {} and {} rows",
+            self.len(),
+            other.len()
+        );
+        self.iter_mut()
+            .zip(other)
+            .for_each(|(p, q)| p.zip_leaves(q, f));
+    }
+    fn zero_leaves(&self) -> Self {
+        self.iter().map(Leaves::zero_leaves).collect()
     }
 }
 

@@ -15,7 +15,7 @@
 use core::borrow::Borrow;
 use core::ops::AddAssign;
 
-pub use crate::params::Params;
+pub use crate::params::{Leaves, Params};
 pub use crate::scalar::{relu, sigmoid, softplus, stop_gradient};
 pub use crate::tensor::Tensor;
 use crate::Float;
@@ -566,11 +566,7 @@ pub fn unset_like<P: Params, B: Borrow<P>>(like: &B) -> P {
 /// `p` with every tensor that is still unset made zeros: a gradient as it is returned.
 #[inline]
 pub fn settled<P: Params>(mut p: P) -> P {
-    p.visit_mut(&mut |t| {
-        if t.is_unset() {
-            *t = t.zeros_like();
-        }
-    });
+    p.settle();
     p
 }
 

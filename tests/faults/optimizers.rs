@@ -47,7 +47,7 @@ fn a_gradient_of_another_shape_is_refused_before_any_update() {
             "[2]"
         );
         assert!(
-            msg.contains("tensor 0 has shape [6] in the parameters but [2] in the gradient"),
+            msg.contains("leaf 0 has shape [6] in the parameters but [2] in the gradient"),
             "{msg}"
         );
         assert_eq!(p, T::ones(&[6]), "{name} updated part of the parameters");
@@ -58,12 +58,12 @@ fn a_gradient_of_another_shape_is_refused_before_any_update() {
         panics_here!(
             opt.step(&mut p, &g),
             name,
-            "tensor 1 has shape [3] in the parameters but [4] in the gradient"
+            "leaf 1 has shape [3] in the parameters but [4] in the gradient"
         );
         panics_here!(
             opt.step(&mut p, &vec![T::ones(&[2, 3])]),
             name,
-            "2 tensors in the parameters, 1 in the gradient"
+            "2 leaves in the parameters, 1 in the gradient"
         );
         assert_eq!(p, vec![T::ones(&[2, 3]), T::ones(&[3])], "{name}");
     }
@@ -78,13 +78,13 @@ fn a_model_gradient_with_other_layer_widths_is_refused() {
         panics_here!(
             opt.step(&mut model, &other),
             name,
-            "tensor 0 has shape [4, 10] in the parameters but [4, 12] in the gradient"
+            "leaf 0 has shape [4, 10] in the parameters but [4, 12] in the gradient"
         );
         let deeper = Mlp::new(&[4, 10, 10, 3], Activation::Tanh, 0);
         panics_here!(
             opt.step(&mut model, &deeper),
             name,
-            "4 tensors in the parameters, 6 in the gradient"
+            "4 leaves in the parameters, 6 in the gradient"
         );
         assert_eq!(model, before, "{name}");
     }
@@ -93,7 +93,7 @@ fn a_model_gradient_with_other_layer_widths_is_refused() {
         panics_here!(
             opt.step(&mut p, &affine(5)),
             name,
-            "tensor 0 has shape [3, 2] in the parameters but [5, 2] in the gradient"
+            "leaf 0 has shape [3, 2] in the parameters but [5, 2] in the gradient"
         );
         assert_eq!(p, affine(3), "{name}");
     }
@@ -115,7 +115,7 @@ fn reusing_a_stateful_optimizer_on_another_model_is_refused() {
             "create a new one"
         );
         assert!(
-            msg.contains("tensor 0 has shape [4, 16] in the parameters but [4, 10] in the state"),
+            msg.contains("leaf 0 has shape [4, 16] in the parameters but [4, 10] in the state"),
             "{msg}"
         );
         assert_eq!(second, before, "{name}");

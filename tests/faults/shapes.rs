@@ -207,11 +207,11 @@ fn parameter_structs() {
     let (mut a, b) = (vec![m(2, 3), m(1, 3)], vec![m(2, 3), m(3, 1)]);
     panics_here!(
         a.axpy(1.0, &b),
-        "Params::axpy: tensor 1 has shape [1, 3] in self but [3, 1] in other"
+        "Params::axpy: leaf 1 has shape [1, 3] in self but [3, 1] in other"
     );
     panics_here!(
         a.add_assign(&vec![m(2, 3)]),
-        "Params::add_assign: 2 tensors in self, 1 in other"
+        "Params::add_assign: 2 leaves in self, 1 in other"
     );
     panics_here!(a.dot(&b), "Params::dot", "[1, 3]", "[3, 1]");
     panics_here!(

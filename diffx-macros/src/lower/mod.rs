@@ -130,6 +130,8 @@ impl<'b> Lowerer<'b> {
         match e {
             Expr::Lit(_) => false,
             Expr::Path(p) if path_of(p).is_some() => path_of(p) == Some(true),
+            // A length is an integer, whatever it measures (`0..model.weights.len()`).
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => false,
             Expr::MethodCall(m)
                 if m.turbofish.is_none() && !(m.method == "len" && m.args.is_empty()) =>
             {
@@ -788,6 +790,7 @@ fn operands_of(e: &Expr) -> Option<Vec<&Expr>> {
         Expr::Field(f) => Some(vec![&f.base]),
         Expr::Index(i) => Some(vec![&i.expr, &i.index]),
         Expr::Reference(r) => Some(vec![&r.expr]),
+        Expr::Range(r) => Some(r.start.iter().chain(&r.end).map(|e| &**e).collect()),
         _ => None,
     }
 }

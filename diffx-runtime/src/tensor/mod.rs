@@ -255,6 +255,24 @@ impl<F: Float> Tensor<F> {
         self.data.len() != element_count(&self.shape)
     }
 
+    /// The elements with the shape, as [`crate::Params`] visits them.
+    #[inline]
+    pub(crate) fn leaf(&self) -> crate::params::Leaf<'_, F> {
+        crate::params::Leaf {
+            shape: &self.shape,
+            data: &self.data,
+        }
+    }
+
+    /// The elements, mutably, with the shape.
+    #[inline]
+    pub(crate) fn leaf_mut(&mut self) -> crate::params::LeafMut<'_, F> {
+        crate::params::LeafMut {
+            shape: &self.shape,
+            data: &mut self.data,
+        }
+    }
+
     /// Zeros of the shape of `self`.
     pub fn zeros_like(&self) -> Self {
         Tensor {
