@@ -36,6 +36,20 @@ fn loss_by_layer_loop(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
     h.cross_entropy(labels)
 }
 
+/// One layer's affine map, a function of its own: its gradient (a `Linear`) is added into the
+/// caller's gradient of the layer passed.
+#[autodiff]
+fn dense(layer: &Linear, x: &Tensor) -> Tensor {
+    x.matmul(&layer.w) + &layer.b
+}
+
+/// The same loss with the layers computed by `dense`.
+#[autodiff(wrt(model))]
+fn loss_with_dense(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
+    let hidden = dense(&model.layers[0], x).tanh();
+    dense(&model.layers[1], &hidden).cross_entropy(labels)
+}
+
 /// The same gradient, written by hand from the same kernels.
 fn by_hand(mlp: &Mlp, x: &Tensor, labels: &[usize]) -> (f32, Mlp) {
     let (l1, l2) = (&mlp.layers[0], &mlp.layers[1]);
@@ -98,6 +112,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             value_and_grad_loss_by_layer_loop(black_box(&model), &data.features, &data.labels)
         })
+    });
+    g.bench_function("value_and_grad by #[autodiff], dense helper", |b| {
+        b.iter(|| value_and_grad_loss_with_dense(black_box(&model), &data.features, &data.labels))
     });
     g.bench_function("value_and_grad by hand", |b| {
         b.iter(|| by_hand(black_box(&model), &data.features, &data.labels))

@@ -25,7 +25,10 @@ fn mse(line: &Line, xs: &[f64], ys: &[f64]) -> f64 {
 
 fn main() {
     let xs: Vec<f64> = (0..50).map(|i| i as f64 / 10.0).collect();
-    let ys: Vec<f64> = xs.iter().map(|x| 1.5 * x + 0.5 + 0.2 * (3.0 * x).sin()).collect();
+    let ys: Vec<f64> = xs
+        .iter()
+        .map(|x| 1.5 * x + 0.5 + 0.2 * (3.0 * x).sin())
+        .collect();
     let mut line = Line {
         slope: 0.0,
         intercept: 0.0,

@@ -61,8 +61,8 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         }));
     }
     let f = format_ident!("f");
-    let (mut visit, mut visit_mut, mut zip, mut zeros, mut unset, mut settle) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut visit, mut visit_mut, mut zip, mut zeros, mut unset, mut settle, mut accumulate) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     for field in &fields {
         let (m, v) = (&field.member, field.visitor());
         if field.numbers {
@@ -71,6 +71,7 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             zip.push(quote!(#v::zip_leaves(&mut self.#m, &other.#m, #f);));
             zeros.push(quote!(#m: #v::zero_leaves(&self.#m),));
             unset.push(quote!(#m: #v::zero_leaves(&self.#m),));
+            accumulate.push(quote!(#v::accumulate_leaves(&mut self.#m, &other.#m);));
         } else {
             visit.push(quote!(#v::visit(&self.#m, #f);));
             visit_mut.push(quote!(#v::visit_mut(&mut self.#m, #f);));
@@ -78,8 +79,32 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             zeros.push(quote!(#m: #v::zeros_like(&self.#m),));
             unset.push(quote!(#m: #v::unset_like(&self.#m),));
             settle.push(quote!(#v::settle(&mut self.#m);));
+            accumulate.push(quote!(#v::accumulate(&mut self.#m, &other.#m);));
         }
     }
+    let fit = quote! {
+        // A callee's gradient of this struct, added into the caller's gradient of the part passed.
+        impl #impl_generics ::diffx::__private::Fit<Self> for #name #ty_generics where #(#predicates),* {
+            #[inline]
+            fn fit(&self, _: &Self) -> Self {
+                ::core::clone::Clone::clone(self)
+            }
+            #[inline]
+            fn fit_owned(self, _: &Self) -> Self {
+                self
+            }
+            #[inline]
+            fn accumulate_into(&self, acc: &mut Self, _: &Self) {
+                ::diffx::Params::accumulate(acc, self);
+            }
+        }
+        impl #impl_generics ::diffx::__private::FitArg<Self> for #name #ty_generics where #(#predicates),* {
+            #[inline]
+            fn fit_arg(self, _: &Self) -> Self {
+                self
+            }
+        }
+    };
     Ok(quote! {
         impl #impl_generics ::diffx::Params for #name #ty_generics where #(#predicates),* {
             type Elem = #elem;
@@ -111,7 +136,11 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             fn settle(&mut self) {
                 #(#settle)*
             }
+            fn accumulate(&mut self, other: &Self) {
+                #(#accumulate)*
+            }
         }
+        #fit
     })
 }
 

@@ -149,6 +149,11 @@ impl<F: Float> Params for Linear<F> {
         self.w.settle();
         self.b.settle();
     }
+
+    fn accumulate(&mut self, other: &Self) {
+        self.w.accumulate(&other.w);
+        self.b.accumulate(&other.b);
+    }
 }
 
 /// An elementwise nonlinearity between layers.
@@ -317,6 +322,10 @@ impl<F: Float> Params for Mlp<F> {
 
     fn settle(&mut self) {
         self.layers.settle();
+    }
+
+    fn accumulate(&mut self, other: &Self) {
+        self.layers.accumulate(&other.layers);
     }
 }
 

@@ -96,6 +96,16 @@ pub trait Params: Clone {
     #[doc(hidden)]
     fn settle(&mut self) {}
 
+    /// `self += other` for generated code, where `self` may hold unset tensors (a callee's
+    /// gradient of a struct added into the caller's gradient of that part): each unset one takes
+    /// `other`'s. The default settles `self` first.
+    #[doc(hidden)]
+    #[track_caller]
+    fn accumulate(&mut self, other: &Self) {
+        self.settle();
+        self.add_assign(other);
+    }
+
     /// `self += other`, leaf by leaf.
     ///
     /// # Panics
@@ -300,6 +310,14 @@ impl<F: Float> Params for Tensor<F> {
             *self = self.zeros_like();
         }
     }
+
+    fn accumulate(&mut self, other: &Self) {
+        if self.is_unset() {
+            *self = other.clone();
+        } else {
+            Params::add_assign(self, other);
+        }
+    }
 }
 
 impl<T: Params> Params for Vec<T> {
@@ -343,6 +361,14 @@ impl<T: Params> Params for Vec<T> {
     fn settle(&mut self) {
         self.iter_mut().for_each(Params::settle);
     }
+
+    #[track_caller]
+    fn accumulate(&mut self, other: &Self) {
+        assert_fits_count(self.len(), other.len());
+        self.iter_mut()
+            .zip(other)
+            .for_each(|(p, q)| p.accumulate(q));
+    }
 }
 
 impl<T: Params, const N: usize> Params for [T; N] {
@@ -377,6 +403,20 @@ impl<T: Params, const N: usize> Params for [T; N] {
     fn settle(&mut self) {
         self.iter_mut().for_each(Params::settle);
     }
+
+    #[track_caller]
+    fn accumulate(&mut self, other: &Self) {
+        assert_fits_count(self.len(), other.len());
+        self.iter_mut()
+            .zip(other)
+            .for_each(|(p, q)| p.accumulate(q));
+    }
+}
+
+/// Panics unless a gradient of `m` parts is added into one of `n`.
+#[track_caller]
+fn assert_fits_count(n: usize, m: usize) {
+    assert!(n == m, "a gradient of {m} parts added into one of {n}");
 }
 
 /// Numbers stored in a parameter struct's fields: a scalar, an array or a `Vec` of them, nested.
@@ -398,6 +438,21 @@ pub trait Leaves: Clone {
     );
     /// The same shape, every number 0.
     fn zero_leaves(&self) -> Self;
+    /// `self += other`.
+    #[track_caller]
+    fn accumulate_leaves(&mut self, other: &Self) {
+        let mut misfit = false;
+        self.zip_leaves(other, &mut |a, b| {
+            misfit |= a.data.len() != b.data.len();
+            if !misfit {
+                a.data.iter_mut().zip(b.data).for_each(|(x, &y)| *x += y);
+            }
+        });
+        assert!(
+            !misfit,
+            "a gradient of numbers added into one of another shape"
+        );
+    }
 }
 
 impl<F: Float> Leaves for F {

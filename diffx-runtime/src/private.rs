@@ -456,6 +456,34 @@ pub fn accumulate<C: Fit<L>, L>(acc: &mut L, c: &C, like: &L) {
     c.accumulate_into(acc, like);
 }
 
+/// A callee's gradient of a layer struct added into the caller's gradient of the layer passed
+/// (`#[derive(Params)]` writes the same for user structs).
+macro_rules! params_support {
+    ($($t:ident),*) => {$(
+        impl<F: Float> Fit<crate::nn::$t<F>> for crate::nn::$t<F> {
+            #[inline]
+            fn fit(&self, _: &Self) -> Self {
+                self.clone()
+            }
+            #[inline]
+            fn fit_owned(self, _: &Self) -> Self {
+                self
+            }
+            #[inline]
+            fn accumulate_into(&self, acc: &mut Self, _: &Self) {
+                acc.accumulate(self);
+            }
+        }
+        impl<F: Float> FitArg<crate::nn::$t<F>> for crate::nn::$t<F> {
+            #[inline]
+            fn fit_arg(self, _: &Self) -> Self {
+                self
+            }
+        }
+    )*};
+}
+params_support!(Linear, Mlp);
+
 macro_rules! scalar_support {
     ($($t:ty),*) => {$(
         impl AddAssign<Zero> for $t {
