@@ -440,11 +440,19 @@ impl Instrument<'_> {
             .iter()
             .zip(&copies)
             .map(|(a, c)| match f.atom_kind(a) {
-                Kind::Scalar => Atom::Const(quote!(#c)),
+                Kind::Scalar if !borrows(a) => Atom::Const(quote!(#c)),
                 _ => Atom::Const(quote!(&#c)),
             })
             .collect();
-        let values: Vec<TokenStream> = args.iter().map(|a| value(f, a)).collect();
+        // What each copy clones: the referent of an argument written `&(…)`, whose temporary
+        // would not outlive the statement.
+        let values: Vec<TokenStream> = args
+            .iter()
+            .map(|a| match a {
+                Atom::Const(t) if borrows(a) => quote!(*#t),
+                _ => value(f, a),
+            })
+            .collect();
         let result = place(f, &Atom::Var(dst));
         let map = Op::Call(path.clone()).name();
         let float = &self.float;
@@ -491,5 +499,24 @@ impl Instrument<'_> {
             })
             .collect();
         self.record_value(dst, &Op::Call(path.clone()), args, operands)
+    }
+}
+
+/// Whether `a` is a constant argument written as a borrow, `&(x * 0.5)`.
+fn borrows(a: &Atom) -> bool {
+    let Atom::Const(t) = a else { return false };
+    let mut t = t.clone();
+    loop {
+        let first = t.clone().into_iter().next();
+        match first {
+            Some(proc_macro2::TokenTree::Group(g))
+                if g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                    && t.clone().into_iter().count() == 1 =>
+            {
+                t = g.stream()
+            }
+            Some(proc_macro2::TokenTree::Punct(p)) => return p.as_char() == '&',
+            _ => return false,
+        }
     }
 }
