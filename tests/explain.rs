@@ -618,7 +618,7 @@ fn pick(x: &[f32], k: usize) -> f32 {
 }
 
 /// A loop over data whose items cannot be printed (`Vec`s), and a loop with nothing to record.
-#[autodiff]
+#[autodiff(wrt(x))]
 fn rows_dot(x: f64, rows: &[Vec<f64>]) -> f64 {
     let mut s = 0.0;
     let mut count = 0;

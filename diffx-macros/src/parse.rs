@@ -116,6 +116,10 @@ fn kind_of(ty: &Type, g: &TypeParams) -> Option<Kind> {
     if sequence_float(ty, g).is_some() {
         return Some(Kind::Slice);
     }
+    if nested_numbers(owned(ty), g) {
+        // `&[[f64; 2]]`, `Vec<Vec<f64>>`: read by place (`p[i][j]`), as a parameter struct is.
+        return Some(Kind::Other);
+    }
     let seg = last_segment(ty)?;
     let name = seg.ident.to_string();
     if g.others.contains(&seg.ident) {
@@ -151,6 +155,10 @@ fn decided_in(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
                 .position(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace))
                 .map_or(trees.len(), |p| i + 1 + p);
             let before = &trees[i + 1..j];
+            if before.iter().any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';')) {
+                // `let s = 0.0; for row in r {`: the statement ended before the block.
+                return false;
+            }
             let last = before.last();
             (k == "match" || before.iter().any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '=')))
                 && is_name(last)
@@ -185,6 +193,26 @@ fn sequence_float(ty: &Type, g: &TypeParams) -> Option<Ident> {
             }
         }
     }
+}
+
+/// Whether `ty` is a slice, array or `Vec` of arrays or `Vec`s of numbers (`[[f64; 2]]`,
+/// `Vec<Vec<f64>>`, `[[f64; 3]; 3]`).
+fn nested_numbers(ty: &Type, g: &TypeParams) -> bool {
+    let element = match ty {
+        Type::Slice(s) => &*s.elem,
+        Type::Array(a) => &*a.elem,
+        _ => match last_segment(ty)
+            .filter(|s| s.ident == "Vec")
+            .map(|s| &s.arguments)
+        {
+            Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => t,
+                _ => return false,
+            },
+            _ => return false,
+        },
+    };
+    sequence_float(element, g).is_some() && !matches!(element, Type::Reference(_) | Type::Slice(_))
 }
 
 /// The element type of a vector-valued result: `[F; M]` or `Vec<F>` (not a slice reference).

@@ -413,6 +413,37 @@ impl<T: Params, const N: usize> Params for [T; N] {
     }
 }
 
+/// A number is a parameter of one element (shape `[]`): `Vec<f64>`, `[f64; N]`, `Vec<[f64; 2]>`,
+/// `Vec<Vec<f64>>` are parameters through the impls for `Vec` and arrays, element by element.
+macro_rules! number_params {
+    ($($t:ty),*) => {$(
+        impl Params for $t {
+            type Elem = $t;
+            #[inline]
+            fn visit(&self, f: &mut dyn FnMut(Leaf<'_, $t>)) {
+                self.visit_leaves(f);
+            }
+            #[inline]
+            fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, $t>)) {
+                self.visit_leaves_mut(f);
+            }
+            #[inline]
+            fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, $t>, Leaf<'_, $t>)) {
+                self.zip_leaves(other, f);
+            }
+            #[inline]
+            fn zeros_like(&self) -> Self {
+                0.0
+            }
+            #[inline]
+            fn accumulate(&mut self, other: &Self) {
+                *self += *other;
+            }
+        }
+    )*};
+}
+number_params!(f32, f64);
+
 /// Panics unless a gradient of `m` parts is added into one of `n`.
 #[track_caller]
 fn assert_fits_count(n: usize, m: usize) {

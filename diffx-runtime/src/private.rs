@@ -587,8 +587,82 @@ pub fn zeros_like<P: Params, B: Borrow<P>>(like: &B) -> P {
 /// The adjoint a parameter struct starts from: every tensor unset ([`Params::unset_like`]), so a
 /// field's first contribution is moved in; [`settled`] zeroes what no contribution reached.
 #[inline]
-pub fn unset_like<P: Params, B: Borrow<P>>(like: &B) -> P {
-    like.borrow().unset_like()
+pub fn unset_like<P: Params, B: UnsetFrom<P> + ?Sized>(like: &B) -> P {
+    like.unset()
+}
+
+/// What a parameter's unset adjoint is made from: the parameter (or a reference to it), or a slice
+/// of parameters (`&[[f64; 2]]`), whose adjoint is a `Vec`.
+pub trait UnsetFrom<P> {
+    fn unset(&self) -> P;
+}
+
+impl<P: Params> UnsetFrom<P> for P {
+    #[inline]
+    fn unset(&self) -> P {
+        self.unset_like()
+    }
+}
+
+impl<P: Params> UnsetFrom<P> for &P {
+    #[inline]
+    fn unset(&self) -> P {
+        (**self).unset_like()
+    }
+}
+
+impl<T: Params> UnsetFrom<Vec<T>> for [T] {
+    #[inline]
+    fn unset(&self) -> Vec<T> {
+        self.iter().map(Params::unset_like).collect()
+    }
+}
+
+impl<T: Params> UnsetFrom<Vec<T>> for &[T] {
+    #[inline]
+    fn unset(&self) -> Vec<T> {
+        self.iter().map(Params::unset_like).collect()
+    }
+}
+
+/// The tangent passed for a slice of arrays or rows (`&[[f64; 2]]`, `&[Vec<f64>]`): a slice or
+/// `Vec` of the same, or [`Zero`]; as a `Vec`.
+pub trait RowsTangent<T> {
+    fn into_rows(self, like: &[T]) -> Vec<T>;
+}
+
+impl<T: Params> RowsTangent<T> for &[T] {
+    #[inline]
+    #[track_caller]
+    fn into_rows(self, like: &[T]) -> Vec<T> {
+        tangent_fits(self.len(), like.len());
+        self.to_vec()
+    }
+}
+
+impl<T: Params> RowsTangent<T> for &Vec<T> {
+    #[inline]
+    #[track_caller]
+    fn into_rows(self, like: &[T]) -> Vec<T> {
+        tangent_fits(self.len(), like.len());
+        self.clone()
+    }
+}
+
+impl<T: Params> RowsTangent<T> for Vec<T> {
+    #[inline]
+    #[track_caller]
+    fn into_rows(self, like: &[T]) -> Vec<T> {
+        tangent_fits(self.len(), like.len());
+        self
+    }
+}
+
+impl<T: Params> RowsTangent<T> for Zero {
+    #[inline]
+    fn into_rows(self, like: &[T]) -> Vec<T> {
+        like.iter().map(Params::zeros_like).collect()
+    }
 }
 
 /// `p` with every tensor that is still unset made zeros: a gradient as it is returned.
@@ -681,20 +755,6 @@ pub fn zero_like<T: ZeroLike>(x: &T) -> T {
 /// Things with a zero of their own shape.
 pub trait ZeroLike {
     fn zero_like(&self) -> Self;
-}
-
-impl ZeroLike for f32 {
-    #[inline]
-    fn zero_like(&self) -> Self {
-        0.0
-    }
-}
-
-impl ZeroLike for f64 {
-    #[inline]
-    fn zero_like(&self) -> Self {
-        0.0
-    }
 }
 
 impl<P: Params> ZeroLike for P {

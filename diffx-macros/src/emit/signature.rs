@@ -51,6 +51,18 @@ pub(crate) fn tangent_bound(p: &Param) -> TokenStream {
     match (&p.kind, &p.elem) {
         (Kind::Scalar, _) => quote!(impl ::diffx::__private::ScalarTangent<#g>),
         (Kind::Slice, Some(e)) => quote!(impl ::diffx::__private::IntoTangent<#g, [#e]>),
+        (Kind::Other, _) if matches!(p.owned, syn::Type::Slice(_)) => {
+            let e = p
+                .owned
+                .to_token_stream()
+                .into_iter()
+                .next()
+                .map(|t| match t {
+                    proc_macro2::TokenTree::Group(g) => g.stream(),
+                    other => other.into(),
+                });
+            quote!(impl ::diffx::__private::RowsTangent<#e>)
+        }
         _ if g.to_token_stream().to_string() == p.owned.to_token_stream().to_string() => {
             quote!(impl ::diffx::__private::IntoTangent<#g>)
         }
@@ -72,6 +84,9 @@ pub(crate) fn tangent_convert(p: &Param, d: &Ident, like: &TokenStream) -> Token
         (Kind::Slice, Some(e)) => quote! {
             let #d: #g = <_ as ::diffx::__private::IntoTangent<#g, [#e]>>::into_tangent(#d, #like);
         },
+        (Kind::Other, _) if matches!(p.owned, syn::Type::Slice(_)) => {
+            quote!(let #d: #g = ::diffx::__private::RowsTangent::into_rows(#d, #like);)
+        }
         _ => quote!(let #d: #g = ::diffx::__private::IntoTangent::into_tangent(#d, #like);),
     }
 }

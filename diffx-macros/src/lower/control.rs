@@ -453,9 +453,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `for &xi in x` (or `x.iter()`, `&x`) over a differentiable slice, or `for layer in
-    /// &model.layers` (or `.iter().enumerate()` with `(i, layer)`) over a `Vec` field of a parameter
-    /// struct: a loop over the indices, the element standing for the place `x[i]`.
+    /// `for &xi in x` (or `x.iter()`, `&x`) over a differentiable slice, `for row in rows` over a
+    /// sequence of rows, or `for layer in &model.layers` (or `.iter().enumerate()` with `(i,
+    /// layer)`) over a `Vec` field of a parameter struct: a loop over the indices, the element
+    /// standing for the place `x[i]`.
     fn element_loop(
         &mut self,
         f: &syn::ExprForLoop,
@@ -475,6 +476,12 @@ impl Lowerer<'_> {
                 (v, TokenStream::new())
             }
             Ok(Atom::Field(v, path)) if self.b.func.kind(v) == Kind::Other => (v, path),
+            // A parameter that is a sequence of rows (`&[[f64; 2]]`, `Vec<Vec<f64>>`).
+            Ok(Atom::Var(v))
+                if self.b.func.kind(v) == Kind::Other && !self.vectors.contains(&v) =>
+            {
+                (v, TokenStream::new())
+            }
             _ => return refuse(),
         };
         let Some((index_name, name)) = element_names(&f.pat, enumerate)? else {
