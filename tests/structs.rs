@@ -411,3 +411,38 @@ fn iris_loss_with_a_layer_helper_has_the_written_out_gradient() {
         "the same operations in the same order give the same bits"
     );
 }
+
+/// Scalar fields bound with their type before elementary functions of them.
+#[autodiff(wrt(p))]
+fn typed_fields(p: &Line, x: f64) -> f64 {
+    let slope: f64 = p.slope;
+    let intercept: f64 = p.intercept;
+    (slope * x).tanh() + intercept.exp() * slope.sin() + p.slope * p.intercept
+}
+
+#[test]
+fn scalar_fields_bound_with_their_type() {
+    let p = Line {
+        slope: 0.7,
+        intercept: -0.4,
+    };
+    for x in [0.5, -1.5] {
+        let g = grad_typed_fields(&p, x);
+        let (s, c) = (p.slope, p.intercept);
+        let ds = x * (1.0 - (s * x).tanh().powi(2)) + c.exp() * s.cos() + c;
+        let dc = c.exp() * s.sin() + s;
+        assert!(
+            close(g.slope, ds, 1e-14) && close(g.intercept, dc, 1e-14),
+            "{g:?}"
+        );
+        let (_, t) = jvp_typed_fields(
+            &p,
+            x,
+            &Line {
+                slope: 1.0,
+                intercept: 2.0,
+            },
+        );
+        assert!(close(t, ds + 2.0 * dc, 1e-13));
+    }
+}

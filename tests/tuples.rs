@@ -85,3 +85,52 @@ fn tuples_from_arms_generic_against_differences() {
         }
     }
 }
+
+/// A tuple parameter of a number and an array: its gradient is a tuple of the same shape.
+#[autodiff]
+fn tuple_param(p: &(f64, [f64; 2]), x: &[f64]) -> f64 {
+    let (a, w) = p;
+    let mut s = 0.0;
+    for &xi in x {
+        s += a * (w[0] * xi + w[1]).tanh() + p.0.sin();
+    }
+    s
+}
+
+#[test]
+fn tuple_parameters() {
+    use diffx::check::check_params;
+    use diffx::Params;
+    let x = [1.0, -2.0, 0.5];
+    for p in [(2.0, [0.5, -1.0]), (-0.7, [1.5, 0.25])] {
+        let (gp, gx) = grad_tuple_param(&p, &x);
+        let (a, w) = p;
+        let th = |xi: f64| (w[0] * xi + w[1]).tanh();
+        let da: f64 = x.iter().map(|&xi| th(xi) + a.cos()).sum();
+        let dw0: f64 = x.iter().map(|&xi| a * (1.0 - th(xi).powi(2)) * xi).sum();
+        let dw1: f64 = x.iter().map(|&xi| a * (1.0 - th(xi).powi(2))).sum();
+        assert!((gp.0 - da).abs() < 1e-12 && (gp.1[0] - dw0).abs() < 1e-12);
+        assert!((gp.1[1] - dw1).abs() < 1e-12);
+        assert!((gx[1] - a * (1.0 - th(x[1]).powi(2)) * w[0]).abs() < 1e-12);
+        check_params(|q: &(f64, [f64; 2])| tuple_param(q, &x), &p, &gp).assert_close(1e-7);
+        let dir = (1.0, [0.5, -2.0]);
+        let (_, t) = jvp_tuple_param(&p, &x, &dir, &[0.0; 3]);
+        assert!((t - gp.dot(&dir)).abs() < 1e-12);
+    }
+}
+
+/// A pair of numbers taken by value.
+#[autodiff]
+fn pair_param(p: (f64, f64)) -> f64 {
+    (p.0 * p.1).exp() + p.1.tanh()
+}
+
+#[test]
+fn pair_by_value() {
+    let g = grad_pair_param((0.5, -1.0));
+    let e = (-0.5_f64).exp();
+    assert!((g.0 - -e).abs() < 1e-14);
+    assert!((g.1 - (0.5 * e + 1.0 - (-1.0_f64).tanh().powi(2))).abs() < 1e-14);
+    let (_, t) = jvp_pair_param((0.5, -1.0), (1.0, 1.0));
+    assert!((t - (g.0 + g.1)).abs() < 1e-14);
+}

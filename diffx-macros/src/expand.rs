@@ -371,6 +371,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
                 matches!(p.ty, syn::Type::Reference(_)),
             );
             l.bind(&p.name.to_string(), Atom::Var(v));
+            l.param_types.insert(v, p.ty.clone());
             params.push(Some(v));
         } else {
             l.b.reserve(&p.name);

@@ -116,6 +116,11 @@ fn kind_of(ty: &Type, g: &TypeParams) -> Option<Kind> {
     if sequence_float(ty, g).is_some() {
         return Some(Kind::Slice);
     }
+    if let Type::Tuple(t) = owned(ty) {
+        // `(f64, [f64; 2])`: read by place (`p.0`, `p.1[k]`), as a parameter struct is.
+        let numbers = |e: &Type| float_type(e, g).is_some() || sequence_float(e, g).is_some();
+        return (!t.elems.is_empty() && t.elems.iter().all(numbers)).then_some(Kind::Other);
+    }
     if nested_numbers(owned(ty), g) {
         // `&[[f64; 2]]`, `Vec<Vec<f64>>`: read by place (`p[i][j]`), as a parameter struct is.
         return Some(Kind::Other);

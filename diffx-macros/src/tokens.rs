@@ -276,6 +276,64 @@ pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
+/// Whether `ty` is written as a float type: `f64`, `f32` or the function's float type `float`.
+pub fn is_float_type(ty: &syn::Type, float: &Ident) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| i == float || i == "f64" || i == "f32"))
+}
+
+/// The type of the place `path` (`.0`, `[i]`, `.1[k]`) within a value of type `ty`, as far as the
+/// type's syntax tells: tuple components, array, slice and `Vec` elements, through references.
+pub fn place_type(ty: &syn::Type, path: TokenStream) -> Option<syn::Type> {
+    let mut ty = ty.clone();
+    let mut steps = path.into_iter().peekable();
+    while let Some(step) = steps.next() {
+        ty = strip_refs(ty);
+        ty = match (step, ty) {
+            (TokenTree::Punct(p), syn::Type::Tuple(t)) if p.as_char() == '.' => {
+                let TokenTree::Literal(l) = steps.next()? else {
+                    return None;
+                };
+                let i: usize = l.to_string().parse().ok()?;
+                t.elems.into_iter().nth(i)?
+            }
+            (TokenTree::Group(g), t) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
+                element_type(&t)?
+            }
+            _ => return None,
+        };
+    }
+    Some(strip_refs(ty))
+}
+
+fn strip_refs(ty: syn::Type) -> syn::Type {
+    match ty {
+        syn::Type::Reference(r) => strip_refs(*r.elem),
+        syn::Type::Paren(p) => strip_refs(*p.elem),
+        syn::Type::Group(g) => strip_refs(*g.elem),
+        t => t,
+    }
+}
+
+/// The element type of an array, slice or `Vec` type.
+fn element_type(ty: &syn::Type) -> Option<syn::Type> {
+    match ty {
+        syn::Type::Array(a) => Some((*a.elem).clone()),
+        syn::Type::Slice(s) => Some((*s.elem).clone()),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last().filter(|s| s.ident == "Vec")?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
+                    syn::GenericArgument::Type(t) => Some(t.clone()),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Whether `float` is a type parameter (the function is generic over its float type) rather than
 /// `f64` or `f32`: its float literals must then be converted, since `0.5` alone is an `f64`.
 pub fn is_generic(float: &Ident) -> bool {

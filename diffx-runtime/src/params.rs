@@ -444,6 +444,41 @@ macro_rules! number_params {
 }
 number_params!(f32, f64);
 
+/// A tuple of parameters of one float type is a parameter, visited component by component.
+macro_rules! tuple_params {
+    ($(($($t:ident $i:tt),*))*) => {$(
+        impl<E: Float, $($t: Params<Elem = E>),*> Params for ($($t,)*) {
+            type Elem = E;
+            fn visit(&self, f: &mut dyn FnMut(Leaf<'_, E>)) {
+                $(self.$i.visit(f);)*
+            }
+            fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, E>)) {
+                $(self.$i.visit_mut(f);)*
+            }
+            fn zip_mut(&mut self, other: &Self, f: &mut dyn FnMut(LeafMut<'_, E>, Leaf<'_, E>)) {
+                $(self.$i.zip_mut(&other.$i, f);)*
+            }
+            fn zeros_like(&self) -> Self {
+                ($(self.$i.zeros_like(),)*)
+            }
+            fn unset_like(&self) -> Self {
+                ($(self.$i.unset_like(),)*)
+            }
+            fn settle(&mut self) {
+                $(self.$i.settle();)*
+            }
+            fn accumulate(&mut self, other: &Self) {
+                $(self.$i.accumulate(&other.$i);)*
+            }
+        }
+    )*};
+}
+tuple_params! {
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+}
+
 /// Panics unless a gradient of `m` parts is added into one of `n`.
 #[track_caller]
 fn assert_fits_count(n: usize, m: usize) {

@@ -60,6 +60,9 @@ pub struct Lowerer<'b> {
     pub indexed: BTreeSet<String>,
     /// The call being lowered returns a vector.
     vector_call: bool,
+    /// The declared types of the parameters read by place (tuples, nested containers, parameter
+    /// structs): a place whose type is a float there is a number (`p.0`, `pts[i][1]`).
+    pub param_types: std::collections::HashMap<crate::ir::Var, syn::Type>,
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -85,6 +88,7 @@ impl<'b> Lowerer<'b> {
             float_vectors: BTreeSet::new(),
             indexed: BTreeSet::new(),
             vector_call: false,
+            param_types: std::collections::HashMap::new(),
         }
     }
 
@@ -393,6 +397,19 @@ impl<'b> Lowerer<'b> {
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
             }
+            // `let a: f64 = p.a;`: a field the macro cannot see the type of, declared a number.
+            Atom::Var(_) | Atom::Field(..)
+                if self.b.func.atom_kind(&value) == Kind::Other
+                    && ty
+                        .as_ref()
+                        .is_some_and(|t| tokens::is_float_type(t, &self.b.float)) =>
+            {
+                let v = self
+                    .b
+                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Scalar);
+                self.b.rename_user(v, name);
+                self.bind(name, Atom::Var(v));
+            }
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {
                 let float = &self.b.float;
@@ -575,13 +592,32 @@ impl<'b> Lowerer<'b> {
                 Ok(Atom::Var(self.b.op(Op::Id, vec![Atom::Field(v, step)], span)))
             }
             Atom::Var(v) if matches!(self.b.func.kind(v), Kind::Other | Kind::Slice) => {
-                Ok(Atom::Field(v, step))
+                Ok(self.typed_place(v, step, span))
             }
-            Atom::Field(v, path) => Ok(Atom::Field(v, quote!(#path #step))),
+            Atom::Field(v, path) => Ok(self.typed_place(v, quote!(#path #step), span)),
             _ => err(
                 span,
                 "only fields of parameter structs can be read here: indexing tensors and slices is not supported yet",
             ),
+        }
+    }
+
+    /// The place `path` of parameter `v`; read into a number of its own when the parameter's
+    /// declared type says the place holds one (`p.0` of a `(f64, [f64; 2])`, `pts[i][1]`), so
+    /// that methods of it take their rows for numbers.
+    fn typed_place(&mut self, v: crate::ir::Var, path: TokenStream, span: Span) -> Atom {
+        let place = Atom::Field(v, path.clone());
+        let Some(ty) = self.param_types.get(&v) else {
+            return place;
+        };
+        match tokens::place_type(ty, path) {
+            Some(t)
+                if tokens::is_float_type(&t, &self.b.float)
+                    && self.b.func.kind(v) == Kind::Other =>
+            {
+                Atom::Var(self.b.op_of_kind(Op::Id, vec![place], span, Kind::Scalar))
+            }
+            _ => place,
         }
     }
 
