@@ -362,6 +362,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
     let mut l = Lowerer::new(&mut b);
     l.written = tokens::element_written(item.block.to_token_stream());
     l.indexed = tokens::element_read(item.block.to_token_stream());
+    l.tuple_read = tokens::component_read(item.block.to_token_stream());
     let mut params = Vec::new();
     for p in &sig.params {
         if p.differentiable {

@@ -171,6 +171,71 @@ pub fn has_float(tokens: TokenStream, float: &Ident) -> bool {
     })
 }
 
+/// Names whose tuple components `tokens` reads (`t` of `t.0`), not fields (`s.t.0`).
+pub fn component_read(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    component_names(tokens, &mut out);
+    out
+}
+
+fn component_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let dot = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => component_names(g.stream(), out),
+            TokenTree::Ident(id) if !(i > 0 && dot(trees.get(i - 1))) && dot(trees.get(i + 1)) => {
+                if matches!(trees.get(i + 2), Some(TokenTree::Literal(l)) if l.to_string().parse::<usize>().is_ok())
+                {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `tokens` with `t.0` written `t[0]` for the names `t` that `is_array` holds.
+pub fn components_as_elements(
+    tokens: TokenStream,
+    is_array: &dyn Fn(&Ident) -> bool,
+) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
+            (TokenTree::Ident(id), Some(TokenTree::Punct(p)), Some(TokenTree::Literal(l)))
+                if p.as_char() == '.'
+                    && l.to_string().parse::<usize>().is_ok()
+                    && is_array(id)
+                    && !(i > 0
+                        && matches!(&trees[i - 1], TokenTree::Punct(q) if q.as_char() == '.')) =>
+            {
+                out.push(trees[i].clone());
+                let index = TokenStream::from(TokenTree::Literal(l.clone()));
+                out.push(TokenTree::Group(proc_macro2::Group::new(
+                    proc_macro2::Delimiter::Bracket,
+                    index,
+                )));
+                i += 3;
+            }
+            (TokenTree::Group(g), _, _) => {
+                let inner = components_as_elements(g.stream(), is_array);
+                let mut group = proc_macro2::Group::new(g.delimiter(), inner);
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+                i += 1;
+            }
+            (t, _, _) => {
+                out.push(t.clone());
+                i += 1;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Names indexed in `tokens` (`v` of `v[i]`), not fields (`s.v[i]`).
 pub fn element_read(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();

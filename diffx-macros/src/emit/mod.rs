@@ -54,15 +54,14 @@ fn call_args(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
 }
 
 /// The derivative function `prefix` of the function at `path`: `m::g` → `m::__diffx_vjp_g`.
+/// A call of a tuple-valued function through its array version, `__diffx_array_g`, has the
+/// derivative functions of `g` (which work on arrays).
 pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     let mut p = path.clone();
     if let Some(last) = p.segments.last_mut() {
-        last.ident = format_ident!(
-            "__diffx_{}_{}",
-            prefix,
-            last.ident,
-            span = last.ident.span()
-        );
+        let name = last.ident.to_string();
+        let callee = name.strip_prefix("__diffx_array_").unwrap_or(&name);
+        last.ident = format_ident!("__diffx_{}_{}", prefix, callee, span = last.ident.span());
     }
     p
 }

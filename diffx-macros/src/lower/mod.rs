@@ -60,6 +60,13 @@ pub struct Lowerer<'b> {
     pub indexed: BTreeSet<String>,
     /// The call being lowered returns a vector.
     vector_call: bool,
+    /// The call being lowered returns a tuple that is read by component (`f(x).0`, `let (a, b) =
+    /// f(x);`): it is called through its array version (`emit/tuples.rs`), `__diffx_array_f`.
+    tuple_call: bool,
+    /// Names the body reads a tuple component of (`t.0`): a call bound to one returns a tuple.
+    pub tuple_read: BTreeSet<String>,
+    /// The values of such calls, arrays of their components.
+    tuple_values: std::collections::HashSet<crate::ir::Var>,
     /// The declared types of the parameters read by place (tuples, nested containers, parameter
     /// structs): a place whose type is a float there is a number (`p.0`, `pts[i][1]`).
     pub param_types: std::collections::HashMap<crate::ir::Var, syn::Type>,
@@ -88,6 +95,9 @@ impl<'b> Lowerer<'b> {
             float_vectors: BTreeSet::new(),
             indexed: BTreeSet::new(),
             vector_call: false,
+            tuple_call: false,
+            tuple_read: BTreeSet::new(),
+            tuple_values: std::collections::HashSet::new(),
             param_types: std::collections::HashMap::new(),
         }
     }
@@ -198,7 +208,10 @@ impl<'b> Lowerer<'b> {
 
     /// `e` as a constant: the user's names replaced by the values they stand for now.
     fn constant(&self, e: &impl ToTokens) -> TokenStream {
-        tokens::substitute(e.to_token_stream(), &mut |id| {
+        // `p.0` of a call's tuple held as an array: `p[0]`.
+        let tuples = |id: &proc_macro2::Ident| matches!(self.lookup(&id.to_string()), Some(Atom::Var(v)) if self.tuple_values.contains(v));
+        let e = tokens::components_as_elements(e.to_token_stream(), &tuples);
+        tokens::substitute(e, &mut |id| {
             let name = id.to_string();
             self.lookup(&name).map(|a| {
                 let place = operands::place(&self.b.func, a);
@@ -459,10 +472,13 @@ impl<'b> Lowerer<'b> {
                 "`let … else` is not supported in `#[autodiff]` functions",
             );
         }
-        self.vector_call =
-            matches!(&*init.expr, Expr::Call(_)) && self.indexed.contains(&pi.ident.to_string());
+        let name = pi.ident.to_string();
+        let call = matches!(&*init.expr, Expr::Call(_));
+        self.tuple_call = call && self.tuple_read.contains(&name);
+        self.vector_call = call && (self.indexed.contains(&name) || self.tuple_call);
         let value = self.expr(&init.expr)?;
         self.vector_call = false;
+        self.tuple_call = false;
         self.let_binding(
             &pi.ident.to_string(),
             ty,
@@ -475,6 +491,10 @@ impl<'b> Lowerer<'b> {
 
     /// A statement run as written, after binding the names it mentions to their current values.
     fn verbatim(&mut self, ts: TokenStream) {
+        let ts = tokens::components_as_elements(
+            ts,
+            &|id: &proc_macro2::Ident| matches!(self.lookup(&id.to_string()), Some(Atom::Var(v)) if self.tuple_values.contains(v)),
+        );
         let mut names = BTreeSet::new();
         tokens::format_names(ts.clone(), &mut names);
         tokens::substitute(ts.clone(), &mut |id| {
@@ -563,9 +583,28 @@ impl<'b> Lowerer<'b> {
         }
     }
 
-    /// `model.l1.w`: a field of a differentiable parameter struct.
+    /// `model.l1.w`: a field of a differentiable parameter struct; `f(x).0`, `t.0` of `let t =
+    /// f(x);`: a component of a call's tuple, an element of its array version.
     fn field(&mut self, f: &syn::ExprField) -> syn::Result<Atom> {
         let member = &f.member;
+        if let syn::Member::Unnamed(i) = member {
+            let index = proc_macro2::Literal::usize_unsuffixed(i.index as usize);
+            if matches!(&*f.base, Expr::Call(_)) {
+                (self.vector_call, self.tuple_call) = (true, true);
+                let place = self.extend_place(&f.base, quote!([#index]), f.span());
+                (self.vector_call, self.tuple_call) = (false, false);
+                return place;
+            }
+            if let Expr::Path(p) = &*f.base {
+                let tuple = p
+                    .path
+                    .get_ident()
+                    .and_then(|id| self.lookup(&id.to_string()));
+                if matches!(tuple, Some(Atom::Var(v)) if self.tuple_values.contains(v)) {
+                    return self.extend_place(&f.base, quote!([#index]), f.span());
+                }
+            }
+        }
         self.extend_place(&f.base, quote!(.#member), f.span())
     }
 
@@ -738,6 +777,7 @@ impl<'b> Lowerer<'b> {
 
     fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
         let vector = std::mem::take(&mut self.vector_call);
+        let tuple = std::mem::take(&mut self.tuple_call);
         let Expr::Path(fp) = &*c.func else {
             return err(c.func.span(), "call a function by its name or path here");
         };
@@ -776,12 +816,19 @@ impl<'b> Lowerer<'b> {
             true => Kind::Slice,
             false => self.b.call_kind,
         };
+        let mut path = path.clone();
+        if let (true, Some(last)) = (tuple, path.segments.last_mut()) {
+            last.ident = quote::format_ident!("__diffx_array_{}", last.ident);
+        }
         let v = self
             .b
             .op_of_kind(Op::Call(path.clone()), args, path.span(), kind);
         if vector {
             // Read element by element, as a local vector is.
             self.vectors.insert(v);
+        }
+        if tuple {
+            self.tuple_values.insert(v);
         }
         Ok(Atom::Var(v))
     }
