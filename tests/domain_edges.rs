@@ -133,3 +133,35 @@ fn ln_and_sqrt_at_zero_have_infinite_second_derivatives_not_nan() {
     // (√x)″ at 4 is −1/(4·8), along 2.
     assert_eq!(hvp_root(4.0, 2.0), -2.0 / (4.0 * 8.0));
 }
+
+#[autodiff(order = 2)]
+fn hypot_of(x: f64, y: f64) -> f64 {
+    x.hypot(y)
+}
+
+/// A point where `s` is exactly 0 on one branch: `s.hypot(s.sin())` sits at the origin whatever
+/// the input (finding s3839-f238 of the random-program tester: `jvp_` gave NaN, 0/0 times a zero
+/// tangent).
+#[autodiff(order = 2)]
+fn hypot_on_a_branch(x: f64) -> f64 {
+    let s = if x > 10.0 { x } else { 0.0 * x };
+    s.hypot(s.sin()) + x
+}
+
+#[test]
+fn hypot_at_the_origin_is_zero_in_every_mode() {
+    assert_eq!(grad_hypot_of(0.0, 0.0), (0.0, 0.0));
+    assert_eq!(jvp_hypot_of(0.0, 0.0, 1.0, -2.0), (0.0, 0.0));
+    assert_eq!(grad_hypot_on_a_branch(1.0), 1.0);
+    assert_eq!(jvp_hypot_on_a_branch(1.0, 1.0), (1.0, 1.0));
+    assert_eq!(hessian_hypot_on_a_branch(1.0), vec![vec![0.0]]);
+    // Away from the origin, the usual partials x/r and y/r and the Hessian [y², −xy; −xy, x²]/r³.
+    assert_eq!(grad_hypot_of(3.0, 4.0), (0.6, 0.8));
+    let h = hessian_hypot_of(3.0, 4.0);
+    let expect = [[0.128, -0.096], [-0.096, 0.072]];
+    for (row, e) in h.iter().zip(expect) {
+        for (a, b) in row.iter().zip(e) {
+            assert!((a - b).abs() < 1e-15, "{h:?}");
+        }
+    }
+}

@@ -420,3 +420,30 @@ fn wrt_self_differentiates_the_receiver() {
     assert_eq!(gx, 2.0 * 3.0 * 1.5);
     assert_eq!(q.value(1.5), 3.0 * 2.25);
 }
+
+#[autodiff]
+fn pair_product<T: Float>(a: &[T]) -> T {
+    a[0] * a[1]
+}
+
+/// A local array passed as `&arr` in a kept statement and in arithmetic (random-program tester
+/// finding s3838-f134: the kept statement read `&&[T; 3]`, which does not coerce while `T` is
+/// inferred).
+#[autodiff]
+fn array_in_kept_statement<T: Float>(x: &[T]) -> T {
+    let arr = [x[0], x[1], x[2]];
+    assert!(pair_product(&arr).is_finite(), "{:?}", arr.len());
+    pair_product(&arr) * x[2]
+}
+
+#[test]
+fn local_array_borrowed_in_a_kept_statement() {
+    assert_eq!(
+        grad_array_in_kept_statement(&[1.0, 2.0, 3.0]),
+        vec![6.0, 3.0, 2.0]
+    );
+    assert_eq!(
+        grad_array_in_kept_statement(&[1.0_f32, 2.0, 3.0]),
+        vec![6.0, 3.0, 2.0]
+    );
+}

@@ -245,7 +245,11 @@ pub static RULES: &[Rule] = &[
             "F::from(b < a) + 0.5 * F::from(a == b)",
         ],
     ),
-    method("hypot", &["a / z", "b / z"]),
+    // At the origin, where hypot has no derivative, 0 (a subgradient) rather than 0/0.
+    method(
+        "hypot",
+        &["a / (z + F::from(z == 0.0))", "b / (z + F::from(z == 0.0))"],
+    ),
     method("mul_add", &["b", "a", "1.0"]),
     method("fract", &["1.0"]),
     // The runtime's activations, as functions of scalars and as methods of tensors.

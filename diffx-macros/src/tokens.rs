@@ -236,6 +236,39 @@ pub fn components_as_elements(
     out.into_iter().collect()
 }
 
+/// `tokens` with `&name` written `name` for the `names` (bound to references already); `&v[i]`,
+/// `&v.len()` and `&&v` stay.
+pub fn without_borrow(tokens: TokenStream, names: &[String]) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, tt) in trees.iter().enumerate() {
+        let is_amp =
+            |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '&');
+        match tt {
+            TokenTree::Punct(p)
+                if p.as_char() == '&'
+                    && p.spacing() == proc_macro2::Spacing::Alone
+                    && !(i > 0 && is_amp(trees.get(i - 1))) =>
+            {
+                let named = matches!(trees.get(i + 1), Some(TokenTree::Ident(id)) if names.contains(&id.to_string()));
+                let ends = !matches!(trees.get(i + 2), Some(TokenTree::Punct(q)) if q.as_char() == '.')
+                    && !matches!(trees.get(i + 2), Some(TokenTree::Group(g)) if g.delimiter() != proc_macro2::Delimiter::Brace);
+                if !(named && ends) {
+                    out.push(tt.clone());
+                }
+            }
+            TokenTree::Group(g) => {
+                let mut group =
+                    proc_macro2::Group::new(g.delimiter(), without_borrow(g.stream(), names));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            _ => out.push(tt.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Names indexed in `tokens` (`v` of `v[i]`), not fields (`s.v[i]`).
 pub fn element_read(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();

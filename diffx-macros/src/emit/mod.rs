@@ -238,6 +238,15 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
         Stmt::Verbatim { binds, tokens } => {
             let names = binds.iter().map(|(n, _)| n);
             let values = binds.iter().map(|(_, a)| operand(f, a));
+            // A vector or tensor is bound by reference here: `&v` in the statement is `v`, so
+            // that `h(&v)` still passes a `&[T; 3]` (a `&&[T; 3]` does not coerce while `T` is
+            // inferred).
+            let borrowed: Vec<String> = binds
+                .iter()
+                .filter(|(_, a)| matches!(a, Atom::Var(_)) && f.atom_kind(a) != Kind::Scalar)
+                .map(|(n, _)| n.to_string())
+                .collect();
+            let tokens = crate::tokens::without_borrow(tokens.clone(), &borrowed);
             quote!({ #(let #names = #values;)* #tokens })
         }
         Stmt::Item(tokens) => tokens.clone(),
