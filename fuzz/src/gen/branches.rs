@@ -237,6 +237,22 @@ impl Gen<'_> {
         };
         self.value_arms -= 1;
         self.frames.push(Frame::default());
+        // The tail is in the arm's scope: a float the arm shadowed (`let a = a * 0.5;`, not
+        // `mut`) is the shadow there, and may not be assigned (finding s4040-f164).
+        for stmt in &b.stmts {
+            if let Stmt::Let {
+                name,
+                mutable,
+                init,
+                ..
+            } = stmt
+            {
+                if self.floats().iter().any(|f| f.name == *name) {
+                    let active = self.active(&super::ast::expr_text(init));
+                    self.declare_float(name, *mutable, false, active);
+                }
+            }
+        }
         let tail = if nested < 1 && self.rng.chance(0.1) {
             self.if_value(nested + 1)
         } else {
