@@ -351,12 +351,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
     // Without tensors or parameter structs around, a call of another `#[autodiff]` function
     // returns a number (calls returning vectors are not supported yet).
     let numeric = |k: Kind| matches!(k, Kind::Scalar | Kind::Slice);
-    if numeric(sig.ret_kind)
-        && sig
-            .params
-            .iter()
-            .all(|p| !p.differentiable || numeric(p.kind))
-    {
+    if numeric(sig.ret_kind) && sig.params.iter().all(|p| !p.differentiable || p.numbers) {
         b.call_kind = Kind::Scalar;
     }
     let mut l = Lowerer::new(&mut b);

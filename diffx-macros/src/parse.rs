@@ -68,6 +68,8 @@ pub struct Param {
     pub elem: Option<Ident>,
     pub kind: Kind,
     pub differentiable: bool,
+    /// Numbers alone, whatever the kind: a number, a slice, a tuple or nested container of them.
+    pub numbers: bool,
 }
 
 /// What the derivative functions need to know of the signature.
@@ -486,6 +488,9 @@ fn params(
             Some(w) => w.contains(&pi.ident),
             None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
         };
+        let numbers = matches!(kind, Some(Kind::Scalar | Kind::Slice))
+            || nested_numbers(owned(&pt.ty), g)
+            || matches!(owned(&pt.ty), Type::Tuple(_)) && kind == Some(Kind::Other);
         out.push(Param {
             name: pi.ident.clone(),
             ty: (*pt.ty).clone(),
@@ -494,6 +499,7 @@ fn params(
             elem: sequence_float(&pt.ty, g),
             kind: kind.unwrap_or(Kind::Other),
             differentiable: kind.is_some() && named,
+            numbers,
         });
     }
     for name in args.wrt.iter().flatten() {

@@ -92,6 +92,9 @@ pub enum C {
     Generic,
     /// A local array replaced whole (`arr = [arr[1] * 0.5 + x, …]`), in loops and arms too.
     ArrayReplace,
+    /// Two differentiable numbers taken as one tuple parameter, destructured first:
+    /// `fn f(xy: (f64, f64), …) { let (x, y) = xy; … }` (first order).
+    Packed,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -145,10 +148,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Order3, "order3", 8),
     (C::Generic, "generic", 15),
     (C::ArrayReplace, "array_replace", 30),
+    (C::Packed, "packed", 10),
 ];
 
 impl C {
-    pub const COUNT: usize = C::ArrayReplace as usize + 1;
+    pub const COUNT: usize = C::Packed as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

@@ -118,6 +118,7 @@ fn read(kind: ParamKind, v: &str, at: usize, width: usize) -> String {
         ParamKind::Slice => format!("&{v}[{at}..{end}]"),
         ParamKind::VecParam => format!("{v}[{at}..{end}].to_vec()"),
         ParamKind::Array(n) => format!("check::array::<{n}>(&{v}[{at}..{end}])"),
+        ParamKind::Pair => format!("({v}[{at}], {v}[{}])", at + 1),
         ParamKind::Usize => unreachable!(),
     }
 }

@@ -16,6 +16,8 @@ pub enum ParamKind {
     VecParam,
     /// `[f64; n]`
     Array(usize),
+    /// `(f64, f64)`: two numbers packed by [`pack`].
+    Pair,
 }
 
 #[derive(Clone, Debug)]
@@ -34,6 +36,7 @@ impl Param {
             ParamKind::Slice => "&[f64]".into(),
             ParamKind::VecParam => "Vec<f64>".into(),
             ParamKind::Array(n) => format!("[f64; {n}]"),
+            ParamKind::Pair => "(f64, f64)".into(),
         }
     }
 }
@@ -93,6 +96,7 @@ impl Function {
             ParamKind::Usize => 0,
             ParamKind::Slice | ParamKind::VecParam => self.slice_len,
             ParamKind::Array(n) => n,
+            ParamKind::Pair => 2,
         }
     }
 }
@@ -144,11 +148,40 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
             h.generic = true;
         }
     }
+    if !main.generic && rng.chance(w(C::Packed) as f64 / 100.0) {
+        pack(&mut main);
+    }
     Unit {
         index,
         helper,
         main,
     }
+}
+
+/// `f`'s first two differentiable numbers `x`, `y` as one parameter `xy: (f64, f64)`, destructured
+/// by the first statement. First order only (second order does not take tuples yet); not with
+/// `wrt`, which names the numbers.
+fn pack(f: &mut Function) {
+    let numbers: Vec<usize> = (0..f.params.len())
+        .filter(|&i| f.params[i].kind == ParamKind::Float && f.params[i].diff)
+        .collect();
+    if numbers.len() < 2 || f.attr_args.iter().any(|a| a.starts_with("wrt")) {
+        return;
+    }
+    let (i, j) = (numbers[0], numbers[1]);
+    let (a, b) = (f.params[i].name.clone(), f.params[j].name.clone());
+    f.params.remove(j);
+    f.params[i] = Param {
+        name: "xy".into(),
+        kind: ParamKind::Pair,
+        diff: true,
+    };
+    f.body
+        .stmts
+        .insert(0, Stmt::Raw(format!("let ({a}, {b}) = xy;")));
+    f.attr_args.retain(|a| !a.starts_with("order"));
+    (f.hvp, f.dhvp) = (false, false);
+    f.used[C::Packed as usize] += 1;
 }
 
 /// Chooses the parameters: one to three floats, maybe a slice, `Vec` or array, maybe `n`.
