@@ -446,3 +446,38 @@ fn scalar_fields_bound_with_their_type() {
         assert!(close(t, ds + 2.0 * dc, 1e-13));
     }
 }
+
+/// Number fields read directly by elementary functions and the runtime's activations, as a tensor
+/// field would be.
+#[autodiff(wrt(p))]
+fn field_functions(p: &Line, x: f64) -> f64 {
+    (p.slope * x).tanh()
+        + p.intercept.exp()
+        + p.slope.powi(3)
+        + (p.slope * p.slope + 1.0).ln()
+        + (p.intercept * p.intercept + 0.5).sqrt()
+        + diffx::sigmoid(p.slope * p.intercept)
+        + diffx::relu(p.slope)
+        + diffx::softplus(p.intercept * x)
+        + p.slope.tanh() * p.intercept.sin()
+        + p.slope.max(p.intercept)
+}
+
+#[test]
+fn number_fields_in_elementary_functions() {
+    for (s, c, x) in [(0.7, -0.4, 0.5), (-1.2, 0.9, -1.5), (0.3, 1.1, 2.0)] {
+        let p = Line {
+            slope: s,
+            intercept: c,
+        };
+        let g = grad_field_functions(&p, x);
+        check_params(|q| field_functions(q, x), &p, &g).assert_close(1e-7);
+        let dir = Line {
+            slope: 0.5,
+            intercept: -1.0,
+        };
+        let (v, t) = jvp_field_functions(&p, x, &dir);
+        assert!(close(v, field_functions(&p, x), 1e-15));
+        assert!(close(t, g.dot(&dir), 1e-12), "{t} vs {}", g.dot(&dir));
+    }
+}

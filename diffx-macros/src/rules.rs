@@ -266,20 +266,31 @@ pub static RULES: &[Rule] = &[
     ),
     // On tensors, the derivative times the tangent or cotangent is one fused kernel (one pass
     // instead of three): the same partials as the scalar rows, `1 − z²`, `z·(1 − z)` and `z > 0`.
+    // A field of a parameter struct may be a number, which the macro cannot see: numbers have the
+    // same methods through `ScaledDerivative`.
     tensor(
         "tanh",
         Out::Tensor,
-        &[("t.mul_dtanh(&z)", "g.mul_dtanh(&z)")],
+        &[(
+            "{ use ::diffx::__private::ScaledDerivative as _; t.mul_dtanh(&z) }",
+            "{ use ::diffx::__private::ScaledDerivative as _; g.mul_dtanh(&z) }",
+        )],
     ),
     tensor(
         "sigmoid",
         Out::Tensor,
-        &[("t.mul_dsigmoid(&z)", "g.mul_dsigmoid(&z)")],
+        &[(
+            "{ use ::diffx::__private::ScaledDerivative as _; t.mul_dsigmoid(&z) }",
+            "{ use ::diffx::__private::ScaledDerivative as _; g.mul_dsigmoid(&z) }",
+        )],
     ),
     tensor(
         "relu",
         Out::Tensor,
-        &[("t.mul_drelu(&z)", "g.mul_drelu(&z)")],
+        &[(
+            "{ use ::diffx::__private::ScaledDerivative as _; t.mul_drelu(&z) }",
+            "{ use ::diffx::__private::ScaledDerivative as _; g.mul_drelu(&z) }",
+        )],
     ),
     // Tensors: linear maps and their transposes.
     tensor(

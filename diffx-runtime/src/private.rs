@@ -484,6 +484,37 @@ macro_rules! params_support {
 }
 params_support!(Linear, Mlp);
 
+/// `self · f'(x)` for an activation `f` given its output `z = f(x)`, on numbers: what the tensor
+/// kernels `Tensor::mul_dtanh` … compute elementwise. The tensor rows of the rule table call
+/// these methods; a parameter struct's field read there may be a number.
+pub trait ScaledDerivative: Sized {
+    /// `self · (1 − z²)`.
+    fn mul_dtanh(self, z: &Self) -> Self;
+    /// `self · z·(1 − z)`.
+    fn mul_dsigmoid(self, z: &Self) -> Self;
+    /// `self` where `z > 0`, else 0.
+    fn mul_drelu(self, z: &Self) -> Self;
+}
+
+impl<F: Float> ScaledDerivative for F {
+    #[inline]
+    fn mul_dtanh(self, z: &F) -> F {
+        self * (F::ONE - *z * *z)
+    }
+    #[inline]
+    fn mul_dsigmoid(self, z: &F) -> F {
+        self * *z * (F::ONE - *z)
+    }
+    #[inline]
+    fn mul_drelu(self, z: &F) -> F {
+        if *z > F::ZERO {
+            self
+        } else {
+            F::ZERO
+        }
+    }
+}
+
 macro_rules! scalar_support {
     ($($t:ty),*) => {$(
         impl AddAssign<Zero> for $t {
@@ -523,8 +554,27 @@ scalar_support!(f32, f64);
 /// only to sum a contribution to its shape (the `like` of [`fit`] and [`accumulate`]), so that the
 /// value itself need not be kept.
 #[inline]
-pub fn shape_of<F: Float>(t: &Tensor<F>) -> Tensor<F> {
-    Tensor::unset(t.shape())
+pub fn shape_of<T: ShapeOf>(t: &T) -> T {
+    t.shape_of()
+}
+
+/// A value without its elements, standing for its shape (see [`shape_of`]); a number is its own.
+pub trait ShapeOf {
+    fn shape_of(&self) -> Self;
+}
+
+impl<F: Float> ShapeOf for Tensor<F> {
+    #[inline]
+    fn shape_of(&self) -> Self {
+        Tensor::unset(self.shape())
+    }
+}
+
+impl<F: Float> ShapeOf for F {
+    #[inline]
+    fn shape_of(&self) -> Self {
+        *self
+    }
 }
 
 /// Elementwise maps of a tensor that generated code reads for the last time, written in its own

@@ -804,6 +804,20 @@ impl<'b> Lowerer<'b> {
         }
         if let Some(rule) = function_rule(path, &self.b.float) {
             self.check_arity(rule, args.len(), path.span())?;
+            // These functions take numbers: a parameter struct's field (or a value computed from
+            // one) passed to one is a number.
+            let args = args
+                .into_iter()
+                .map(|a| match a {
+                    Atom::Field(..) | Atom::Var(_) if self.b.func.atom_kind(&a) == Kind::Other => {
+                        Atom::Var(
+                            self.b
+                                .op_of_kind(Op::Id, vec![a], path.span(), Kind::Scalar),
+                        )
+                    }
+                    a => a,
+                })
+                .collect();
             return self.apply_or_fold(rule, args, e);
         }
         if path
