@@ -294,3 +294,43 @@ fn calls_returning_arrays_in_a_loop() {
     assert!(close(gx, -k * (x.cos() * x + x.sin()), 1e-14));
     assert!(close(gk, -x.sin() * x, 1e-14));
 }
+
+/// A `Vec` replaced whole by `vec![…]` inside a loop, as integrators write a state.
+#[autodiff]
+fn vec_state(x: &[f64]) -> f64 {
+    let mut v = vec![0.0; x.len()];
+    for k in 0..3 {
+        v = vec![v[0] + x[0] * k as f64, v[1] * 0.5 + x[1] * v[0].sin()];
+    }
+    v[0] * v[1]
+}
+
+/// The same with a `Vec` of another length: the replacement cannot be followed element by element.
+#[autodiff]
+fn vec_state_resized(x: &[f64]) -> f64 {
+    let mut v = vec![0.0; 3];
+    for _ in 0..2 {
+        v = vec![v[0] + x[0], v[1] * x[1]];
+    }
+    v[0]
+}
+
+#[test]
+fn vec_replaced_whole_in_a_loop() {
+    for x in [[1.5, 2.0], [-0.5, 0.75]] {
+        let g = grad_vec_state(&x);
+        let fd = central_difference(|v| vec_state(v), &x);
+        for i in 0..2 {
+            assert!(close(g[i], fd[i], 1e-7), "{g:?} vs {fd:?}");
+        }
+        let (_, t) = jvp_vec_state(&x, &[1.0, -1.0]);
+        assert!(close(t, g[0] - g[1], 1e-12));
+    }
+    let err = std::panic::catch_unwind(|| grad_vec_state_resized(&[1.0, 2.0])).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.contains("keeps its length here (3 elements replaced by 2)"),
+        "{msg}"
+    );
+    assert!(std::panic::catch_unwind(|| vec_state_resized(&[1.0, 2.0])).is_ok());
+}

@@ -1,5 +1,5 @@
-//! An array assigned whole inside a loop or an arm (`s = [s[0] + h * k[0], s[1] + h * k[1]];`),
-//! written element by element: lowering follows a vector's elements through loops and arms, not
+//! An array (or a `Vec`, by `vec![…]`) assigned whole inside a loop or an arm (`s = [s[0] + h *
+//! k[0], s[1] + h * k[1]];`), written element by element: lowering follows a vector's elements through loops and arms, not
 //! a vector replaced there. Every element is read before any is written, as the array literal
 //! would be.
 
@@ -30,20 +30,49 @@ impl VisitMut for Elements {
             return;
         }
         let Expr::Assign(a) = e else { return };
-        let Expr::Array(values) = strip(&a.right) else {
-            return;
-        };
         let left = &a.left;
-        let temps: Vec<syn::Ident> = (0..values.elems.len())
+        let (values, check) = match strip(&a.right) {
+            Expr::Array(values) => (values.elems.iter().cloned().collect::<Vec<Expr>>(), None),
+            Expr::Macro(m) => match vec_items(&m.mac) {
+                // A `Vec` may change length, which its elements cannot follow: a loud stop.
+                Some(items) => {
+                    let n = items.len();
+                    let at = syn::spanned::Spanned::span(&*a.left);
+                    let check: syn::Stmt = syn::parse_quote_spanned!(at=>
+                        ::core::assert!(
+                            #left.len() == #n,
+                            "#[autodiff]: a `Vec` replaced whole inside a loop or an arm keeps its length here ({} elements replaced by {})",
+                            #left.len(),
+                            #n
+                        );
+                    );
+                    (items, Some(check))
+                }
+                None => return,
+            },
+            _ => return,
+        };
+        let temps: Vec<syn::Ident> = (0..values.len())
             .map(|i| quote::format_ident!("__diffx_elem{}", i))
             .collect();
-        let values = values.elems.iter();
         let at = 0..temps.len();
         *e = syn::parse_quote!({
+            #check
             #(let #temps = #values;)*
             #(#left[#at] = #temps;)*
         });
     }
+}
+
+/// The items of `vec![a, b, …]` (not `vec![x; n]`).
+fn vec_items(mac: &syn::Macro) -> Option<Vec<Expr>> {
+    if !mac.path.is_ident("vec") {
+        return None;
+    }
+    let items = mac
+        .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    Some(items.into_iter().collect())
 }
 
 fn strip(e: &Expr) -> &Expr {
