@@ -319,7 +319,7 @@ fn vec_state_resized(x: &[f64]) -> f64 {
 fn vec_replaced_whole_in_a_loop() {
     for x in [[1.5, 2.0], [-0.5, 0.75]] {
         let g = grad_vec_state(&x);
-        let fd = central_difference(|v| vec_state(v), &x);
+        let fd = central_difference(vec_state, &x);
         for i in 0..2 {
             assert!(close(g[i], fd[i], 1e-7), "{g:?} vs {fd:?}");
         }
