@@ -334,3 +334,40 @@ fn vec_replaced_whole_in_a_loop() {
     );
     assert!(std::panic::catch_unwind(|| vec_state_resized(&[1.0, 2.0])).is_ok());
 }
+
+/// A local array of arrays from a literal: a 2×2 determinant.
+#[autodiff]
+fn local_matrix(x: f64, y: f64) -> f64 {
+    let m = [[x, y], [y * x, 2.0]];
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
+/// A local array of arrays of zeros, written and read in loops bounded by its lengths.
+#[autodiff]
+fn local_gram(x: &[f64]) -> f64 {
+    let mut m: [[f64; 3]; 3] = [[0.0; 3]; 3];
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            m[i][j] = x[i] * x[j] + if i == j { 1.0 } else { 0.0 };
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m[i][(i + 1) % 3] * m[i][i].sin();
+    }
+    s
+}
+
+#[test]
+fn local_arrays_of_arrays() {
+    assert_eq!(grad_local_matrix(1.5, 2.0), (2.0 - 4.0, -2.0 * 1.5 * 2.0));
+    for x in [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]] {
+        let g = grad_local_gram(&x);
+        let fd = central_difference(local_gram, &x);
+        for i in 0..3 {
+            assert!(close(g[i], fd[i], 1e-7), "{g:?} vs {fd:?}");
+        }
+        let (_, t) = jvp_local_gram(&x, &[1.0, 0.0, -1.0]);
+        assert!(close(t, g[0] - g[2], 1e-12));
+    }
+}
