@@ -481,3 +481,46 @@ fn number_fields_in_elementary_functions() {
         assert!(close(t, g.dot(&dir), 1e-12), "{t} vs {}", g.dot(&dir));
     }
 }
+
+#[autodiff]
+fn scaled_product(x: f64, y: f64) -> f64 {
+    x * y
+}
+
+/// Number fields bound to names and passed on, as the random-program tester writes them
+/// (`fields` construct, seed 4949): to calls by value, computed into arguments (`y / (1 + z.tanh()²)`,
+/// `x.abs()`, a nested call), read by kept statements, read for the last time by `exp`, and
+/// returned as they are.
+#[autodiff(wrt(p))]
+fn fields_passed_on(p: &Line, w: f64) -> f64 {
+    let x = p.slope;
+    let y = p.intercept;
+    assert!(scaled_product(x, y).is_finite(), "{}", x);
+    let mut s = scaled_product(x, 2.0) + scaled_product(x.abs(), scaled_product(y, w));
+    if w > 0.0 {
+        s += scaled_product(y / (1.0 + x.tanh() * x.tanh()), s * x.sin());
+    }
+    let e = (-(y * y)).exp();
+    if w > 10.0 {
+        return y;
+    }
+    s + e
+}
+
+#[test]
+fn number_fields_passed_to_calls_and_kept_statements() {
+    for (s, c, w) in [(0.7, -0.4, 0.5), (-1.2, 0.9, -1.5), (0.3, 1.1, 20.0)] {
+        let p = Line {
+            slope: s,
+            intercept: c,
+        };
+        let g = grad_fields_passed_on(&p, w);
+        check_params(|q| fields_passed_on(q, w), &p, &g).assert_close(1e-7);
+        let dir = Line {
+            slope: 1.0,
+            intercept: 0.5,
+        };
+        let (_, t) = jvp_fields_passed_on(&p, w, &dir);
+        assert!(close(t, g.dot(&dir), 1e-12), "{t} vs {}", g.dot(&dir));
+    }
+}

@@ -167,6 +167,16 @@ impl Builder {
         };
         match op {
             Op::Rule(r) if r.out == Out::Scalar => Kind::Scalar,
+            // A tensor row that numbers have too (`tanh`), applied to a value of unseen kind (a
+            // parameter struct's field, which may be a number), has a result of unseen kind.
+            Op::Rule(r)
+                if r.out == Out::Tensor
+                    && joined() == Kind::Other
+                    && crate::rules::find_method(r.name, false)
+                        .is_some_and(|s| s.syntax != r.syntax) =>
+            {
+                Kind::Other
+            }
             Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
             Op::Rule(_) | Op::Id => joined(),
             Op::Call(_) => self.call_kind,

@@ -378,6 +378,13 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
     let ret = l.block(&item.block.stmts, true);
     let mut errors = std::mem::take(&mut l.errors);
     match ret {
+        // A place of a parameter returned as it is (`x[0]`, `p.w`): a value of the list of its
+        // own, which the backward sweep seeds (a place is not one).
+        Ok(Some(r @ Atom::Field(..))) => {
+            let kind = b.func.atom_kind(&r);
+            let v = b.op_of_kind(Op::Id, vec![r], item.block.span(), kind);
+            b.func.ret = Some(Atom::Var(v));
+        }
         Ok(Some(r)) => b.func.ret = Some(r),
         Ok(None) if errors.is_empty() => errors.push(syn::Error::new(
             item.block.span(),

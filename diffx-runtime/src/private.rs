@@ -582,39 +582,100 @@ impl<F: Float> ShapeOf for F {
 pub mod owned {
     use crate::{Float, Tensor};
 
-    #[inline]
-    pub fn exp<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_exp()
+    /// The maps below on a value read for the last time, in its own storage: a tensor's buffer
+    /// (the vectorized kernels), or a number (a parameter struct's field, whose kind the macro
+    /// cannot see).
+    pub trait InPlace {
+        fn exp_in_place(self) -> Self;
+        fn ln_in_place(self) -> Self;
+        fn tanh_in_place(self) -> Self;
+        fn sigmoid_in_place(self) -> Self;
+        fn relu_in_place(self) -> Self;
+        fn sqrt_in_place(self) -> Self;
+        fn square_in_place(self) -> Self;
+    }
+
+    impl<F: Float> InPlace for Tensor<F> {
+        fn exp_in_place(self) -> Self {
+            self.into_exp()
+        }
+        fn ln_in_place(self) -> Self {
+            self.into_ln()
+        }
+        fn tanh_in_place(self) -> Self {
+            self.into_tanh()
+        }
+        fn sigmoid_in_place(self) -> Self {
+            self.into_sigmoid()
+        }
+        fn relu_in_place(self) -> Self {
+            self.into_relu()
+        }
+        fn sqrt_in_place(self) -> Self {
+            self.into_map(F::sqrt)
+        }
+        fn square_in_place(self) -> Self {
+            self.into_map(|x| x * x)
+        }
+    }
+
+    impl<F: Float> InPlace for F {
+        fn exp_in_place(self) -> Self {
+            self.exp()
+        }
+        fn ln_in_place(self) -> Self {
+            self.ln()
+        }
+        fn tanh_in_place(self) -> Self {
+            self.tanh()
+        }
+        fn sigmoid_in_place(self) -> Self {
+            crate::sigmoid(self)
+        }
+        fn relu_in_place(self) -> Self {
+            crate::relu(self)
+        }
+        fn sqrt_in_place(self) -> Self {
+            self.sqrt()
+        }
+        fn square_in_place(self) -> Self {
+            self * self
+        }
     }
 
     #[inline]
-    pub fn ln<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_ln()
+    pub fn exp<T: InPlace>(t: T) -> T {
+        t.exp_in_place()
     }
 
     #[inline]
-    pub fn tanh<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_tanh()
+    pub fn ln<T: InPlace>(t: T) -> T {
+        t.ln_in_place()
     }
 
     #[inline]
-    pub fn sigmoid<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_sigmoid()
+    pub fn tanh<T: InPlace>(t: T) -> T {
+        t.tanh_in_place()
     }
 
     #[inline]
-    pub fn relu<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_relu()
+    pub fn sigmoid<T: InPlace>(t: T) -> T {
+        t.sigmoid_in_place()
     }
 
     #[inline]
-    pub fn sqrt<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_map(F::sqrt)
+    pub fn relu<T: InPlace>(t: T) -> T {
+        t.relu_in_place()
     }
 
     #[inline]
-    pub fn square<F: Float>(t: Tensor<F>) -> Tensor<F> {
-        t.into_map(|x| x * x)
+    pub fn sqrt<T: InPlace>(t: T) -> T {
+        t.sqrt_in_place()
+    }
+
+    #[inline]
+    pub fn square<T: InPlace>(t: T) -> T {
+        t.square_in_place()
     }
 }
 

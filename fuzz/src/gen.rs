@@ -95,6 +95,9 @@ pub enum C {
     /// Two differentiable numbers taken as one tuple parameter, destructured first:
     /// `fn f(xy: (f64, f64), …) { let (x, y) = xy; … }` (first order).
     Packed,
+    /// Two differentiable numbers as the fields of a `#[derive(Params)]` struct, read by field:
+    /// `fn f(p: &P7, …) { let x = p.x; let y = p.y; … }` (first order).
+    Fields,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -149,10 +152,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Generic, "generic", 15),
     (C::ArrayReplace, "array_replace", 30),
     (C::Packed, "packed", 10),
+    (C::Fields, "fields", 10),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Packed as usize + 1;
+    pub const COUNT: usize = C::Fields as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

@@ -1,6 +1,6 @@
 //! The random-program tester's minimized findings (`diffx-fuzz`, issue 15), kept as it reported
 //! them: each file is a program whose `main` checks the values and derivatives that were wrong
-//! (A2, T, U, W and Z silently) or a form that did not compile. Each runs here as a test.
+//! (A2, T, U, W, Z, AC and AD silently) or a form that did not compile. Each runs here as a test.
 
 #![allow(
     clippy::assign_op_pattern,
@@ -40,6 +40,15 @@ mod ac {
 #[test]
 fn ac_constant_vector_changed_after_read() {
     ac::main();
+}
+
+mod ad {
+    include!("ad_parameter_place_returned.rs");
+}
+
+#[test]
+fn ad_parameter_place_returned() {
+    ad::main();
 }
 
 mod e2 {

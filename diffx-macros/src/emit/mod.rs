@@ -43,8 +43,12 @@ fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
 fn call_args(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
     args.iter()
         .map(|a| match a {
+            // (A value of a kind the macro cannot see, passed by value, is a number or a value
+            // the callee takes whole: a copy either way.)
             Atom::Var(v)
-                if f.vars[v.0].by_value && !f.vars[v.0].is_ref && f.kind(*v) == Kind::Slice =>
+                if f.vars[v.0].by_value
+                    && !f.vars[v.0].is_ref
+                    && matches!(f.kind(*v), Kind::Slice | Kind::Other) =>
             {
                 owned(f, a)
             }

@@ -441,6 +441,10 @@ impl Instrument<'_> {
             .zip(&copies)
             .map(|(a, c)| match f.atom_kind(a) {
                 Kind::Scalar if !borrows(a) => Atom::Const(quote!(#c)),
+                // A value of a kind the macro cannot see, passed by value (a number).
+                Kind::Other if matches!(a, Atom::Var(v) if f.vars[v.0].by_value && !f.vars[v.0].is_ref) => {
+                    Atom::Const(quote!(#c))
+                }
                 _ => Atom::Const(quote!(&#c)),
             })
             .collect();

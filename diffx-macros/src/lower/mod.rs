@@ -67,6 +67,9 @@ pub struct Lowerer<'b> {
     pub tuple_read: BTreeSet<String>,
     /// The values of such calls, arrays of their components.
     tuple_values: std::collections::HashSet<crate::ir::Var>,
+    /// Names bound to a place by value (`let x = p.x;`, not `&p.x`): a `Copy` value, a number, which
+    /// kept code reads by value too.
+    copied: BTreeSet<String>,
     /// The declared types of the parameters read by place (tuples, nested containers, parameter
     /// structs): a place whose type is a float there is a number (`p.0`, `pts[i][1]`).
     pub param_types: std::collections::HashMap<crate::ir::Var, syn::Type>,
@@ -98,6 +101,7 @@ impl<'b> Lowerer<'b> {
             tuple_call: false,
             tuple_read: BTreeSet::new(),
             tuple_values: std::collections::HashSet::new(),
+            copied: BTreeSet::new(),
             param_types: std::collections::HashMap::new(),
         }
     }
@@ -479,6 +483,11 @@ impl<'b> Lowerer<'b> {
         let value = self.expr(&init.expr)?;
         self.vector_call = false;
         self.tuple_call = false;
+        if matches!(value, Atom::Field(..)) && !matches!(&*init.expr, Expr::Reference(_)) {
+            self.copied.insert(name.clone());
+        } else {
+            self.copied.remove(&name);
+        }
         self.let_binding(
             &pi.ident.to_string(),
             ty,
@@ -511,6 +520,9 @@ impl<'b> Lowerer<'b> {
                     Atom::Field(..) if self.refs.contains(&n) => {
                         let place = operands::place(&self.b.func, &a);
                         Atom::Const(quote!(&#place))
+                    }
+                    Atom::Field(..) if self.copied.contains(&n) => {
+                        Atom::Const(operands::place(&self.b.func, &a))
                     }
                     a => a,
                 };
@@ -796,9 +808,21 @@ impl<'b> Lowerer<'b> {
         }
         let mut args = Vec::new();
         for a in &c.args {
-            let arg = self.expr(a)?;
-            if let (Atom::Var(v), false) = (&arg, matches!(a, Expr::Reference(_))) {
+            let mut arg = self.expr(a)?;
+            // (A loop's element bound by reference, `layer` of `for layer in &model.layers`, is a
+            // reference already.)
+            let bound_by_ref = matches!(a, Expr::Path(p)
+                if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string())));
+            let by_value = !matches!(a, Expr::Reference(_)) && !bound_by_ref;
+            if let (Atom::Var(v), true) = (&arg, by_value) {
                 self.b.func.vars[v.0].by_value = true;
+            }
+            if by_value
+                && matches!(arg, Atom::Field(..))
+                && self.b.func.atom_kind(&arg) == Kind::Other
+            {
+                // A field passed by value is `Copy`: a number (a tensor would be moved out).
+                arg = Atom::Var(self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Scalar));
             }
             args.push(arg);
         }

@@ -190,7 +190,7 @@ impl<'a> Gen<'a> {
                 ParamKind::Slice | ParamKind::VecParam => self.vec_argument(),
                 ParamKind::Array(len) => self.array_argument(*len, depth),
                 // Only a function that no other calls is packed.
-                ParamKind::Pair => unreachable!("a helper is not packed"),
+                ParamKind::Pair | ParamKind::Fields => unreachable!("a helper is not packed"),
             });
         }
         E::new(format!("{}({})", callee.name, args.join(", ")), 0)

@@ -49,6 +49,14 @@ pub fn emit(units: &[Unit], header: &str) -> Emitted {
     for (i, u) in units.iter().enumerate() {
         push(&mut e, None, "\n");
         push(&mut e, Some(i), &u.source());
+        if let (Some([a, b]), name) = (&u.main.fields, u.main.struct_name()) {
+            // The checks read a gradient as a flat vector.
+            push(
+                &mut e,
+                Some(i),
+                &format!("impl check::Flat for {name} {{\n    fn flat_into(self, out: &mut Vec<f64>) {{\n        out.extend([self.{a}, self.{b}]);\n    }}\n}}\n"),
+            );
+        }
     }
     push(
         &mut e,
@@ -98,10 +106,20 @@ fn args(f: &Function) -> Args {
         } else {
             ("c", a.consts)
         };
-        a.values.push(read(p.kind, src, at, width));
+        let read = |v: &str| match (&f.fields, p.kind) {
+            (Some([x, y]), ParamKind::Fields) => {
+                format!(
+                    "&{} {{ {x}: {v}[{at}], {y}: {v}[{}] }}",
+                    f.struct_name(),
+                    at + 1
+                )
+            }
+            _ => read(p.kind, v, at, width),
+        };
+        a.values.push(read(src));
         if p.diff {
-            a.tangents.push(read(p.kind, "t", at, width));
-            a.tangents_u.push(read(p.kind, "u", at, width));
+            a.tangents.push(read("t"));
+            a.tangents_u.push(read("u"));
             a.dims += width;
         } else {
             a.consts += width;
@@ -119,6 +137,7 @@ fn read(kind: ParamKind, v: &str, at: usize, width: usize) -> String {
         ParamKind::VecParam => format!("{v}[{at}..{end}].to_vec()"),
         ParamKind::Array(n) => format!("check::array::<{n}>(&{v}[{at}..{end}])"),
         ParamKind::Pair => format!("({v}[{at}], {v}[{}])", at + 1),
+        ParamKind::Fields => unreachable!("read with the struct's name"),
         ParamKind::Usize => unreachable!(),
     }
 }

@@ -18,6 +18,9 @@ pub enum ParamKind {
     Array(usize),
     /// `(f64, f64)`: two numbers packed by [`pack`].
     Pair,
+    /// `&P…`: two numbers as the fields of a parameter struct ([`pack`] with `fields`), named
+    /// after them in [`Function::fields`].
+    Fields,
 }
 
 #[derive(Clone, Debug)]
@@ -37,6 +40,8 @@ impl Param {
             ParamKind::VecParam => "Vec<f64>".into(),
             ParamKind::Array(n) => format!("[f64; {n}]"),
             ParamKind::Pair => "(f64, f64)".into(),
+            // Named after its function: written by `Function::source`.
+            ParamKind::Fields => "&P".into(),
         }
     }
 }
@@ -62,11 +67,21 @@ pub struct Function {
     pub methods: Vec<String>,
     /// Whether it is written generic over its float type (`fn f<T: diffx::Float>`).
     pub generic: bool,
+    /// The names of the two fields of its parameter struct, if it takes one
+    /// ([`ParamKind::Fields`]).
+    pub fields: Option<[String; 2]>,
 }
 
 impl Function {
     pub fn source(&self) -> String {
-        let mut s = String::from("#[autodiff");
+        let mut s = String::new();
+        if let Some([a, b]) = &self.fields {
+            s.push_str(&format!(
+                "#[derive(Clone, Debug, diffx::Params)]\nstruct {} {{\n    {a}: f64,\n    {b}: f64,\n}}\n\n",
+                self.struct_name()
+            ));
+        }
+        s.push_str("#[autodiff");
         if !self.attr_args.is_empty() {
             s.push_str(&format!("({})", self.attr_args.join(", ")));
         }
@@ -74,7 +89,10 @@ impl Function {
         let params: Vec<String> = self
             .params
             .iter()
-            .map(|p| format!("{}: {}", p.name, p.ty()))
+            .map(|p| match p.kind {
+                ParamKind::Fields => format!("{}: &{}", p.name, self.struct_name()),
+                _ => format!("{}: {}", p.name, p.ty()),
+            })
             .collect();
         s.push_str(&format!(
             "fn {}({}) -> f64 {{\n",
@@ -89,6 +107,11 @@ impl Function {
         s
     }
 
+    /// The name of its parameter struct ([`ParamKind::Fields`]).
+    pub fn struct_name(&self) -> String {
+        format!("P{}", self.name)
+    }
+
     /// The number of scalar components of a parameter.
     pub fn width(&self, p: &Param) -> usize {
         match p.kind {
@@ -96,7 +119,7 @@ impl Function {
             ParamKind::Usize => 0,
             ParamKind::Slice | ParamKind::VecParam => self.slice_len,
             ParamKind::Array(n) => n,
-            ParamKind::Pair => 2,
+            ParamKind::Pair | ParamKind::Fields => 2,
         }
     }
 }
@@ -149,7 +172,9 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
         }
     }
     if !main.generic && rng.chance(w(C::Packed) as f64 / 100.0) {
-        pack(&mut main);
+        pack(&mut main, false);
+    } else if !main.generic && rng.chance(w(C::Fields) as f64 / 100.0) {
+        pack(&mut main, true);
     }
     Unit {
         index,
@@ -158,10 +183,11 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
     }
 }
 
-/// `f`'s first two differentiable numbers `x`, `y` as one parameter `xy: (f64, f64)`, destructured
-/// by the first statement. First order only (second order does not take tuples yet); not with
-/// `wrt`, which names the numbers.
-fn pack(f: &mut Function) {
+/// `f`'s first two differentiable numbers `x`, `y` as one parameter: `xy: (f64, f64)`, destructured
+/// by the first statement, or with `fields` `p: &P` (a `#[derive(Params)]` struct with fields `x`
+/// and `y`), read by the first two. First order only (second order does not take them yet); not
+/// with `wrt`, which names the numbers.
+fn pack(f: &mut Function, fields: bool) {
     let numbers: Vec<usize> = (0..f.params.len())
         .filter(|&i| f.params[i].kind == ParamKind::Float && f.params[i].diff)
         .collect();
@@ -171,17 +197,37 @@ fn pack(f: &mut Function) {
     let (i, j) = (numbers[0], numbers[1]);
     let (a, b) = (f.params[i].name.clone(), f.params[j].name.clone());
     f.params.remove(j);
+    let (name, kind, reads, construct) = match fields {
+        false => (
+            "xy",
+            ParamKind::Pair,
+            vec![format!("let ({a}, {b}) = xy;")],
+            C::Packed,
+        ),
+        true => (
+            "pf",
+            ParamKind::Fields,
+            vec![format!("let {a} = pf.{a};"), format!("let {b} = pf.{b};")],
+            C::Fields,
+        ),
+    };
     f.params[i] = Param {
-        name: "xy".into(),
-        kind: ParamKind::Pair,
+        name: name.into(),
+        kind,
         diff: true,
     };
-    f.body
-        .stmts
-        .insert(0, Stmt::Raw(format!("let ({a}, {b}) = xy;")));
+    for (k, r) in reads.into_iter().enumerate() {
+        f.body.stmts.insert(k, Stmt::Raw(r));
+    }
+    if fields {
+        f.fields = Some([a, b]);
+        // `explain_` lists a struct's fields as the body reads them (it cannot see the struct):
+        // its rows do not line up with the gradient's fields.
+        f.explain = false;
+    }
     f.attr_args.retain(|a| !a.starts_with("order"));
     (f.hvp, f.dhvp) = (false, false);
-    f.used[C::Packed as usize] += 1;
+    f.used[construct as usize] += 1;
 }
 
 /// Chooses the parameters: one to three floats, maybe a slice, `Vec` or array, maybe `n`.
@@ -332,6 +378,7 @@ fn function(
         used,
         methods,
         generic: false,
+        fields: None,
     }
 }
 
@@ -471,5 +518,6 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         used,
         methods,
         generic: false,
+        fields: None,
     }
 }
