@@ -325,7 +325,7 @@ fn obstacle(
     {
         return Some(syn::Error::new_spanned(
             &p.ty,
-            format!("`order = {n}`: {what} take `f64`/`f32` parameters and their slices, `Vec`s and arrays, not tensors or parameter structs yet; leave this one out with `wrt(…)`"),
+            format!("`order = {n}`: {what} take `f64`/`f32` parameters and their slices, `Vec`s and arrays, not tensors, parameter structs, tuples or arrays of arrays yet; leave this one out with `wrt(…)`"),
         ));
     }
     let mut found = None;
