@@ -371,3 +371,43 @@ fn local_arrays_of_arrays() {
         assert!(close(t, g[0] - g[2], 1e-12));
     }
 }
+
+/// A function returning a `Vec`.
+#[autodiff]
+fn scaled_squares(x: &[f64], a: f64) -> Vec<f64> {
+    let mut v = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        v[i] = a * x[i] * x[i];
+    }
+    v
+}
+
+/// Calls returning `Vec`s: indexed inline, bound in a loop, read in arms, passed on to a call.
+#[autodiff]
+fn calls_returning_vecs(x: &[f64], a: f64) -> f64 {
+    let mut s = scaled_squares(x, a)[1];
+    for k in 0..3 {
+        let v = scaled_squares(x, a * k as f64);
+        if v[0] > 0.1 {
+            s += v[0] * v[2].sin();
+        } else {
+            let w = scaled_squares(&v, 0.5);
+            s -= w[1];
+        }
+    }
+    s
+}
+
+#[test]
+fn calls_returning_vecs_in_both_modes() {
+    for (x, a) in [([0.5, 1.0, -2.0], 0.7), ([1.5, -0.25, 0.75], -1.3)] {
+        let (gx, ga) = grad_calls_returning_vecs(&x, a);
+        let fd = central_difference(|v| calls_returning_vecs(&v[..3], v[3]), &[x[0], x[1], x[2], a]);
+        for i in 0..3 {
+            assert!(close(gx[i], fd[i], 1e-7), "{gx:?} vs {fd:?}");
+        }
+        assert!(close(ga, fd[3], 1e-7));
+        let (_, t) = jvp_calls_returning_vecs(&x, a, &[1.0, 0.0, -1.0], 0.5);
+        assert!(close(t, gx[0] - gx[2] + 0.5 * ga, 1e-12));
+    }
+}
