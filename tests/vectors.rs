@@ -402,7 +402,10 @@ fn calls_returning_vecs(x: &[f64], a: f64) -> f64 {
 fn calls_returning_vecs_in_both_modes() {
     for (x, a) in [([0.5, 1.0, -2.0], 0.7), ([1.5, -0.25, 0.75], -1.3)] {
         let (gx, ga) = grad_calls_returning_vecs(&x, a);
-        let fd = central_difference(|v| calls_returning_vecs(&v[..3], v[3]), &[x[0], x[1], x[2], a]);
+        let fd = central_difference(
+            |v| calls_returning_vecs(&v[..3], v[3]),
+            &[x[0], x[1], x[2], a],
+        );
         for i in 0..3 {
             assert!(close(gx[i], fd[i], 1e-7), "{gx:?} vs {fd:?}");
         }

@@ -486,8 +486,8 @@ fn assert_fits_count(n: usize, m: usize) {
 }
 
 /// Numbers stored in a parameter struct's fields: a scalar, an array or a `Vec` of them, nested.
-/// `#[derive(Params)]` visits such a field through this trait (it is not a [`Params`] itself, so
-/// that `f64` stays a plain number everywhere else); a zero is all it needs beyond visiting.
+/// `#[derive(Params)]` visits such a field through this trait, one contiguous run per array or
+/// `Vec` (as a [`Params`], a `Vec<f64>` is visited number by number).
 #[doc(hidden)]
 pub trait Leaves: Clone {
     /// The float type of the numbers.
