@@ -742,3 +742,66 @@ fn collect_after_filter() {
     check(kept, grad_kept, jvp_kept, vjp_kept, kept_by_hand, 6);
     check_hessian(grad_kept, hessian_kept, 6);
 }
+
+/// `zip` after `filter`: the k-th element that passed pairs with the other's k-th.
+#[autodiff]
+fn zip_after_filter(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .filter(|v| **v > 0.0)
+        .zip(y.iter())
+        .map(|(a, b)| a * b.sin())
+        .sum()
+}
+
+/// `step_by` after `filter`: every other element that passed.
+#[autodiff]
+fn stride_after_filter(x: &[f64]) -> f64 {
+    x.iter()
+        .filter(|v| **v > 0.0)
+        .step_by(2)
+        .map(|v| v * v.exp())
+        .sum::<f64>()
+}
+
+#[test]
+fn zip_and_step_by_after_filter() {
+    let x: [f64; 6] = [0.5, -1.0, 2.0, 3.0, -0.5, 1.5];
+    let y: [f64; 3] = [1.0, 2.0, -3.0];
+    // The same chains without the attribute.
+    let plain_zip: f64 = x
+        .iter()
+        .filter(|v| **v > 0.0)
+        .zip(y.iter())
+        .map(|(a, b)| a * b.sin())
+        .sum();
+    let plain_stride: f64 = x
+        .iter()
+        .filter(|v| **v > 0.0)
+        .step_by(2)
+        .map(|v| v * v.exp())
+        .sum();
+    assert_eq!(zip_after_filter(&x, &y), plain_zip);
+    assert_eq!(stride_after_filter(&x), plain_stride);
+    let (gx, gy) = grad_zip_after_filter(&x, &y);
+    // Pairs (0.5, 1), (2, 2), (3, −3); 1.5 has no partner.
+    assert_eq!(
+        gx,
+        vec![1f64.sin(), 0.0, 2f64.sin(), (-3f64).sin(), 0.0, 0.0]
+    );
+    assert_eq!(
+        gy,
+        vec![0.5 * 1f64.cos(), 2.0 * 2f64.cos(), 3.0 * (-3f64).cos()]
+    );
+    let g = grad_stride_after_filter(&x);
+    let d = |v: f64| (1.0 + v) * v.exp();
+    assert_eq!(g, vec![d(0.5), 0.0, 0.0, d(3.0), 0.0, 0.0]);
+    let fd = central_difference(
+        |v| zip_after_filter(&v[..6], &v[6..]),
+        &[x.as_slice(), &y].concat(),
+    );
+    for (a, b) in gx.iter().chain(&gy).zip(&fd) {
+        assert_close(*a, *b, 1e-7, "zip after filter");
+    }
+    let (_, t) = jvp_stride_after_filter(&x, &[1.0; 6]);
+    assert_close(t, g.iter().sum(), 1e-12, "jvp");
+}

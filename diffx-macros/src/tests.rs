@@ -156,8 +156,7 @@ fn unsupported_code_is_an_error_not_a_panic() {
         quote!(
             fn f(x: &[f64]) -> f64 {
                 x.iter()
-                    .filter(|v| **v > 0.0)
-                    .zip(x.iter())
+                    .zip(x.iter().filter(|v| **v > 0.0))
                     .map(|(a, b)| a * b)
                     .sum()
             }

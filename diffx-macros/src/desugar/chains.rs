@@ -9,8 +9,9 @@
 //! `zip`), which Rust evaluates exactly as it would the chain. What the chain does with the
 //! elements (`map`, `filter`, the consumer) becomes statements of the loop body, so lowering sees
 //! only indexing, `let`s, `if`s and a `for` over constants, and every mode differentiates it.
-//! After a `filter`, positions no longer count elements: `enumerate`, `skip` and `take` count
-//! with a counter instead.
+//! After a `filter`, positions no longer count elements: `enumerate`, `skip`, `take`, `step_by`
+//! and `zip` count with a counter instead (the k-th element that passed pairs with the other
+//! sequence's k-th).
 
 use proc_macro2::Span;
 use quote::quote;
@@ -547,7 +548,10 @@ fn adapt(p: Positions, step: Step, span: Span, float: &Type) -> syn::Result<Posi
         // runs backwards without taping the index.
         (Step::Rev, Iter::Count(n)) => {
             let m = paren(&n);
-            keep(Iter::Count(n), shifted(elem, move |j| syn::parse_quote!(#m - 1 - #j)))
+            keep(
+                Iter::Count(n),
+                shifted(elem, move |j| syn::parse_quote!(#m - 1 - #j)),
+            )
         }
         (Step::Enumerate, Iter::Count(n)) if !filtered => keep(
             Iter::Count(n),
@@ -556,26 +560,35 @@ fn adapt(p: Positions, step: Step, span: Span, float: &Type) -> syn::Result<Posi
         (Step::Skip(s), Iter::Count(n)) if !filtered => {
             let (n, s) = (paren(&n), paren(&s));
             let len = syn::parse_quote!(#n.saturating_sub(#s));
-            keep(Iter::Count(len), shifted(elem, move |j| syn::parse_quote!(#s + #j)))
+            keep(
+                Iter::Count(len),
+                shifted(elem, move |j| syn::parse_quote!(#s + #j)),
+            )
         }
-        (Step::Take(s), Iter::Count(n)) if !filtered => {
-            keep(Iter::Count(syn::parse_quote!(::core::cmp::min(#n, #s))), elem)
-        }
+        (Step::Take(s), Iter::Count(n)) if !filtered => keep(
+            Iter::Count(syn::parse_quote!(::core::cmp::min(#n, #s))),
+            elem,
+        ),
         (Step::Stride(s), Iter::Count(n)) if !filtered => {
             let (n, s) = (paren(&n), paren(&s));
             let len = syn::parse_quote!((#n + #s - 1) / #s);
-            keep(Iter::Count(len), shifted(elem, move |j| syn::parse_quote!(#j * #s)))
+            keep(
+                Iter::Count(len),
+                shifted(elem, move |j| syn::parse_quote!(#j * #s)),
+            )
         }
         (Step::Zip(other), iter) if !filtered => {
             let other = positions(*other, float)?;
             if other.filtered {
-                return Err(syn::Error::new(span, "`zip` with a filtered chain is not supported by `#[autodiff]`: zip first, then `filter`"));
+                return Err(syn::Error::new(span, "`zip` with a filtered chain is not supported by `#[autodiff]`: filter the outer chain and index the other with a counter"));
             }
             let oelem = other.elem;
             match (iter, other.iter) {
                 (Iter::Count(n), Iter::Count(m)) => keep(
                     Iter::Count(syn::parse_quote!(::core::cmp::min(#n, #m))),
-                    Box::new(move |b, t, j| Ok(Elem::Tuple(vec![elem(b, t, j.clone())?, oelem(b, t, j)?]))),
+                    Box::new(move |b, t, j| {
+                        Ok(Elem::Tuple(vec![elem(b, t, j.clone())?, oelem(b, t, j)?]))
+                    }),
                 ),
                 (a, o) => {
                     let (a, o) = (a.general(), o.general());
@@ -599,7 +612,10 @@ fn adapt(p: Positions, step: Step, span: Span, float: &Type) -> syn::Result<Posi
             keep(
                 Iter::General(syn::parse_quote!(#i.enumerate())),
                 Box::new(move |b, t, k| {
-                    Ok(Elem::Tuple(vec![Elem::Expr(syn::parse_quote!(#k.0)), elem(b, t, syn::parse_quote!(#k.1))?]))
+                    Ok(Elem::Tuple(vec![
+                        Elem::Expr(syn::parse_quote!(#k.0)),
+                        elem(b, t, syn::parse_quote!(#k.1))?,
+                    ]))
                 }),
             )
         }
@@ -615,17 +631,43 @@ fn adapt(p: Positions, step: Step, span: Span, float: &Type) -> syn::Result<Posi
             let i = iter.general();
             keep(Iter::General(syn::parse_quote!(#i.step_by(#n))), elem)
         }
-        (step @ (Step::Enumerate | Step::Skip(_) | Step::Take(_)), iter) => {
-            Ok(counted(Positions { iter, filtered, elem }, step))
+        // After a `filter`: the k-th element that passed pairs with the other sequence's k-th.
+        (Step::Zip(other), iter) => {
+            let other = positions(*other, float)?;
+            let (false, Iter::Count(m)) = (other.filtered, other.iter) else {
+                return Err(syn::Error::new(span, "`zip` after a `filter` takes a slice, a `Vec`, an array or a range (or a chain of `map`s over one), not another filtered chain, in `#[autodiff]`: filter one chain and index the other with a counter"));
+            };
+            let oelem = other.elem;
+            keep(
+                iter,
+                Box::new(move |b, t, k| {
+                    let v = elem(b, t, k)?;
+                    let c = t.fresh("count");
+                    b.pre.push(syn::parse_quote!(let mut #c: usize = 0;));
+                    // Past the other's end the zip has ended: no later element pairs.
+                    b.guard(syn::parse_quote!(#c < #m));
+                    let i = t.fresh("index");
+                    b.push(syn::parse_quote!(let #i = #c;));
+                    b.push(syn::parse_quote!(#c += 1;));
+                    Ok(Elem::Tuple(vec![v, oelem(b, t, syn::parse_quote!(#i))?]))
+                }),
+            )
         }
-        (Step::Stride(_) | Step::Zip(_), _) => Err(syn::Error::new(
-            span,
-            "`step_by` and `zip` after `filter` are not supported by `#[autodiff]`: put them before the `filter`",
-        )),
+        (step @ (Step::Enumerate | Step::Skip(_) | Step::Take(_) | Step::Stride(_)), iter) => {
+            Ok(counted(
+                Positions {
+                    iter,
+                    filtered,
+                    elem,
+                },
+                step,
+            ))
+        }
     }
 }
 
-/// `enumerate`, `skip` and `take` after a `filter`: a counter of the elements that passed.
+/// `enumerate`, `skip`, `take` and `step_by` after a `filter`: a counter of the elements that
+/// passed.
 fn counted(p: Positions, step: Step) -> Positions {
     let Positions {
         iter,
@@ -654,6 +696,13 @@ fn counted(p: Positions, step: Step) -> Positions {
                 Step::Take(n) => {
                     b.guard(syn::parse_quote!(#c < #n));
                     b.push(syn::parse_quote!(#c += 1;));
+                    v
+                }
+                Step::Stride(n) => {
+                    let kept = t.fresh("kept");
+                    b.push(syn::parse_quote!(let #kept = #c % #n == 0;));
+                    b.push(syn::parse_quote!(#c += 1;));
+                    b.guard(syn::parse_quote!(#kept));
                     v
                 }
                 _ => v,

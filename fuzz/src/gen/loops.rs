@@ -114,7 +114,8 @@ impl Gen<'_> {
 
     /// A `for` over an iterator chain on the slice (rewritten into a loop over positions by the
     /// macro): `enumerate`, `zip` with its shifted self, `rev`, `skip`, `take`, `step_by`,
-    /// `filter` on the element's value, with tuple and reference patterns.
+    /// `filter` on the element's value (then `zip` or `step_by`), with tuple and reference
+    /// patterns.
     fn for_chain(&mut self, slice: &str, active: bool) -> Stmt {
         self.used[C::ForChain as usize] += 1;
         let name = self.fresh_name(Some("xi"));
@@ -150,12 +151,30 @@ impl Gen<'_> {
                 None,
                 None,
             ),
-            6 => (
-                format!("&{name}"),
-                format!("{slice}.iter().filter(|v| **v > 0.2)"),
-                None,
-                None,
-            ),
+            // After a `filter`, the macro counts the elements that passed.
+            6 => match self.rng.below(3) {
+                0 => (
+                    format!("&{name}"),
+                    format!("{slice}.iter().filter(|v| **v > 0.2)"),
+                    None,
+                    None,
+                ),
+                1 => {
+                    let o = self.fresh_name(Some("xn"));
+                    (
+                        format!("(&{name}, &{o})"),
+                        format!("{slice}.iter().filter(|v| **v > 0.2).zip({slice}.iter().skip(1))"),
+                        None,
+                        Some(o),
+                    )
+                }
+                _ => (
+                    format!("&{name}"),
+                    format!("{slice}.iter().filter(|v| **v > -0.2).step_by(2)"),
+                    None,
+                    None,
+                ),
+            },
             _ => (
                 name.clone(),
                 format!("{slice}.iter().copied().skip(1).rev()"),
