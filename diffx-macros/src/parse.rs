@@ -389,7 +389,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             .ok_or_else(|| {
                 error(
                     ty.span(),
-                    "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), `[f64; M]`, `Vec<f64>` or a `Tensor`",
+                    "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), `[f64; M]`, `Vec<f64>`, a tuple of numbers or a `Tensor`",
                 )
             }),
         ReturnType::Default => Err(error(
