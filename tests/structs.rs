@@ -463,23 +463,39 @@ fn field_functions(p: &Line, x: f64) -> f64 {
         + p.slope.max(p.intercept)
 }
 
-#[test]
-fn number_fields_in_elementary_functions() {
-    for (s, c, x) in [(0.7, -0.4, 0.5), (-1.2, 0.9, -1.5), (0.3, 1.1, 2.0)] {
+/// A function of a `Line` and a number, with its `grad_` and `jvp_`.
+type LineFunction = (
+    fn(&Line, f64) -> f64,
+    fn(&Line, f64) -> Line,
+    fn(&Line, f64, &Line) -> (f64, f64),
+);
+
+/// `grad_` against central differences, and `jvp_`'s value and tangent against `f` and ⟨∇, direction⟩,
+/// at three points; `last` is the number argument at the last one.
+fn check_line_function((f, grad, jvp): LineFunction, last: f64) {
+    for (s, c, x) in [(0.7, -0.4, 0.5), (-1.2, 0.9, -1.5), (0.3, 1.1, last)] {
         let p = Line {
             slope: s,
             intercept: c,
         };
-        let g = grad_field_functions(&p, x);
-        check_params(|q| field_functions(q, x), &p, &g).assert_close(1e-7);
+        let g = grad(&p, x);
+        check_params(|q| f(q, x), &p, &g).assert_close(1e-7);
         let dir = Line {
             slope: 0.5,
             intercept: -1.0,
         };
-        let (v, t) = jvp_field_functions(&p, x, &dir);
-        assert!(close(v, field_functions(&p, x), 1e-15));
+        let (v, t) = jvp(&p, x, &dir);
+        assert!(close(v, f(&p, x), 1e-15));
         assert!(close(t, g.dot(&dir), 1e-12), "{t} vs {}", g.dot(&dir));
     }
+}
+
+#[test]
+fn number_fields_in_elementary_functions() {
+    check_line_function(
+        (field_functions, grad_field_functions, jvp_field_functions),
+        2.0,
+    );
 }
 
 #[autodiff]
@@ -509,18 +525,9 @@ fn fields_passed_on(p: &Line, w: f64) -> f64 {
 
 #[test]
 fn number_fields_passed_to_calls_and_kept_statements() {
-    for (s, c, w) in [(0.7, -0.4, 0.5), (-1.2, 0.9, -1.5), (0.3, 1.1, 20.0)] {
-        let p = Line {
-            slope: s,
-            intercept: c,
-        };
-        let g = grad_fields_passed_on(&p, w);
-        check_params(|q| fields_passed_on(q, w), &p, &g).assert_close(1e-7);
-        let dir = Line {
-            slope: 1.0,
-            intercept: 0.5,
-        };
-        let (_, t) = jvp_fields_passed_on(&p, w, &dir);
-        assert!(close(t, g.dot(&dir), 1e-12), "{t} vs {}", g.dot(&dir));
-    }
+    // The last point takes the early `return`.
+    check_line_function(
+        (fields_passed_on, grad_fields_passed_on, jvp_fields_passed_on),
+        20.0,
+    );
 }

@@ -1,0 +1,8 @@
+use diffx::Params;
+
+#[derive(Clone, Params)]
+struct Rows {
+    w: [Vec<f64>; 2],
+}
+
+fn main() {}
