@@ -527,7 +527,11 @@ fn fields_passed_on(p: &Line, w: f64) -> f64 {
 fn number_fields_passed_to_calls_and_kept_statements() {
     // The last point takes the early `return`.
     check_line_function(
-        (fields_passed_on, grad_fields_passed_on, jvp_fields_passed_on),
+        (
+            fields_passed_on,
+            grad_fields_passed_on,
+            jvp_fields_passed_on,
+        ),
         20.0,
     );
 }
