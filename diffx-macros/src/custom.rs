@@ -70,10 +70,18 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .map(|p| p.differentiable.then(|| format_ident!("{}_dot", p.name)))
         .collect();
     let ct = Ident::new("ct", Span::call_site());
-    let hidden = [
+    let mut hidden = vec![
         hidden_jvp(&item, &sig, &rules.jvp, &dots),
         hidden_vjp(&item, &sig, &rules.vjp, &ct),
     ];
+    if crate::emit::split::wanted(&item, &sig) {
+        let parts = crate::emit::split::Parts {
+            item: &item,
+            sig: &sig,
+            ct: &ct,
+        };
+        hidden.push(crate::emit::split::recomputing(&parts));
+    }
     let public = crate::emit::public(&item, &sig, &dots, &ct);
     let second = match &rules.hvp {
         Some(hvp) if sig.ret_kind != crate::ir::Kind::Scalar => return Err(syn::Error::new(

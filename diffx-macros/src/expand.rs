@@ -176,6 +176,8 @@ fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
         tape::trim(&mut program.b.func);
     }
     tape::trim(&mut rev.b.func);
+    // (After the second-order programs, which differentiate the unpaired calls.)
+    reverse::pair_calls(&mut rev.b.func);
     let mut out = emit::functions(&item, &sig, &fwd, &rev);
     if sig.ret_kind == Kind::Slice {
         let jacobian = emit::second::jacobian(&item, &sig);

@@ -373,6 +373,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         index,
         value,
         log,
+        init,
     } = s
     {
         b.push(s.clone());
@@ -384,6 +385,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                 index: index.clone(),
                 value,
                 log,
+                init: *init,
             });
         }
         return Ok(());

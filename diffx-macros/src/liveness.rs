@@ -32,7 +32,10 @@ pub fn movable_in(f: &Func, body: &[Stmt], yields: &[Atom]) -> HashSet<(usize, V
 /// The values a statement of a list binds with `let`.
 fn defines(s: &Stmt) -> Vec<Var> {
     match s {
-        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } | Stmt::Zeros { dst, .. } => vec![*dst],
+        Stmt::Let { dst, .. }
+        | Stmt::Adjoint { dst, .. }
+        | Stmt::Zeros { dst, .. }
+        | Stmt::Split { dst, .. } => vec![*dst],
         Stmt::If { outs, .. } => outs.clone(),
         _ => Vec::new(),
     }
@@ -166,11 +169,12 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(tangents.iter().flatten().filter_map(Atom::var));
             r
         }
-        Stmt::CallVjp { args, ct, .. } => {
+        Stmt::CallVjp { args, ct, .. } | Stmt::Pullback { args, ct, .. } => {
             let mut r = atoms(args);
             r.push(*ct);
             r
         }
+        Stmt::Split { args, .. } => atoms(args),
         Stmt::CallHvp {
             args,
             tangents,
@@ -305,6 +309,20 @@ impl Mentions<'_> {
                 self.name(*ct);
                 self.names(grads.iter().flatten().copied());
             }
+            Stmt::Split {
+                dst, path, args, ..
+            } => {
+                self.name(*dst);
+                self.path(path);
+                self.atoms(args);
+            }
+            Stmt::Pullback {
+                args, ct, grads, ..
+            } => {
+                self.atoms(args);
+                self.name(*ct);
+                self.names(grads.iter().flatten().copied());
+            }
             Stmt::CallHvp {
                 path,
                 args,
@@ -330,6 +348,7 @@ impl Mentions<'_> {
                 index,
                 value,
                 log,
+                ..
             } => {
                 self.name(*vec);
                 self.tokens(index);

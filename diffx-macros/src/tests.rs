@@ -668,3 +668,86 @@ fn a_break_flag_is_not_taped() {
         "{text}"
     );
 }
+
+/// Reverse mode pairs a call with its pullback: at top level the callee's forward sweep runs once
+/// (`__diffx_split_g`), and in a loop the body's run keeps the value and pullback on a tape that
+/// the recomputation pops instead of calling again.
+#[test]
+fn calls_are_split_into_value_and_pullback() {
+    let straight = vjp_text(quote! {
+        fn f(x: f64) -> f64 {
+            let y = g(x);
+            y * x
+        }
+    });
+    assert!(
+        straight.contains("let (y , y_pullback) = __diffx_split_g (x)"),
+        "{straight}"
+    );
+    assert!(straight.contains("= y_pullback (x ,"), "{straight}");
+    assert!(!straight.contains("__diffx_vjp_g"), "{straight}");
+    let looped = vjp_text(quote! {
+        fn f(x: f64, n: usize) -> f64 {
+            let mut s = x;
+            for _ in 0..n {
+                s = g(s) + x;
+            }
+            s
+        }
+    });
+    assert!(looped.contains("t2_calls . push (("), "{looped}");
+    assert!(looped.contains("= t2_calls . pop ()"), "{looped}");
+    assert_eq!(looped.matches("__diffx_split_g").count(), 1, "{looped}");
+    // A method is called through `self`, and an associated function through its type: no split.
+    let method = vjp_text(quote! {
+        fn f(x: f64) -> f64 {
+            Model::g(x) * x
+        }
+    });
+    assert!(method.contains("Model :: __diffx_vjp_g"), "{method}");
+}
+
+/// The split function hands the forward sweep's values to the pullback closure; a forward sweep
+/// with a loop (whose tape may borrow the arguments) is not cut, and the closure calls
+/// `__diffx_vjp_` instead.
+#[test]
+fn a_split_function_cuts_straight_line_code_only() {
+    let split = |item| {
+        let out = crate::expand::autodiff(proc_macro2::TokenStream::new(), item);
+        item_named(&out, "__diffx_split_f")
+    };
+    let cut = split(quote! {
+        fn f(x: f64) -> f64 {
+            x.exp() * 2.0
+        }
+    });
+    assert!(cut.contains("+ use < >"), "{cut}");
+    assert!(cut.contains("move | x : f64 , ct : f64 |"), "{cut}");
+    assert!(!cut.contains("__diffx_vjp_f"), "{cut}");
+    // `exp`'s pullback reads its result, which is also the value returned: a copy goes each way.
+    let kept = split(quote! {
+        fn f(x: f64) -> f64 {
+            x.exp()
+        }
+    });
+    assert!(
+        kept.contains("(:: core :: clone :: Clone :: clone (& t1) , move"),
+        "{kept}"
+    );
+    let looped = split(quote! {
+        fn f(x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for v in x {
+                s += v * v;
+            }
+            s
+        }
+    });
+    assert!(looped.contains("__diffx_vjp_f (x , ct) . 1"), "{looped}");
+    let generic = split(quote! {
+        fn f<T: Float, const N: usize>(x: [T; N]) -> T {
+            x[0] * x[N - 1]
+        }
+    });
+    assert!(generic.contains("+ use < T , N >"), "{generic}");
+}

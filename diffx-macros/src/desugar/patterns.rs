@@ -148,7 +148,7 @@ fn bind_part(
         Pat::Tuple(t) => {
             let elems: Vec<&Pat> = t.elems.iter().collect();
             let rest = elems.iter().position(|p| is_rest(p));
-            let rest_last = rest.map_or(true, |r| r + 1 == elems.len());
+            let rest_last = rest.is_none_or(|r| r + 1 == elems.len());
             let parts = match value {
                 Elem::Tuple(parts) => parts,
                 // `(a, b, ..)`: the parts before the rest, by position.

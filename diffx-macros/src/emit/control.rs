@@ -48,6 +48,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             index,
             value,
             log,
+            ..
         } => {
             let (v, x) = (f.name(*vec), place(f, value));
             match log {
@@ -116,8 +117,13 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                         LoopHead::While { .. } => quote!(0),
                     };
                     let name = &t.name;
-                    if saved.is_empty() && range.is_some() {
-                        (quote!(#range), TokenStream::new())
+                    let calls = t.calls.iter();
+                    let range = quote! {
+                        #range
+                        #(let mut #calls = ::std::vec::Vec::with_capacity(#capacity);)*
+                    };
+                    if saved.is_empty() && t.range.is_some() {
+                        (range, TokenStream::new())
                     } else {
                         (
                             quote!(#range let mut #name = ::std::vec::Vec::with_capacity(#capacity);),

@@ -10,7 +10,7 @@ use syn::ItemFn;
 use crate::builder::Builder;
 use crate::forward::Forward;
 use crate::ir::operands::{by_ref, owned, place};
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, Op, Stash, Stmt, Var};
 use crate::liveness;
 use crate::tokens;
 
@@ -19,6 +19,7 @@ pub mod generics;
 pub mod methods;
 pub mod second;
 pub(crate) mod signature;
+pub mod split;
 pub mod third;
 pub mod tuples;
 use crate::parse::Signature;
@@ -288,6 +289,44 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             });
             quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct);)
         }
+        Stmt::Split {
+            dst,
+            pullback,
+            path,
+            args,
+            stash,
+        } => {
+            let path = derived_path(path, "split");
+            let (mt, name, a) = (m(dst), f.name(*dst), call_args(f, args));
+            match stash {
+                None => quote!(let (#mt #name, #pullback) = #path(#(#a),*);),
+                Some(Stash::Push(tape)) => quote! {
+                    let (#mt #name, #pullback) = #path(#(#a),*);
+                    #tape.push((::core::clone::Clone::clone(&#name), #pullback));
+                },
+                Some(Stash::Pop(tape)) => quote! {
+                    let ::core::option::Option::Some((#mt #name, #pullback)) = #tape.pop() else {
+                        ::core::unreachable!("the call's tape holds one entry per iteration")
+                    };
+                },
+            }
+        }
+        Stmt::Pullback {
+            pullback,
+            args,
+            ct,
+            grads,
+        } => {
+            let (a, ct) = (call_args(f, args), f.name(*ct));
+            let g = grads.iter().map(|g| match g {
+                Some(v) => {
+                    let (mt, name) = (m(v), f.name(*v));
+                    quote!(#mt #name)
+                }
+                None => quote!(_),
+            });
+            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct);)
+        }
         Stmt::CallHvp {
             path,
             args,
@@ -328,6 +367,12 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
 
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
+    body_parts(f, None).0
+}
+
+/// [`body`] cut before statement `at`, if given: the forward and backward sweeps of a reverse
+/// program.
+fn body_parts(f: &Func, at: Option<usize>) -> (TokenStream, TokenStream) {
     let mut mutable: HashSet<Var> = HashSet::new();
     for s in &f.body {
         s.walk(&mut |s| match s {
@@ -350,12 +395,14 @@ pub fn body(f: &Func) -> TokenStream {
         .map(|(i, _)| Var(i))
         .collect();
     let moves = liveness::movable(f, &params);
-    list(
-        f,
-        &f.body,
-        &mutable,
-        &|i, a| matches!(a, Atom::Var(v) if moves.contains(&(i, *v))),
-    )
+    let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
+    match at {
+        None => (list(f, &f.body, &mutable, &moved), TokenStream::new()),
+        Some(at) => (
+            list(f, &f.body[..at], &mutable, &moved),
+            list(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a)),
+        ),
+    }
 }
 
 /// The statements of a list, each told what it may hand over (by its index). An iteration taking
@@ -414,7 +461,8 @@ pub(crate) fn allow() -> TokenStream {
 /// Everything `#[autodiff]` writes for `item`.
 pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
     let g = Generated::new(item, sig);
-    let hidden = [g.hidden_jvp(fwd), g.hidden_vjp(rev)];
+    let mut hidden = vec![g.hidden_jvp(fwd), g.hidden_vjp(rev)];
+    hidden.extend(g.hidden_split(item, rev));
     let dots: Vec<Option<Ident>> = fwd
         .param_dots
         .iter()
@@ -573,18 +621,10 @@ impl<'a> Generated<'a> {
         }
     }
 
-    fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, params, ret_ty, allow) = (
-            self.fn_name("__diffx_vjp_"),
-            &self.params,
-            self.ret,
-            allow(),
-        );
+    /// The gradient of each parameter at the end of the backward sweep.
+    fn grads(&self, rev: &Reverse) -> Vec<TokenStream> {
         let f = &rev.b.func;
-        let ct = f.name(rev.ct);
-        let tys = signature::grad_types(self.sig);
-        let grads = self
-            .sig
+        self.sig
             .params
             .iter()
             .zip(&rev.grads)
@@ -596,7 +636,43 @@ impl<'a> Generated<'a> {
                 Some(g) => f.name(*g).to_token_stream(),
                 None if p.differentiable => zero(f),
                 None => quote!(::diffx::__private::Zero),
-            });
+            })
+            .collect()
+    }
+
+    fn hidden_split(&self, item: &ItemFn, rev: &Reverse) -> Option<TokenStream> {
+        if !split::wanted(item, self.sig) {
+            return None;
+        }
+        let f = &rev.b.func;
+        let parts = split::Parts {
+            item,
+            sig: self.sig,
+            ct: f.name(rev.ct),
+        };
+        let sweeps = body_parts(f, Some(rev.backward));
+        let grads = self.grads(rev);
+        Some(split::function(
+            &parts,
+            f,
+            rev.backward,
+            sweeps,
+            ret(&rev.b),
+            &grads,
+        ))
+    }
+
+    fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
+        let (name, params, ret_ty, allow) = (
+            self.fn_name("__diffx_vjp_"),
+            &self.params,
+            self.ret,
+            allow(),
+        );
+        let f = &rev.b.func;
+        let ct = f.name(rev.ct);
+        let tys = signature::grad_types(self.sig);
+        let grads = self.grads(rev);
         let (body, ret, vis) = (body(f), ret(&rev.b), self.vis);
         quote! {
             #[doc(hidden)]

@@ -26,7 +26,7 @@ use crate::tokens;
 /// with partial derivatives, copies, calls with scalar arguments, slices read and local vectors
 /// written element by element, and the control flow around them.
 pub fn recordable(f: &Func) -> bool {
-    let mut ok = f.ret.as_ref().map_or(true, |r| scalar(f, r));
+    let mut ok = f.ret.as_ref().is_none_or(|r| scalar(f, r));
     for s in &f.body {
         s.walk(&mut |s| ok &= stmt_recordable(f, s));
     }

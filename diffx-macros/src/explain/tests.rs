@@ -135,6 +135,7 @@ fn the_other_functions_are_unchanged() {
             "f",
             "__diffx_jvp_f",
             "__diffx_vjp_f",
+            "__diffx_split_f",
             "jvp_f",
             "vjp_f",
             "grad_f",

@@ -203,6 +203,9 @@ pub enum Stmt {
         index: TokenStream,
         value: Atom,
         log: Option<Ident>,
+        /// A write filling a vector just made (`[a, b]`), before anything reads it: its old value
+        /// is never read again, and reverse mode neither logs nor restores it.
+        init: bool,
     },
     /// Restores `vec` from its log: the last write (`mark: None`), or every write logged since the
     /// log had length `mark`.
@@ -214,6 +217,23 @@ pub enum Stmt {
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
     CallVjp {
         path: syn::Path,
+        args: Vec<Atom>,
+        ct: Var,
+        grads: Vec<Option<Var>>,
+    },
+    /// `(dst, pullback) = path(args)` split in two: the call's value, and its pullback (a closure)
+    /// for the [`Stmt::Pullback`] later in the same list. Reverse mode's calls, once paired
+    /// (`reverse/pullbacks.rs`): the callee's forward sweep runs once, not again in the pullback.
+    Split {
+        dst: Var,
+        pullback: Ident,
+        path: syn::Path,
+        args: Vec<Atom>,
+        stash: Option<Stash>,
+    },
+    /// `grads = pullback(args, ct)`: the second half of a [`Stmt::Split`] call.
+    Pullback {
+        pullback: Ident,
         args: Vec<Atom>,
         ct: Var,
         grads: Vec<Option<Var>>,
@@ -242,13 +262,25 @@ pub struct Tape {
     /// For a `for` over a range that always runs to its end: the loop variable and a copy of the
     /// range, which the backward sweep runs reversed instead of taping the variable.
     pub range: Option<(Ident, Ident)>,
+    /// The tapes of the calls in the body that keep their value and pullback for the backward
+    /// sweep ([`Stash::Push`]), declared with this one.
+    pub calls: Vec<Ident>,
+}
+
+/// Where a [`Stmt::Split`] in a loop leaves or finds its value and pullback.
+#[derive(Clone)]
+pub enum Stash {
+    /// In a loop's body: the call is made, and its value and pullback pushed on this tape.
+    Push(Ident),
+    /// In its backward sweep's recomputation of the body: popped from the tape, not made again.
+    Pop(Ident),
 }
 
 impl Tape {
     /// Whether state entry `i`, named `name`, is pushed.
     pub fn pushes(&self, i: usize, name: &str) -> bool {
         let by_range = self.range.as_ref().is_some_and(|(v, _)| v == name);
-        !by_range && self.keep.as_ref().map_or(true, |k| k[i])
+        !by_range && self.keep.as_ref().is_none_or(|k| k[i])
     }
 }
 
@@ -341,7 +373,7 @@ impl Func {
         }
     }
 
-    fn atoms(&self, args: &[Atom]) -> String {
+    pub(crate) fn atoms(&self, args: &[Atom]) -> String {
         args.iter()
             .map(|a| self.atom(a))
             .collect::<Vec<_>>()
@@ -451,6 +483,31 @@ impl Func {
                 "({}) = vjp[{}]({}; {})",
                 self.opt_names(grads),
                 Op::Call(path.clone()).name(),
+                self.atoms(args),
+                self.name(*ct)
+            ),
+            Stmt::Split {
+                dst,
+                pullback,
+                path,
+                args,
+                ..
+            } => writeln!(
+                f,
+                "({}, {pullback}) = split[{}]({})",
+                self.name(*dst),
+                Op::Call(path.clone()).name(),
+                self.atoms(args)
+            ),
+            Stmt::Pullback {
+                pullback,
+                args,
+                ct,
+                grads,
+            } => writeln!(
+                f,
+                "({}) = {pullback}({}; {})",
+                self.opt_names(grads),
                 self.atoms(args),
                 self.name(*ct)
             ),

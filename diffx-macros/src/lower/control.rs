@@ -672,6 +672,7 @@ impl Lowerer<'_> {
             index,
             value,
             log: None,
+            init: false,
         });
         Ok(())
     }
@@ -704,6 +705,7 @@ impl Lowerer<'_> {
                 index: quote!(#i),
                 value,
                 log: None,
+                init: true,
             });
         }
         Ok(Atom::Var(v))

@@ -24,11 +24,13 @@ use crate::rules::{Deriv, Rule};
 
 mod cells;
 mod fields;
+mod pullbacks;
 mod residual;
 mod shapes;
 mod tapes;
 
 use cells::{carried, outer_reads};
+pub use pullbacks::pair_calls;
 use residual::{with_residuals, Residue};
 use tapes::Tapes;
 
@@ -39,6 +41,8 @@ pub struct Reverse {
     pub ct: Var,
     /// The adjoint of each differentiable parameter, if anything flows to it.
     pub grads: Vec<Option<Var>>,
+    /// Where the backward sweep starts in the body: the statements before it are the forward sweep.
+    pub backward: usize,
 }
 
 struct Sweep {
@@ -72,10 +76,11 @@ pub fn transform(
     let mut tapes = Tapes {
         b: &mut b,
         logs: Vec::new(),
+        filled: Vec::new(),
         if_marks: HashMap::new(),
     };
     let body = tapes.stmts(&primal.func.body);
-    let (logs, if_marks) = (tapes.logs, tapes.if_marks);
+    let (logs, if_marks, filled) = (tapes.logs, tapes.if_marks, tapes.filled);
     let (body, residuals) = with_residuals(&mut b, body)?;
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs
@@ -127,6 +132,15 @@ pub fn transform(
     for vec in call_vectors.iter().filter(|v| !nested.contains(v)) {
         sweep.vector_adjoint(*vec);
     }
+    // Vectors only filled as they are made, written element by element all the same.
+    let filled: Vec<Var> = filled
+        .into_iter()
+        .filter(|v| !sweep.vectors.contains(v))
+        .collect();
+    sweep.vectors.extend(filled.iter().copied());
+    for vec in filled.iter().filter(|v| !nested.contains(v)) {
+        sweep.vector_adjoint(*vec);
+    }
     match &primal.func.ret {
         // A vector result's adjoint is written element by element: a copy of the cotangent.
         Some(Atom::Var(r)) if ret_kind == Kind::Slice => {
@@ -153,7 +167,7 @@ pub fn transform(
             sweep.zeros(*v, ty.clone());
         }
     }
-    shapes::take_shapes(&mut sweep.b, backward);
+    let backward = shapes::take_shapes(&mut sweep.b, backward);
     let grads = params
         .iter()
         .map(|p| p.as_ref().and_then(|(v, _)| sweep.adj.get(v).copied()))
@@ -162,6 +176,7 @@ pub fn transform(
         b: sweep.b,
         ct,
         grads,
+        backward,
     })
 }
 
@@ -402,13 +417,14 @@ impl Sweep {
     }
 
     /// `vec[i] = value`, backwards: the element's adjoint goes to `value` and restarts at zero, and
-    /// the element gets its old value back from the log.
+    /// the element gets its old value back from the log (if it has one: a write filling a vector
+    /// just made has none).
     fn set_elem(
         &mut self,
         vec: Var,
         index: &TokenStream,
         value: &Atom,
-        log: &Ident,
+        log: Option<&Ident>,
     ) -> syn::Result<()> {
         let span = Span::call_site();
         let bar = self.adj[&vec];
@@ -423,13 +439,16 @@ impl Sweep {
             index: index.clone(),
             value: Atom::Const(quote::quote!(0.0)),
             log: None,
+            init: false,
         });
         self.accumulate(value, Atom::Var(g), span, mark);
-        self.b.push(Stmt::Undo {
-            vec,
-            log: log.clone(),
-            mark: None,
-        });
+        if let Some(log) = log {
+            self.b.push(Stmt::Undo {
+                vec,
+                log: log.clone(),
+                mark: None,
+            });
+        }
         Ok(())
     }
 
@@ -464,10 +483,13 @@ impl Sweep {
             vec,
             index,
             value,
-            log: Some(log),
+            log,
+            ..
         } = s
         {
-            return self.set_elem(*vec, index, value, log);
+            if log.is_some() || self.vectors.contains(vec) {
+                return self.set_elem(*vec, index, value, log.as_ref());
+            }
         }
         let Stmt::Let {
             dst,

@@ -13,11 +13,12 @@ use crate::ir::{Atom, Kind, Op, Stmt, Var};
 use crate::liveness;
 
 /// Gives every top-level tensor local of the forward sweep (`body[..backward]`) that the backward
-/// sweep (`body[backward..]`) reads only as the shape of a contribution a shape of its own.
-pub(super) fn take_shapes(b: &mut Builder, backward: usize) {
+/// sweep (`body[backward..]`) reads only as the shape of a contribution a shape of its own, and
+/// returns where the backward sweep starts now.
+pub(super) fn take_shapes(b: &mut Builder, backward: usize) -> usize {
     let only_shapes = shape_only_reads(b, backward);
     if only_shapes.is_empty() {
-        return;
+        return backward;
     }
     let mut shapes = Vec::new();
     let forward: Vec<Stmt> = b.func.body.drain(..backward).collect();
@@ -49,6 +50,7 @@ pub(super) fn take_shapes(b: &mut Builder, backward: usize) {
         }
     }
     b.func.body = body;
+    backward + shapes.len()
 }
 
 /// The tensor locals defined at top level of the forward sweep that the backward sweep reads only

@@ -14,6 +14,8 @@ use crate::ir::{Branch, LoopHead, Stmt, Tape, Var};
 pub(super) struct Tapes<'a> {
     pub(super) b: &'a mut Builder,
     pub(super) logs: Vec<(Var, Ident)>,
+    /// The vectors filled as they are made (`[a, b]`), whose writes need no log.
+    pub(super) filled: Vec<Var>,
     /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
     /// rewinds the vectors to there before it recomputes the arm that ran.
     pub(super) if_marks: HashMap<String, Vec<IfMark>>,
@@ -69,6 +71,7 @@ impl Tapes<'_> {
             name: self.b.fresh_name("tape"),
             keep: None,
             range,
+            calls: Vec::new(),
         }
     }
 
@@ -171,14 +174,27 @@ impl Tapes<'_> {
                 outs: outs.clone(),
             },
             Stmt::SetElem {
-                vec, index, value, ..
+                vec,
+                index,
+                value,
+                init,
+                ..
             } => {
-                let log = Some(self.log(*vec));
+                let log = match init {
+                    true => {
+                        if !self.filled.contains(vec) {
+                            self.filled.push(*vec);
+                        }
+                        None
+                    }
+                    false => Some(self.log(*vec)),
+                };
                 Stmt::SetElem {
                     vec: *vec,
                     index: index.clone(),
                     value: value.clone(),
                     log,
+                    init: *init,
                 }
             }
             other => other.clone(),

@@ -360,7 +360,7 @@ fn function(
     let explain = !(calls && takes_vector);
     let mut used = g.used;
     let methods = g.methods;
-    let callee_second_order = helper.map_or(true, |h| h.hvp);
+    let callee_second_order = helper.is_none_or(|h| h.hvp);
     let (mut attr_args, hvp, dhvp) = order(rng, cfg, calls, callee_second_order, &mut used);
     if let Some(w) = wrt {
         used[C::Wrt as usize] += 1;

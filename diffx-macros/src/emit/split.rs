@@ -1,0 +1,189 @@
+//! `__diffx_split_f`: the reverse program of `f` cut between its sweeps, for callers that pair a
+//! call with its pullback (`reverse/pullbacks.rs`). It returns `f`'s value and a closure that takes
+//! the arguments again with the cotangent and runs only the backward sweep, over the forward
+//! sweep's values it has taken with it:
+//!
+//! ```text
+//! fn __diffx_split_f(x: &[f64], k: f64) -> (f64, impl FnOnce(&[f64], f64, f64) -> (Vec<f64>, f64) + use<>)
+//! ```
+//!
+//! The closure holds no borrow (`use<>`): a forward sweep whose backward sweep reads a reference
+//! it made (a loop's tape of rows, a kept `let r = &rows[0];`) is not cut, and its closure calls
+//! `__diffx_vjp_f` with the arguments instead, as an unpaired pullback would.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+
+use crate::ir::{Atom, Func, Kind, Op, Stmt};
+use crate::parse::Signature;
+
+/// What the split function repeats of the function's signature.
+pub struct Parts<'a> {
+    pub item: &'a syn::ItemFn,
+    pub sig: &'a Signature,
+    /// The cotangent's name.
+    pub ct: &'a Ident,
+}
+
+/// Whether `f` gets a split function: a free function does. One in an `impl` (with a receiver,
+/// naming `Self`, or generic over a float type the `impl` declares) does not, as `use<…>` would
+/// have to name the `impl`'s generic parameters; its callers do not pair its calls either.
+pub fn wanted(item: &syn::ItemFn, sig: &Signature) -> bool {
+    let mut names_self = false;
+    crate::tokens::replace_all(item.sig.to_token_stream(), &mut |id| {
+        names_self |= id == "Self";
+        None
+    });
+    let float_declared = !crate::tokens::is_generic(&sig.float)
+        || item
+            .sig
+            .generics
+            .type_params()
+            .any(|t| t.ident == sig.float);
+    sig.receiver.is_none() && !names_self && float_declared
+}
+
+/// The split function cut at `backward` (the reverse program's body `f` as `forward`/`backward`
+/// tokens), or, where the forward sweep cannot be handed over, the recomputing one.
+pub fn function(
+    p: &Parts,
+    f: &Func,
+    at: usize,
+    (forward, backward): (TokenStream, TokenStream),
+    ret: TokenStream,
+    grads: &[TokenStream],
+) -> TokenStream {
+    let mentioned = idents(&backward);
+    if !hands_over(&f.body[..at], f, &mentioned) {
+        return recomputing(p);
+    }
+    let ret_name = ret.to_string();
+    // The value goes to the caller, and the closure keeps its own copy if the backward sweep
+    // reads it (`exp`'s pullback does).
+    let value = if mentioned.contains(&ret_name) {
+        quote!(::core::clone::Clone::clone(&#ret))
+    } else {
+        ret
+    };
+    let ct = p.ct;
+    let (params, ret_ty) = (params(p.sig), &p.sig.ret);
+    signature(
+        p,
+        quote! {
+            #forward
+            (#value, move |#(#params,)* #ct: #ret_ty| {
+                #backward
+                (#(#grads,)*)
+            })
+        },
+    )
+}
+
+/// The split function of a function whose forward sweep is not handed over (or that has a rule
+/// written by hand): the value from the function itself, the pullback from `__diffx_vjp_f`.
+pub fn recomputing(p: &Parts) -> TokenStream {
+    let name = &p.item.sig.ident;
+    let vjp = format_ident!("__diffx_vjp_{}", name);
+    let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
+    let (ct, params, ret_ty) = (p.ct, params(p.sig), &p.sig.ret);
+    signature(
+        p,
+        quote! {
+            (#name(#(#args),*), move |#(#params,)* #ct: #ret_ty| {
+                #vjp(#(#args,)* #ct).1
+            })
+        },
+    )
+}
+
+fn signature(p: &Parts, body: TokenStream) -> TokenStream {
+    let (vis, ret_ty) = (&p.item.vis, &p.sig.ret);
+    let name = format_ident!("__diffx_split_{}", p.item.sig.ident);
+    let params = params(p.sig);
+    let tys = p.sig.params.iter().map(|q| &q.ty);
+    let grads = super::signature::grad_types(p.sig);
+    let generics = p.item.sig.generics.params.iter().map(|g| match g {
+        syn::GenericParam::Lifetime(l) => l.lifetime.to_token_stream(),
+        syn::GenericParam::Type(t) => t.ident.to_token_stream(),
+        syn::GenericParam::Const(c) => c.ident.to_token_stream(),
+    });
+    let allow = super::allow();
+    quote! {
+        #[doc(hidden)]
+        #[inline(always)]
+        #allow
+        #vis fn #name(#(#params),*)
+            -> (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty) -> (#(#grads,)*) + use<#(#generics),*>)
+        {
+            #body
+        }
+    }
+}
+
+fn params(sig: &Signature) -> Vec<TokenStream> {
+    sig.params
+        .iter()
+        .map(|q| {
+            let (n, t) = (&q.name, &q.ty);
+            quote!(#n: #t)
+        })
+        .collect()
+}
+
+/// The identifiers in `tokens`.
+fn idents(tokens: &TokenStream) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![tokens.clone()];
+    while let Some(ts) = stack.pop() {
+        for t in ts {
+            match t {
+                TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                TokenTree::Group(g) => stack.push(g.stream()),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Whether every value of the forward sweep (`f.body[..at]`) that the backward
+/// sweep mentions is owned, so the closure can take it: not a loop's tape (its entries may borrow
+/// the arguments), a reference a kept statement made, or a copy of a borrowed parameter. (The
+/// results of operations, calls, shapes and residuals are owned.)
+fn hands_over(forward: &[Stmt], f: &Func, mentioned: &HashSet<String>) -> bool {
+    forward.iter().all(|s| match s {
+        Stmt::Loop { .. } | Stmt::LoopBack { .. } => false,
+        // (A copy of a reference is the reference.)
+        Stmt::Let {
+            dst,
+            op: Op::Id,
+            args,
+            ..
+        } => {
+            let copied_ref = matches!(args[..], [Atom::Var(v)] if f.vars[v.0].is_ref);
+            !copied_ref
+                || matches!(f.kind(*dst), Kind::Scalar | Kind::Tensor)
+                || !mentioned.contains(&f.name(*dst).to_string())
+        }
+        Stmt::Const { name, ty, expr, .. } => {
+            !(borrows(expr) || ty.as_ref().is_some_and(|t| borrows(&t.to_token_stream())))
+                || !mentioned.contains(&name.to_string())
+        }
+        Stmt::Verbatim { tokens, .. } => !(borrows(tokens) && idents(tokens).contains("let")),
+        Stmt::If { outs, .. } => outs.iter().all(|o| {
+            matches!(f.kind(*o), Kind::Scalar | Kind::Tensor)
+                || !mentioned.contains(&f.name(*o).to_string())
+        }),
+        _ => true,
+    })
+}
+
+/// Whether `tokens` take a reference anywhere (`&`, `ref`, `.iter()`, `as_slice`).
+fn borrows(tokens: &TokenStream) -> bool {
+    let text = tokens.to_string();
+    text.contains('&') || text.contains("ref ") || text.contains("iter") || text.contains("as_")
+}
