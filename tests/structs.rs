@@ -535,3 +535,43 @@ fn number_fields_passed_to_calls_and_kept_statements() {
         20.0,
     );
 }
+
+/// A field copied into a local (`let z = p.slope;`), shadowed in one arm and read by a kept
+/// statement in the other (tester finding s7171-f219: the kept statement read the field by
+/// reference after the shadow).
+#[autodiff(wrt(p))]
+fn shadowed_field(p: &Line, x: f64) -> f64 {
+    let z = p.slope;
+    let y = p.intercept;
+    let s = if z > -0.4 {
+        let z = z * 2.0;
+        z * y
+    } else {
+        assert!((x * diffx::sigmoid(z)).is_finite());
+        y * x
+    };
+    s + z
+}
+
+#[test]
+fn a_field_copy_shadowed_in_an_arm() {
+    for (slope, intercept, x) in [(0.5, 2.0, 1.5), (-1.0, 0.75, -0.5)] {
+        let p = Line { slope, intercept };
+        let g = grad_shadowed_field(&p, x);
+        // s = 2·slope·intercept + slope above -0.4, intercept·x + slope below.
+        let (ds, dc) = match slope > -0.4 {
+            true => (2.0 * intercept + 1.0, 2.0 * slope),
+            false => (1.0, x),
+        };
+        assert!(
+            close(g.slope, ds, 1e-14) && close(g.intercept, dc, 1e-14),
+            "{g:?}"
+        );
+        check_params(|q| shadowed_field(q, x), &p, &g).assert_close(1e-7);
+        let dir = Line {
+            slope: 0.25,
+            intercept: -1.0,
+        };
+        assert!(close(jvp_shadowed_field(&p, x, &dir).1, g.dot(&dir), 1e-13));
+    }
+}

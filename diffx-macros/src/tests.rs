@@ -722,7 +722,10 @@ fn a_split_function_cuts_straight_line_code_only() {
         }
     });
     assert!(cut.contains("+ use < >"), "{cut}");
-    assert!(cut.contains("move | x : f64 , ct : f64 |"), "{cut}");
+    assert!(
+        cut.contains("move | x : f64 , ct : f64 , __wanted : [bool ; 1usize] |"),
+        "{cut}"
+    );
     assert!(!cut.contains("__diffx_vjp_f"), "{cut}");
     // `exp`'s pullback reads its result, which is also the value returned: a copy goes each way.
     let kept = split(quote! {
@@ -750,4 +753,42 @@ fn a_split_function_cuts_straight_line_code_only() {
         }
     });
     assert!(generic.contains("+ use < T , N >"), "{generic}");
+}
+
+/// The pullback closure skips what only unwanted gradients need: the input's gradient of a layer
+/// whose input is data.
+#[test]
+fn a_pullback_skips_unwanted_gradients() {
+    let out = crate::expand::autodiff(
+        proc_macro2::TokenStream::new(),
+        quote! {
+            fn dense(layer: &Linear, x: &Tensor) -> Tensor {
+                x.matmul(&layer.w) + &layer.b
+            }
+        },
+    );
+    let split = item_named(&out, "__diffx_split_dense");
+    assert!(
+        split.contains("let t3 = if __wanted [1usize] { t1_bar . matmul_t (& (layer . w)) } else { :: diffx :: __private :: NotWanted :: not_wanted () } ;"),
+        "{split}"
+    );
+    assert!(
+        split.contains("if __wanted [0usize] { layer_bar . w ="),
+        "{split}"
+    );
+    // The shared cotangent is always computed.
+    assert!(
+        split.contains("let t1_bar = :: diffx :: __private :: fit (ct , & t1_shape) ;"),
+        "{split}"
+    );
+    let caller = crate::expand::autodiff(
+        quote!(wrt(layer)),
+        quote! {
+            fn loss(layer: &Linear, x: &Tensor) -> f64 {
+                dense(layer, x).sum()
+            }
+        },
+    );
+    let caller = item_named(&caller, "__diffx_vjp_loss");
+    assert!(caller.contains(", [true , false])"), "{caller}");
 }

@@ -702,6 +702,26 @@ pub fn unset_like<P: Params, B: UnsetFrom<P> + ?Sized>(like: &B) -> P {
     like.unset()
 }
 
+/// The placeholder of a value a pullback computes only for gradients its caller did not ask for
+/// (the gradient of a layer's input, when the input is data): an unset tensor holds no elements.
+pub trait NotWanted {
+    fn not_wanted() -> Self;
+}
+
+impl<F: Float> NotWanted for Tensor<F> {
+    #[inline]
+    fn not_wanted() -> Self {
+        Tensor::unset(&[])
+    }
+}
+
+impl<F: NumFloat> NotWanted for F {
+    #[inline]
+    fn not_wanted() -> Self {
+        F::zero()
+    }
+}
+
 /// What a parameter's unset adjoint is made from: the parameter (or a reference to it), or a slice
 /// of parameters (`&[[f64; 2]]`), whose adjoint is a `Vec`.
 pub trait UnsetFrom<P> {

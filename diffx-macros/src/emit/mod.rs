@@ -325,7 +325,8 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
                 }
                 None => quote!(_),
             });
-            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct);)
+            let wanted = grads.iter().map(Option::is_some);
+            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct, [#(#wanted),*]);)
         }
         Stmt::CallHvp {
             path,
@@ -367,12 +368,16 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
 
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
-    body_parts(f, None).0
+    body_parts(f, None, &|_, t| t).0
 }
 
 /// [`body`] cut before statement `at`, if given: the forward and backward sweeps of a reverse
-/// program.
-fn body_parts(f: &Func, at: Option<usize>) -> (TokenStream, TokenStream) {
+/// program, each statement `k` of the backward one written by `wrap(k, tokens)`.
+fn body_parts(
+    f: &Func,
+    at: Option<usize>,
+    wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
+) -> (TokenStream, TokenStream) {
     let mut mutable: HashSet<Var> = HashSet::new();
     for s in &f.body {
         s.walk(&mut |s| match s {
@@ -396,11 +401,12 @@ fn body_parts(f: &Func, at: Option<usize>) -> (TokenStream, TokenStream) {
         .collect();
     let moves = liveness::movable(f, &params);
     let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
+    let same = |_: usize, t: TokenStream| t;
     match at {
         None => (list(f, &f.body, &mutable, &moved), TokenStream::new()),
         Some(at) => (
-            list(f, &f.body[..at], &mutable, &moved),
-            list(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a)),
+            list_with(f, &f.body[..at], &mutable, &moved, &same),
+            list_with(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a), wrap),
         ),
     }
 }
@@ -414,6 +420,17 @@ pub(super) fn list(
     mutable: &HashSet<Var>,
     moved: &dyn Fn(usize, &Atom) -> bool,
 ) -> TokenStream {
+    list_with(f, body, mutable, moved, &|_, t| t)
+}
+
+/// [`list`], each single statement `i` written by `wrap(i, tokens)`.
+fn list_with(
+    f: &Func,
+    body: &[Stmt],
+    mutable: &HashSet<Var>,
+    moved: &dyn Fn(usize, &Atom) -> bool,
+    wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
+) -> TokenStream {
     let mut out = TokenStream::new();
     let mut i = 0;
     while i < body.len() {
@@ -422,7 +439,7 @@ pub(super) fn list(
             i += 2;
             continue;
         }
-        out.extend(stmt(f, &body[i], mutable, &|a| moved(i, a)));
+        out.extend(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
         i += 1;
     }
     out
@@ -650,7 +667,11 @@ impl<'a> Generated<'a> {
             sig: self.sig,
             ct: f.name(rev.ct),
         };
-        let sweeps = body_parts(f, Some(rev.backward));
+        let guards = split::guards(f, rev.backward, &rev.grads);
+        let wrap = |k: usize, t: TokenStream| {
+            split::guarded(f, &f.body[rev.backward + k], guards[k].as_ref(), t)
+        };
+        let sweeps = body_parts(f, Some(rev.backward), &wrap);
         let grads = self.grads(rev);
         Some(split::function(
             &parts,

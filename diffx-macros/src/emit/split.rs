@@ -7,16 +7,20 @@
 //! fn __diffx_split_f(x: &[f64], k: f64) -> (f64, impl FnOnce(&[f64], f64, f64) -> (Vec<f64>, f64) + use<>)
 //! ```
 //!
+//! The closure also takes which gradients the caller wants (`[true, false]` for a layer and its
+//! data): the backward sweep skips the statements that compute only unwanted ones (`guards`).
+//!
 //! The closure holds no borrow (`use<>`): a forward sweep whose backward sweep reads a reference
 //! it made (a loop's tape of rows, a kept `let r = &rows[0];`) is not cut, and its closure calls
 //! `__diffx_vjp_f` with the arguments instead, as an unpaired pullback would.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 
-use crate::ir::{Atom, Func, Kind, Op, Stmt};
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::liveness;
 use crate::parse::Signature;
 
 /// What the split function repeats of the function's signature.
@@ -67,13 +71,13 @@ pub fn function(
     } else {
         ret
     };
-    let ct = p.ct;
+    let (ct, wanted, n) = (p.ct, wanted_flags(), p.sig.params.len());
     let (params, ret_ty) = (params(p.sig), &p.sig.ret);
     signature(
         p,
         quote! {
             #forward
-            (#value, move |#(#params,)* #ct: #ret_ty| {
+            (#value, move |#(#params,)* #ct: #ret_ty, #wanted: [bool; #n]| {
                 #backward
                 (#(#grads,)*)
             })
@@ -87,11 +91,11 @@ pub fn recomputing(p: &Parts) -> TokenStream {
     let name = &p.item.sig.ident;
     let vjp = format_ident!("__diffx_vjp_{}", name);
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
-    let (ct, params, ret_ty) = (p.ct, params(p.sig), &p.sig.ret);
+    let (ct, params, ret_ty, n) = (p.ct, params(p.sig), &p.sig.ret, p.sig.params.len());
     signature(
         p,
         quote! {
-            (#name(#(#args),*), move |#(#params,)* #ct: #ret_ty| {
+            (#name(#(#args),*), move |#(#params,)* #ct: #ret_ty, _: [bool; #n]| {
                 #vjp(#(#args,)* #ct).1
             })
         },
@@ -104,6 +108,7 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
     let params = params(p.sig);
     let tys = p.sig.params.iter().map(|q| &q.ty);
     let grads = super::signature::grad_types(p.sig);
+    let n = p.sig.params.len();
     let generics = p.item.sig.generics.params.iter().map(|g| match g {
         syn::GenericParam::Lifetime(l) => l.lifetime.to_token_stream(),
         syn::GenericParam::Type(t) => t.ident.to_token_stream(),
@@ -115,7 +120,7 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
         #[inline(always)]
         #allow
         #vis fn #name(#(#params),*)
-            -> (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty) -> (#(#grads,)*) + use<#(#generics),*>)
+            -> (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n]) -> (#(#grads,)*) + use<#(#generics),*>)
         {
             #body
         }
@@ -186,4 +191,108 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &HashSet<String>) -> bool {
 fn borrows(tokens: &TokenStream) -> bool {
     let text = tokens.to_string();
     text.contains('&') || text.contains("ref ") || text.contains("iter") || text.contains("as_")
+}
+
+fn wanted_flags() -> Ident {
+    Ident::new("__wanted", proc_macro2::Span::mixed_site())
+}
+
+/// For each statement of the backward sweep (`f.body[at..]`), the parameters whose gradients it
+/// is computed for, if it is skipped when the caller wants none of them: a value or contribution
+/// that flows only to those gradients, whose readers are skipped with it.
+pub fn guards(f: &Func, at: usize, grads: &[Option<Var>]) -> Vec<Option<Vec<usize>>> {
+    let backward = &f.body[at..];
+    let by_name = liveness::by_name(f);
+    let reads: Vec<Vec<Var>> = backward
+        .iter()
+        .map(|s| liveness::reads(s, &by_name))
+        .collect();
+    let all: BTreeSet<usize> = (0..grads.len()).collect();
+    let mut feeds: HashMap<Var, BTreeSet<usize>> = HashMap::new();
+    for (i, g) in grads.iter().enumerate() {
+        if let Some(g) = g {
+            feeds.entry(*g).or_default().insert(i);
+        }
+    }
+    let mut sets: Vec<Option<BTreeSet<usize>>> = vec![None; backward.len()];
+    for (k, s) in backward.iter().enumerate().rev() {
+        let set = match defined(f, s) {
+            Some(d) => feeds.get(&d).cloned().unwrap_or_default(),
+            None => all.clone(),
+        };
+        for r in &reads[k] {
+            feeds.entry(*r).or_default().extend(set.iter().copied());
+        }
+        sets[k] = (defined(f, s).is_some() && !set.is_empty() && set != all).then_some(set);
+    }
+    // A skipped value's readers are skipped too: a statement whose value a statement that always
+    // runs reads always runs.
+    loop {
+        let mut changed = false;
+        for k in 0..backward.len() {
+            let Some(d) = sets[k].as_ref().and(defines_value(&backward[k])) else {
+                continue;
+            };
+            let always_read =
+                (k + 1..backward.len()).any(|j| sets[j].is_none() && reads[j].contains(&d));
+            if always_read {
+                sets[k] = None;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    sets.into_iter()
+        .map(|s| s.map(|s| s.into_iter().collect()))
+        .collect()
+}
+
+/// The value or adjoint a statement that can be skipped writes: a number or tensor it binds, or
+/// the adjoint it adds to.
+fn defined(f: &Func, s: &Stmt) -> Option<Var> {
+    match s {
+        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. }
+            if matches!(f.kind(*dst), Kind::Scalar | Kind::Tensor) =>
+        {
+            Some(*dst)
+        }
+        // A rule's contribution to a parameter struct's field: a tensor or a number.
+        Stmt::Let {
+            dst,
+            op: Op::Expr(_),
+            ..
+        } => Some(*dst),
+        Stmt::Accum { dst, .. } => dst.var(),
+        _ => None,
+    }
+}
+
+/// The value a statement binds (`let`), which a skipped statement must still bind.
+fn defines_value(s: &Stmt) -> Option<Var> {
+    match s {
+        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } => Some(*dst),
+        _ => None,
+    }
+}
+
+/// The statement `s`, written as `tokens`, run only if the caller wants one of the gradients of
+/// `guard`: a `let` binds a placeholder otherwise (an unset tensor, a zero).
+pub fn guarded(f: &Func, s: &Stmt, guard: Option<&Vec<usize>>, tokens: TokenStream) -> TokenStream {
+    let Some(guard) = guard else { return tokens };
+    let wanted = wanted_flags();
+    let cond = quote!(#(#wanted[#guard])||*);
+    let Some(d) = defines_value(s) else {
+        return quote!(if #cond { #tokens });
+    };
+    let Ok(syn::Stmt::Local(local)) = syn::parse2::<syn::Stmt>(tokens.clone()) else {
+        return tokens;
+    };
+    let Some(init) = &local.init else {
+        return tokens;
+    };
+    let (pat, expr) = (&local.pat, &init.expr);
+    let _ = (f, d);
+    quote!(let #pat = if #cond { #expr } else { ::diffx::__private::NotWanted::not_wanted() };)
 }

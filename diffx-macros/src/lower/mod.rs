@@ -231,6 +231,9 @@ impl<'b> Lowerer<'b> {
     /// `want` (a block in statement position runs its tail for its effects only).
     pub fn block(&mut self, stmts: &[SynStmt], want: bool) -> syn::Result<Option<Atom>> {
         self.scopes.push(Vec::new());
+        // A name the block shadows is the outer one again after it (`let z = p.z;` outside, `let
+        // z = z * 2.0;` in an arm, `z` read by a kept statement in the other arm).
+        let copied = self.copied.clone();
         let mut tail = None;
         for (i, s) in stmts.iter().enumerate() {
             let last = i + 1 == stmts.len() && want;
@@ -240,6 +243,7 @@ impl<'b> Lowerer<'b> {
             }
         }
         self.scopes.pop();
+        self.copied = copied;
         Ok(tail)
     }
 
