@@ -211,7 +211,10 @@ fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
             params: &params,
             fwd: &fwd,
         };
-        let explain = crate::explain::function(&item, &sig, &programs, &out)?;
+        // The reverse program as one function, as a learner reads it (the emitted
+        // `__diffx_vjp_` may call the split function instead).
+        let shown = emit::plain_vjp(&item, &sig, &rev);
+        let explain = crate::explain::function(&item, &sig, &programs, &quote!(#shown #out))?;
         quote!(#out #explain)
     };
     let generic = !item.sig.generics.params.is_empty() || tokens::is_generic(&sig.float);

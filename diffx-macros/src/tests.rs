@@ -243,7 +243,10 @@ fn emits_the_adjoint_program_as_plain_rust() {
     .unwrap();
     let vjp = item_named(&out, "__diffx_vjp_f");
     assert!(vjp.contains("pub fn __diffx_vjp_f (x : f64 , y : f64 , n : usize , ct : f64) -> (f64 , (f64 , f64 , :: diffx :: __private :: Zero ,))"), "{vjp}");
-    assert!(vjp.contains("let t1 = x * y ; let x_bar = ct * y ; let y_bar = ct * x ; (t1 , (x_bar , y_bar , :: diffx :: __private :: Zero ,))"), "{vjp}");
+    // The forward sweep, then the backward sweep in the pullback closure (`__diffx_vjp_f` calls
+    // both).
+    let split = reverse_program(&out, "f");
+    assert!(split.contains("let t1 = x * y ; (t1 , move | x : f64 , y : f64 , n : usize , ct : f64 , __wanted : [bool ; 3usize] | { let x_bar = ct * y ; let y_bar = ct * x ; (x_bar , y_bar , :: diffx :: __private :: Zero ,) })"), "{split}");
     let grad = item_named(&out, "grad_f");
     assert!(
         grad.contains("pub fn grad_f (x : f64 , y : f64 , n : usize) -> (f64 , f64)"),
@@ -264,27 +267,26 @@ fn accumulated_adjoints_are_mutable() {
         ),
     )
     .unwrap();
-    let vjp = item_named(&out, "__diffx_vjp_f");
+    let vjp = reverse_program(&out, "f");
     assert!(vjp.contains("let mut x_bar"), "{vjp}");
     assert!(vjp.contains("x_bar += "), "{vjp}");
 }
 
-/// The hidden adjoint function `#[autodiff]` writes for `item`, as token text.
+/// The reverse program `#[autodiff]` writes for `item`, as token text.
 fn vjp_text(item: proc_macro2::TokenStream) -> String {
-    let file: syn::File = syn::parse2(crate::expand::autodiff(
-        proc_macro2::TokenStream::new(),
-        item,
-    ))
-    .unwrap();
-    file.items
-        .iter()
-        .find_map(|i| match i {
-            syn::Item::Fn(f) if f.sig.ident.to_string().starts_with("__diffx_vjp_") => {
-                Some(quote!(#f).to_string())
-            }
-            _ => None,
-        })
-        .unwrap()
+    let name = syn::parse2::<syn::ItemFn>(item.clone()).unwrap().sig.ident;
+    let out = crate::expand::autodiff(proc_macro2::TokenStream::new(), item);
+    reverse_program(&out, &name.to_string())
+}
+
+/// The function holding the reverse program of `name` in `out`: `__diffx_split_name` if it has
+/// one cut between the sweeps, which `__diffx_vjp_name` then calls, else `__diffx_vjp_name`.
+fn reverse_program(out: &proc_macro2::TokenStream, name: &str) -> String {
+    let vjp = item_named(out, &format!("__diffx_vjp_{name}"));
+    match vjp.contains(&format!("__diffx_split_{name} (")) {
+        true => item_named(out, &format!("__diffx_split_{name}")),
+        false => vjp,
+    }
 }
 
 #[test]
@@ -521,7 +523,11 @@ fn vjp_code(attr: TokenStream, item: TokenStream) -> (String, String) {
 /// code, so whole-output counts would see it twice).
 fn vjp_body(out: &str) -> String {
     let code: String = out.split_whitespace().collect();
-    let start = code.find("fn__diffx_vjp_loss").expect("a vjp function");
+    let start = code
+        .find("fn__diffx_split_loss")
+        .filter(|_| code.contains("=__diffx_split_loss("))
+        .or_else(|| code.find("fn__diffx_vjp_loss"))
+        .expect("a vjp function");
     let len = code[start..].find("#[").unwrap_or(code.len() - start);
     code[start..start + len].to_string()
 }
@@ -789,6 +795,6 @@ fn a_pullback_skips_unwanted_gradients() {
             }
         },
     );
-    let caller = item_named(&caller, "__diffx_vjp_loss");
+    let caller = reverse_program(&caller, "loss");
     assert!(caller.contains(", [true , false])"), "{caller}");
 }

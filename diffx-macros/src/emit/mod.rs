@@ -478,8 +478,20 @@ pub(crate) fn allow() -> TokenStream {
 /// Everything `#[autodiff]` writes for `item`.
 pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
     let g = Generated::new(item, sig);
-    let mut hidden = vec![g.hidden_jvp(fwd), g.hidden_vjp(rev)];
-    hidden.extend(g.hidden_split(item, rev));
+    let mut hidden = vec![g.hidden_jvp(fwd)];
+    match g.hidden_split(item, rev) {
+        Some((split, cut)) => {
+            let parts = split::Parts {
+                item,
+                sig,
+                ct: rev.b.func.name(rev.ct),
+            };
+            let through = cut.then(|| split::vjp_through_split(&parts)).flatten();
+            hidden.push(through.unwrap_or_else(|| g.hidden_vjp(rev)));
+            hidden.push(split);
+        }
+        None => hidden.push(g.hidden_vjp(rev)),
+    }
     let dots: Vec<Option<Ident>> = fwd
         .param_dots
         .iter()
@@ -487,6 +499,12 @@ pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -
         .collect();
     let public = public(item, sig, &dots, rev.b.func.name(rev.ct));
     quote!(#item #(#hidden)* #public)
+}
+
+/// `__diffx_vjp_` of `item` written as one function, its sweeps one after the other.
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub fn plain_vjp(item: &ItemFn, sig: &Signature, rev: &Reverse) -> TokenStream {
+    Generated::new(item, sig).hidden_vjp(rev)
 }
 
 /// The public derivative functions of `item`, over its hidden `__diffx_jvp_`/`__diffx_vjp_`
@@ -657,7 +675,8 @@ impl<'a> Generated<'a> {
             .collect()
     }
 
-    fn hidden_split(&self, item: &ItemFn, rev: &Reverse) -> Option<TokenStream> {
+    /// The split function, and whether it cuts the reverse program (rather than recomputing).
+    fn hidden_split(&self, item: &ItemFn, rev: &Reverse) -> Option<(TokenStream, bool)> {
         if !split::wanted(item, self.sig) {
             return None;
         }
@@ -667,20 +686,17 @@ impl<'a> Generated<'a> {
             sig: self.sig,
             ct: f.name(rev.ct),
         };
+        let Some(mentioned) = split::cut(f, rev.backward) else {
+            return Some((split::recomputing(&parts), false));
+        };
         let guards = split::guards(f, rev.backward, &rev.grads);
         let wrap = |k: usize, t: TokenStream| {
-            split::guarded(f, &f.body[rev.backward + k], guards[k].as_ref(), t)
+            split::guarded(&f.body[rev.backward + k], guards[k].as_ref(), t)
         };
         let sweeps = body_parts(f, Some(rev.backward), &wrap);
         let grads = self.grads(rev);
-        Some(split::function(
-            &parts,
-            f,
-            rev.backward,
-            sweeps,
-            ret(&rev.b),
-            &grads,
-        ))
+        let split = split::function(&parts, &mentioned, sweeps, ret(&rev.b), &grads);
+        Some((split, true))
     }
 
     fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {

@@ -49,20 +49,23 @@ pub fn wanted(item: &syn::ItemFn, sig: &Signature) -> bool {
     sig.receiver.is_none() && !names_self && float_declared
 }
 
-/// The split function cut at `backward` (the reverse program's body `f` as `forward`/`backward`
-/// tokens), or, where the forward sweep cannot be handed over, the recomputing one.
+/// The names the backward sweep (`f.body[at..]`) mentions, and whether the forward sweep before
+/// it can be handed over to the pullback closure.
+pub fn cut(f: &Func, at: usize) -> Option<BTreeSet<String>> {
+    let mut mentioned = BTreeSet::new();
+    liveness::mentions(f, &f.body[at..], &mut mentioned);
+    hands_over(&f.body[..at], f, &mentioned).then_some(mentioned)
+}
+
+/// The split function cut where [`cut`] found `mentioned`, from the forward and backward sweeps'
+/// tokens.
 pub fn function(
     p: &Parts,
-    f: &Func,
-    at: usize,
+    mentioned: &BTreeSet<String>,
     (forward, backward): (TokenStream, TokenStream),
     ret: TokenStream,
     grads: &[TokenStream],
 ) -> TokenStream {
-    let mentioned = idents(&backward);
-    if !hands_over(&f.body[..at], f, &mentioned) {
-        return recomputing(p);
-    }
     let ret_name = ret.to_string();
     // The value goes to the caller, and the closure keeps its own copy if the backward sweep
     // reads it (`exp`'s pullback does).
@@ -83,6 +86,55 @@ pub fn function(
             })
         },
     )
+}
+
+/// `__diffx_vjp_f` as the split function followed by its pullback, wanting every gradient: the
+/// reverse program is written once (the compiler reads half as much). For a function whose
+/// arguments can be passed twice without a copy (references and numbers, arrays of them).
+pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
+    let float = &p.sig.float;
+    if !p.sig.params.iter().all(|q| passed_twice(&q.ty, float)) {
+        return None;
+    }
+    let (vis, ret_ty, allow) = (&p.item.vis, &p.sig.ret, super::allow());
+    let name = format_ident!("__diffx_vjp_{}", p.item.sig.ident);
+    let split = format_ident!("__diffx_split_{}", p.item.sig.ident);
+    let (params, ct, n) = (params(p.sig), p.ct, p.sig.params.len());
+    let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
+    let tys = super::signature::grad_types(p.sig);
+    let (value, pullback) = (
+        Ident::new("__value", proc_macro2::Span::mixed_site()),
+        Ident::new("__pullback", proc_macro2::Span::mixed_site()),
+    );
+    Some(quote! {
+        #[doc(hidden)]
+        #[inline(always)]
+        #allow
+        #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
+            let (#value, #pullback) = #split(#(#args),*);
+            (#value, #pullback(#(#args,)* #ct, [true; #n]))
+        }
+    })
+}
+
+/// Whether a value of type `ty` is `Copy` as written: a reference, a number, `bool`, the float
+/// type, or an array or tuple of such.
+fn passed_twice(ty: &syn::Type, float: &Ident) -> bool {
+    const COPY: &[&str] = &[
+        "f32", "f64", "usize", "isize", "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64",
+        "bool",
+    ];
+    match ty {
+        syn::Type::Reference(_) => true,
+        syn::Type::Paren(t) => passed_twice(&t.elem, float),
+        syn::Type::Array(a) => passed_twice(&a.elem, float),
+        syn::Type::Tuple(t) => t.elems.iter().all(|e| passed_twice(e, float)),
+        syn::Type::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| i == float || COPY.contains(&i.to_string().as_str())),
+        _ => false,
+    }
 }
 
 /// The split function of a function whose forward sweep is not handed over (or that has a rule
@@ -159,7 +211,7 @@ fn idents(tokens: &TokenStream) -> HashSet<String> {
 /// sweep mentions is owned, so the closure can take it: not a loop's tape (its entries may borrow
 /// the arguments), a reference a kept statement made, or a copy of a borrowed parameter. (The
 /// results of operations, calls, shapes and residuals are owned.)
-fn hands_over(forward: &[Stmt], f: &Func, mentioned: &HashSet<String>) -> bool {
+fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool {
     forward.iter().all(|s| match s {
         Stmt::Loop { .. } | Stmt::LoopBack { .. } => false,
         // (A copy of a reference is the reference.)
@@ -226,22 +278,22 @@ pub fn guards(f: &Func, at: usize, grads: &[Option<Var>]) -> Vec<Option<Vec<usiz
         sets[k] = (defined(f, s).is_some() && !set.is_empty() && set != all).then_some(set);
     }
     // A skipped value's readers are skipped too: a statement whose value a statement that always
-    // runs reads always runs.
-    loop {
-        let mut changed = false;
-        for k in 0..backward.len() {
-            let Some(d) = sets[k].as_ref().and(defines_value(&backward[k])) else {
-                continue;
-            };
-            let always_read =
-                (k + 1..backward.len()).any(|j| sets[j].is_none() && reads[j].contains(&d));
-            if always_read {
-                sets[k] = None;
-                changed = true;
-            }
+    // runs reads always runs. Readers come later, so one backward pass settles it.
+    let mut readers: HashMap<Var, Vec<usize>> = HashMap::new();
+    for (j, r) in reads.iter().enumerate() {
+        for v in r {
+            readers.entry(*v).or_default().push(j);
         }
-        if !changed {
-            break;
+    }
+    for k in (0..backward.len()).rev() {
+        let Some(d) = sets[k].as_ref().and(defines_value(&backward[k])) else {
+            continue;
+        };
+        let always_read = readers
+            .get(&d)
+            .is_some_and(|js| js.iter().any(|&j| j > k && sets[j].is_none()));
+        if always_read {
+            sets[k] = None;
         }
     }
     sets.into_iter()
@@ -249,13 +301,12 @@ pub fn guards(f: &Func, at: usize, grads: &[Option<Var>]) -> Vec<Option<Vec<usiz
         .collect()
 }
 
-/// The value or adjoint a statement that can be skipped writes: a number or tensor it binds, or
-/// the adjoint it adds to.
+/// The value or adjoint a statement that can be skipped writes: a tensor it binds, or the adjoint
+/// it adds a tensor to. (Numbers are not worth a branch: the compiler drops the arithmetic whose
+/// result is not used.)
 fn defined(f: &Func, s: &Stmt) -> Option<Var> {
     match s {
-        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. }
-            if matches!(f.kind(*dst), Kind::Scalar | Kind::Tensor) =>
-        {
+        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } if f.kind(*dst) == Kind::Tensor => {
             Some(*dst)
         }
         // A rule's contribution to a parameter struct's field: a tensor or a number.
@@ -263,8 +314,8 @@ fn defined(f: &Func, s: &Stmt) -> Option<Var> {
             dst,
             op: Op::Expr(_),
             ..
-        } => Some(*dst),
-        Stmt::Accum { dst, .. } => dst.var(),
+        } if f.kind(*dst) == Kind::Other => Some(*dst),
+        Stmt::Accum { dst, value, .. } if f.kind(*value) != Kind::Scalar => dst.var(),
         _ => None,
     }
 }
@@ -279,20 +330,23 @@ fn defines_value(s: &Stmt) -> Option<Var> {
 
 /// The statement `s`, written as `tokens`, run only if the caller wants one of the gradients of
 /// `guard`: a `let` binds a placeholder otherwise (an unset tensor, a zero).
-pub fn guarded(f: &Func, s: &Stmt, guard: Option<&Vec<usize>>, tokens: TokenStream) -> TokenStream {
+pub fn guarded(s: &Stmt, guard: Option<&Vec<usize>>, tokens: TokenStream) -> TokenStream {
     let Some(guard) = guard else { return tokens };
     let wanted = wanted_flags();
     let cond = quote!(#(#wanted[#guard])||*);
-    let Some(d) = defines_value(s) else {
+    if defines_value(s).is_none() {
         return quote!(if #cond { #tokens });
-    };
-    let Ok(syn::Stmt::Local(local)) = syn::parse2::<syn::Stmt>(tokens.clone()) else {
+    }
+    // `let [mut] name = value;`, cut at its first `=`.
+    let mut parts = tokens.clone().into_iter();
+    let binding: TokenStream = parts
+        .by_ref()
+        .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == '='))
+        .collect();
+    let mut value: Vec<TokenTree> = parts.collect();
+    if !matches!(value.pop(), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
         return tokens;
-    };
-    let Some(init) = &local.init else {
-        return tokens;
-    };
-    let (pat, expr) = (&local.pat, &init.expr);
-    let _ = (f, d);
-    quote!(let #pat = if #cond { #expr } else { ::diffx::__private::NotWanted::not_wanted() };)
+    }
+    let value: TokenStream = value.into_iter().collect();
+    quote!(#binding = if #cond { #value } else { ::diffx::__private::NotWanted::not_wanted() };)
 }
