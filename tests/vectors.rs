@@ -414,3 +414,81 @@ fn calls_returning_vecs_in_both_modes() {
         assert!(close(t, gx[0] - gx[2] + 0.5 * ga, 1e-12));
     }
 }
+
+/// `Vec`s grown by `push`: in a loop, in an `if` arm, a vector made anew in each iteration, one
+/// whose pushed elements are written again, and a result built by pushes. Reverse mode undoes each
+/// push on the way back and takes the pushed element's adjoint off the end of the vector's.
+#[autodiff(order = 2)]
+#[allow(clippy::needless_range_loop, clippy::vec_init_then_push)]
+fn pushed(x: f64, y: f64, n: usize) -> f64 {
+    let mut v = Vec::new();
+    for i in 0..n {
+        v.push(x * (i as f64) + y);
+        if v[i] > 1.0 {
+            v.push(v[i].sin());
+        }
+    }
+    v[0] += y * x;
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        let mut row = Vec::with_capacity(2);
+        row.push(v[i] * y);
+        row.push(v[i].exp());
+        s += row[0] * row[1];
+    }
+    s
+}
+
+/// A vector-valued function whose result is built by pushes.
+#[autodiff]
+fn powers(x: f64, n: usize) -> Vec<f64> {
+    let mut out = vec![];
+    let mut p = 1.0;
+    for _ in 0..n {
+        p *= x;
+        out.push(p);
+    }
+    out
+}
+
+#[test]
+fn vectors_grown_by_push() {
+    for (x, y, n) in [(0.35, 0.6, 4), (-0.8, 1.15, 6), (1.4, -0.2, 3)] {
+        let (gx, gy) = grad_pushed(x, y, n);
+        let fd = central_difference(|v| pushed(v[0], v[1], n), &[x, y]);
+        assert!(
+            close(gx, fd[0], 1e-6) && close(gy, fd[1], 1e-6),
+            "{gx} {gy} vs {fd:?}"
+        );
+        let (value, t) = jvp_pushed(x, y, n, 1.0, -0.5);
+        assert_eq!(value, pushed(x, y, n));
+        assert!(close(t, gx - 0.5 * gy, 1e-12), "{t}");
+        // Second order: the Hessian-vector product against differences of the gradient.
+        let h = 1e-5;
+        let (a, b) = (grad_pushed(x + h, y, n), grad_pushed(x - h, y, n));
+        let hv = hvp_pushed(x, y, n, 1.0, 0.0);
+        assert!(close(hv.0, (a.0 - b.0) / (2.0 * h), 1e-5), "{hv:?}");
+        assert!(close(hv.1, (a.1 - b.1) / (2.0 * h), 1e-5), "{hv:?}");
+    }
+    // The pushed result: element k is x^(k+1), its derivative (k+1)·x^k.
+    let x = 0.9;
+    let ct = [1.0, -2.0, 0.5];
+    let g = vjp_powers(x, 3, ct.to_vec());
+    let analytic: f64 = (0..3)
+        .map(|k| ct[k] * (k as f64 + 1.0) * x.powi(k as i32))
+        .sum();
+    assert!(close(g, analytic, 1e-12), "{g} vs {analytic}");
+    let (value, tangent) = jvp_powers(x, 3, 1.0);
+    assert_eq!(value, powers(x, 3));
+    assert!(close(tangent[2], 3.0 * x * x, 1e-12));
+}
+
+#[cfg(feature = "explain")]
+#[test]
+fn explain_follows_pushes() {
+    let (x, y, n) = (0.35, 0.6, 4);
+    let trace = explain_pushed(x, y, n, 1.0, 0.0);
+    let (gx, gy) = grad_pushed(x, y, n);
+    assert!(close(trace.adjoint("x").unwrap(), gx, 1e-12), "{trace}");
+    assert!(close(trace.adjoint("y").unwrap(), gy, 1e-12), "{trace}");
+}

@@ -390,6 +390,29 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         }
         return Ok(());
     }
+    // A push pushes the tangent too (zero for a constant), keeping the lengths in step.
+    if let Stmt::Push { vec, value, log } = s {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let value = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            let log = log.as_ref().map(|l| tangent_log(b, l));
+            b.push(Stmt::Push { vec: d, value, log });
+        }
+        return Ok(());
+    }
+    // Over reverse mode: a pushed element's adjoint is popped with its tangent.
+    if let Stmt::Pop { dst, vec } = s {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)), Kind::Scalar);
+            dot.insert(*dst, dst_dot);
+            b.push(Stmt::Pop {
+                dst: dst_dot,
+                vec: d,
+            });
+        }
+        return Ok(());
+    }
     // Over reverse mode: a vector's tangent is restored with it, from a log kept in step.
     if let Stmt::Undo { vec, log, mark } = s {
         b.push(s.clone());

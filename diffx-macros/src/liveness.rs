@@ -35,7 +35,8 @@ fn defines(s: &Stmt) -> Vec<Var> {
         Stmt::Let { dst, .. }
         | Stmt::Adjoint { dst, .. }
         | Stmt::Zeros { dst, .. }
-        | Stmt::Split { dst, .. } => vec![*dst],
+        | Stmt::Split { dst, .. }
+        | Stmt::Pop { dst, .. } => vec![*dst],
         Stmt::If { outs, .. } => outs.clone(),
         _ => Vec::new(),
     }
@@ -138,7 +139,12 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(named(index));
             r
         }
-        Stmt::Undo { vec, .. } => vec![*vec],
+        Stmt::Undo { vec, .. } | Stmt::Pop { vec, .. } => vec![*vec],
+        Stmt::Push { vec, value, .. } => {
+            let mut r = vec![*vec];
+            r.extend(value.var());
+            r
+        }
         Stmt::Let {
             op: Op::Expr(e), ..
         } => named(e),
@@ -323,6 +329,11 @@ impl Mentions<'_> {
                 self.name(*ct);
                 self.names(grads.iter().flatten().copied());
             }
+            Stmt::Push { vec, value, .. } => {
+                self.name(*vec);
+                self.atom(value);
+            }
+            Stmt::Pop { dst, vec } => self.names([*dst, *vec]),
             Stmt::CallHvp {
                 path,
                 args,

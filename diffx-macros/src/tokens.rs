@@ -153,11 +153,33 @@ pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     out
 }
 
-/// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`.
+/// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`, `v.push(…)`.
 pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    writes_into(tokens, true, &mut out);
+    writes_into(tokens.clone(), true, &mut out);
+    pushed_onto(tokens, &mut out);
     out
+}
+
+/// Names followed by `.push(…)`.
+fn pushed_onto(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => pushed_onto(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let dot =
+                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let push = matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "push");
+                let first =
+                    i == 0 || !matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                if dot && push && first {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Whether `tokens` hold a float literal or name the float type `float` (`vec![0.0; n]`,

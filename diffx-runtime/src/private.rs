@@ -722,6 +722,30 @@ impl<F: NumFloat> NotWanted for F {
     }
 }
 
+/// Undoes a logged write into a local vector: puts the old element back, or, for a push (logged
+/// at index `usize::MAX`), pops the element.
+pub trait Restore<T> {
+    fn restore(&mut self, k: usize, old: T);
+}
+
+impl<T, const N: usize> Restore<T> for [T; N] {
+    #[inline(always)]
+    fn restore(&mut self, k: usize, old: T) {
+        self[k] = old;
+    }
+}
+
+impl<T> Restore<T> for Vec<T> {
+    #[inline(always)]
+    fn restore(&mut self, k: usize, old: T) {
+        if k == usize::MAX {
+            self.pop();
+        } else {
+            self[k] = old;
+        }
+    }
+}
+
 /// What a parameter's unset adjoint is made from: the parameter (or a reference to it), or a slice
 /// of parameters (`&[[f64; 2]]`), whose adjoint is a `Vec`.
 pub trait UnsetFrom<P> {

@@ -59,11 +59,25 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 None => quote!(#v[#index] = #x;),
             }
         }
+        Stmt::Push { vec, value, log } => {
+            let (v, x) = (f.name(*vec), place(f, value));
+            // (A push is logged at an index no element has: undoing it pops.)
+            let log = log.as_ref().map(|l| quote!(#l.push((usize::MAX, #x));));
+            quote!(#log #v.push(#x);)
+        }
+        Stmt::Pop { dst, vec } => {
+            let (d, v) = (f.name(*dst), f.name(*vec));
+            quote!(let ::core::option::Option::Some(#d) = #v.pop() else {
+                ::core::unreachable!("the adjoint of a pushed vector has an element per push")
+            };)
+        }
         Stmt::Undo { vec, log, mark } => {
             let v = f.name(*vec);
             let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
             let old = proc_macro2::Ident::new("__old", proc_macro2::Span::mixed_site());
-            let restore = quote!(if let ::core::option::Option::Some((#k, #old)) = #log.pop() { #v[#k] = #old; });
+            let restore = quote!(if let ::core::option::Option::Some((#k, #old)) = #log.pop() {
+                ::diffx::__private::Restore::restore(&mut #v, #k, #old);
+            });
             match mark {
                 Some(m) => quote!(while #log.len() > #m { #restore }),
                 None => restore,
@@ -230,7 +244,9 @@ fn writes_cells(body: &[Stmt], cells: &[Var]) -> bool {
         s.walk(&mut |s| match s {
             Stmt::Loop { .. } => writes = true,
             Stmt::Set { dst, .. } => writes |= cells.contains(dst),
-            Stmt::SetElem { vec, .. } | Stmt::Undo { vec, .. } => writes |= cells.contains(vec),
+            Stmt::SetElem { vec, .. } | Stmt::Undo { vec, .. } | Stmt::Push { vec, .. } => {
+                writes |= cells.contains(vec)
+            }
             _ => {}
         });
     }

@@ -169,6 +169,8 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
         | Stmt::LoopBack { .. }
         | Stmt::Set { .. }
         | Stmt::SetElem { .. }
+        | Stmt::Push { .. }
+        | Stmt::Pop { .. }
         | Stmt::Undo { .. } => control::stmt(f, s, mutable),
         Stmt::Let { dst, op, args, .. } => {
             let (mt, name, e) = (
@@ -386,7 +388,10 @@ fn body_parts(
                 mutable.insert(*dst);
             }
             Stmt::Loop { cells, .. } => mutable.extend(cells.iter().copied()),
-            Stmt::SetElem { vec, .. } | Stmt::Undo { vec, .. } => {
+            Stmt::SetElem { vec, .. }
+            | Stmt::Undo { vec, .. }
+            | Stmt::Push { vec, .. }
+            | Stmt::Pop { vec, .. } => {
                 mutable.insert(*vec);
             }
             _ => {}

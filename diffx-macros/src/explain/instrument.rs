@@ -55,7 +55,9 @@ fn stmt_recordable(f: &Func, s: &Stmt) -> bool {
             then_, else_, outs, ..
         } => outs.iter().all(value) && yields(then_, outs) && yields(else_, outs),
         Stmt::Loop { cells, body, .. } => cells.iter().all(value) && yields(body, cells),
-        Stmt::SetElem { vec, value, .. } => f.kind(*vec) == Kind::Slice && scalar(f, value),
+        Stmt::SetElem { vec, value, .. } | Stmt::Push { vec, value, .. } => {
+            f.kind(*vec) == Kind::Slice && scalar(f, value)
+        }
         Stmt::Const { .. } | Stmt::Verbatim { .. } | Stmt::Item(_) => true,
         _ => false,
     }
@@ -230,7 +232,7 @@ impl<'a> Instrument<'a> {
     fn stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
         let read: &[Atom] = match s {
             Stmt::Let { args, .. } => args,
-            Stmt::SetElem { value, .. } => std::slice::from_ref(value),
+            Stmt::SetElem { value, .. } | Stmt::Push { value, .. } => std::slice::from_ref(value),
             _ => &[],
         };
         for touch in self.touches(read) {
@@ -254,6 +256,16 @@ impl<'a> Instrument<'a> {
                 b.push(s.clone());
                 let (rec, k, row) = (&self.rec, Self::key(*vec), self.source(value));
                 b.push(Self::record(quote!(#rec.set_element(#k, #index, #row);)));
+                Ok(())
+            }
+            // A pushed element is the new last one.
+            Stmt::Push { vec, value, .. } => {
+                b.push(s.clone());
+                let (rec, k, row) = (&self.rec, Self::key(*vec), self.source(value));
+                let v = self.primal.name(*vec).clone();
+                b.push(Self::record(
+                    quote!(#rec.set_element(#k, #v.len() - 1, #row);),
+                ));
                 Ok(())
             }
             Stmt::Const { name, expr, .. } => {

@@ -207,6 +207,15 @@ pub enum Stmt {
         /// is never read again, and reverse mode neither logs nor restores it.
         init: bool,
     },
+    /// `vec.push(value)` onto a local `Vec` that carries derivatives. With a `log` (reverse mode),
+    /// the push is logged, and undoing it pops the element.
+    Push {
+        vec: Var,
+        value: Atom,
+        log: Option<Ident>,
+    },
+    /// `dst = vec.pop()`: the adjoint of a pushed element, taken off the adjoint vector.
+    Pop { dst: Var, vec: Var },
     /// Restores `vec` from its log: the last write (`mark: None`), or every write logged since the
     /// log had length `mark`.
     Undo {
@@ -486,6 +495,12 @@ impl Func {
                 self.atoms(args),
                 self.name(*ct)
             ),
+            Stmt::Push { vec, value, .. } => {
+                writeln!(f, "{}.push({})", self.name(*vec), self.atom(value))
+            }
+            Stmt::Pop { dst, vec } => {
+                writeln!(f, "{} = {}.pop()", self.name(*dst), self.name(*vec))
+            }
             Stmt::Split {
                 dst,
                 pullback,

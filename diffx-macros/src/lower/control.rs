@@ -309,6 +309,7 @@ impl Lowerer<'_> {
                 }
                 continue;
             }
+            self.type_declaration(n);
             let v = self
                 .b
                 .op_of_kind(Op::Id, vec![Atom::Const(c)], span, crate::ir::Kind::Slice);
@@ -640,14 +641,83 @@ impl Lowerer<'_> {
                 _ => Atom::Var(self.b.op(Op::Rule(rule), vec![old, value], e.span())),
             };
         }
-        let vec = match base {
+        let Some(vec) = self.written_vector(name, base, &value, e, target.span())? else {
+            return Ok(());
+        };
+        self.b.push(Stmt::SetElem {
+            vec,
+            index,
+            value,
+            log: None,
+            init: false,
+        });
+        Ok(())
+    }
+
+    /// `v.push(x)` onto a local `Vec`: a push the list records, once the vector carries
+    /// derivatives; a constant pushed onto a constant vector stays as written.
+    pub(super) fn push(&mut self, m: &syn::ExprMethodCall, e: &Expr) -> syn::Result<()> {
+        let name = match &*m.receiver {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let args: Vec<&Expr> = m.args.iter().collect();
+        let (Some(name), [arg]) = (name, args.as_slice()) else {
+            return err(
+                m.receiver.span(),
+                "push onto a local `Vec` by its name: `v.push(x)`",
+            );
+        };
+        let base = self.lookup(&name).cloned();
+        let value = self.expr(arg)?;
+        let Some(vec) = self.written_vector(name, base, &value, e, m.receiver.span())? else {
+            return Ok(());
+        };
+        self.b.push(Stmt::Push {
+            vec,
+            value,
+            log: None,
+        });
+        Ok(())
+    }
+
+    /// `let mut v = Vec::new();` (or `Vec::with_capacity(n)`, `vec![]`), declared in the list being
+    /// built, as a `Vec` of the float type: the derivative code copies it before any push tells
+    /// its element type.
+    fn type_declaration(&mut self, name: &str) {
+        let float = self.b.float.clone();
+        let declared = self.b.func.body.iter_mut().rev().find_map(|s| match s {
+            Stmt::Const {
+                name: n, ty, expr, ..
+            } if n == name => Some((ty, expr)),
+            _ => None,
+        });
+        if let Some((ty @ None, expr)) = declared {
+            if empty_vec(expr) {
+                *ty = Some(syn::parse_quote!(::std::vec::Vec<#float>));
+            }
+        }
+    }
+
+    /// The vector a write (`v[i] = x`, `v.push(x)`) goes into, made differentiable by it if `value`
+    /// is; `None` where the write is kept as written (`e`) or waits for the construct around it.
+    fn written_vector(
+        &mut self,
+        name: String,
+        base: Option<Atom>,
+        value: &Atom,
+        e: &Expr,
+        target: proc_macro2::Span,
+    ) -> syn::Result<Option<Var>> {
+        Ok(Some(match base {
             Some(Atom::Var(v)) if self.vectors.contains(&v) => v,
             Some(Atom::Const(_)) if value.var().is_none() && !self.float_vectors.contains(&name) => {
                 self.verbatim(quote!(#e;));
-                return Ok(());
+                return Ok(None);
             }
             // A vector declared in this arm or body (or at top level) becomes differentiable here.
             Some(Atom::Const(c)) if self.declared_here(&name) => {
+                self.type_declaration(&name);
                 let v = self.b.op_of_kind(Op::Id, vec![Atom::Const(c)], e.span(), crate::ir::Kind::Slice);
                 self.b.rename_user(v, &name);
                 self.vectors.insert(v);
@@ -658,23 +728,15 @@ impl Lowerer<'_> {
             // then lowered again.
             Some(Atom::Const(_)) => {
                 self.pending.push(name);
-                return Ok(());
+                return Ok(None);
             }
             _ => {
                 return err(
-                    target.span(),
+                    target,
                     "only local vectors can be written element by element: a differentiable parameter cannot be written through",
                 )
             }
-        };
-        self.b.push(Stmt::SetElem {
-            vec,
-            index,
-            value,
-            log: None,
-            init: false,
-        });
-        Ok(())
+        }))
     }
 }
 
@@ -709,6 +771,32 @@ impl Lowerer<'_> {
             });
         }
         Ok(Atom::Var(v))
+    }
+}
+
+/// Whether `e` is `Vec::new()`, `Vec::with_capacity(n)` or `vec![]`.
+fn empty_vec(e: &proc_macro2::TokenStream) -> bool {
+    match syn::parse2::<Expr>(e.clone()) {
+        Ok(Expr::Call(call)) => match &*call.func {
+            Expr::Path(p) => {
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                matches!(
+                    segs.iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .as_slice(),
+                    [.., "Vec", "new" | "with_capacity"]
+                )
+            }
+            _ => false,
+        },
+        Ok(Expr::Macro(m)) => m.mac.path.is_ident("vec") && m.mac.tokens.is_empty(),
+        _ => false,
     }
 }
 

@@ -316,6 +316,7 @@ impl<'b> Lowerer<'b> {
                 self.verbatim(quote!(#m;));
                 Ok(())
             }
+            Expr::MethodCall(m) if m.method == "push" && self.mentions_active(e) => self.push(m, e),
             Expr::Block(b) if b.label.is_none() => {
                 self.block(&b.block.stmts, false)?;
                 Ok(())

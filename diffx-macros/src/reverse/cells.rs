@@ -27,7 +27,7 @@ fn defs_and_reads(s: &Stmt, defs: &mut Vec<Var>, reads: &mut Vec<Var>) {
         }
         Stmt::Loop { body, .. } => reads.extend(body.yields.iter().filter_map(Atom::var)),
         // `v[i] = t` reads `t`: its adjoint comes from the element's.
-        Stmt::SetElem { value, .. } => reads.extend(value.var()),
+        Stmt::SetElem { value, .. } | Stmt::Push { value, .. } => reads.extend(value.var()),
         _ => {}
     });
 }
@@ -80,7 +80,7 @@ pub(super) fn carried(
         // A nested loop also redefines its cells, and a write redefines its vector.
         s.walk(&mut |s| match s {
             Stmt::Loop { cells, .. } => defs.extend(cells.iter().copied()),
-            Stmt::SetElem { vec, value, .. } => {
+            Stmt::SetElem { vec, value, .. } | Stmt::Push { vec, value, .. } => {
                 defs.push(*vec);
                 reads.extend(value.var());
                 written.push(*vec);

@@ -452,6 +452,22 @@ impl Sweep {
         Ok(())
     }
 
+    /// `vec.push(value)`, backwards: the last element of the vector's adjoint goes to `value`, and
+    /// the push is undone.
+    fn push(&mut self, vec: Var, value: &Atom, log: &Ident) -> syn::Result<()> {
+        let bar = self.adj[&vec];
+        let mark = self.b.mark();
+        let g = self.b.temp(Kind::Scalar);
+        self.b.push(Stmt::Pop { dst: g, vec: bar });
+        self.accumulate(value, Atom::Var(g), Span::call_site(), mark);
+        self.b.push(Stmt::Undo {
+            vec,
+            log: log.clone(),
+            mark: None,
+        });
+        Ok(())
+    }
+
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         if let Stmt::If {
             cond,
@@ -490,6 +506,14 @@ impl Sweep {
             if log.is_some() || self.vectors.contains(vec) {
                 return self.set_elem(*vec, index, value, log.as_ref());
             }
+        }
+        if let Stmt::Push {
+            vec,
+            value,
+            log: Some(log),
+        } = s
+        {
+            return self.push(*vec, value, log);
         }
         let Stmt::Let {
             dst,

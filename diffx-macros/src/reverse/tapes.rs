@@ -21,6 +21,19 @@ pub(super) struct Tapes<'a> {
     pub(super) if_marks: HashMap<String, Vec<IfMark>>,
 }
 
+/// The vector a write or push changes, and its log.
+fn logged(s: &Stmt) -> Option<(Var, Ident)> {
+    match s {
+        Stmt::SetElem {
+            vec, log: Some(l), ..
+        }
+        | Stmt::Push {
+            vec, log: Some(l), ..
+        } => Some((*vec, l.clone())),
+        _ => None,
+    }
+}
+
 /// The values `stmts` and the statements nested in them declare: a vector declared inside a loop
 /// body or an arm is made anew each time it runs, so nothing outside rewinds it.
 pub(super) fn declared_in(stmts: &[Stmt]) -> HashSet<Var> {
@@ -102,14 +115,7 @@ impl Tapes<'_> {
     fn if_marks(&mut self, if_: &Stmt) -> Vec<IfMark> {
         let mut marks: Vec<IfMark> = Vec::new();
         let mut logs = Vec::new();
-        if_.walk(&mut |s| {
-            if let Stmt::SetElem {
-                vec, log: Some(l), ..
-            } = s
-            {
-                logs.push((*vec, l.clone()));
-            }
-        });
+        if_.walk(&mut |s| logs.extend(logged(s)));
         let inside = declared_in(std::slice::from_ref(if_));
         for (vec, log) in logs {
             if !inside.contains(&vec) && !marks.iter().any(|(v, _, _)| *v == vec) {
@@ -134,12 +140,9 @@ impl Tapes<'_> {
                 let mut logs = Vec::new();
                 for s in &inner {
                     s.walk(&mut |s| {
-                        if let Stmt::SetElem {
-                            vec, log: Some(l), ..
-                        } = s
-                        {
-                            if !inside.contains(vec) && !logs.iter().any(|(v, _)| v == vec) {
-                                logs.push((*vec, l.clone()));
+                        if let Some((vec, l)) = logged(s) {
+                            if !inside.contains(&vec) && !logs.iter().any(|(v, _)| *v == vec) {
+                                logs.push((vec, l));
                             }
                         }
                     });
@@ -197,6 +200,11 @@ impl Tapes<'_> {
                     init: *init,
                 }
             }
+            Stmt::Push { vec, value, .. } => Stmt::Push {
+                vec: *vec,
+                value: value.clone(),
+                log: Some(self.log(*vec)),
+            },
             other => other.clone(),
         }
     }
