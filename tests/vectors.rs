@@ -439,6 +439,15 @@ fn pushed(x: f64, y: f64, n: usize) -> f64 {
     s
 }
 
+/// A push at top level whose value is also read another way: its adjoint is popped, then added to
+/// (tester finding s7474-f288: the popped adjoint was not mutable).
+#[autodiff(order = 2)]
+fn pushed_once(x: f64, n: usize) -> f64 {
+    let mut v = vec![(1.0 + x * x).ln(), x];
+    v.push(x * x);
+    v[v.len() - 1] + v[n % 2] * x
+}
+
 /// A vector-valued function whose result is built by pushes.
 #[autodiff]
 fn powers(x: f64, n: usize) -> Vec<f64> {
@@ -469,6 +478,18 @@ fn vectors_grown_by_push() {
         let hv = hvp_pushed(x, y, n, 1.0, 0.0);
         assert!(close(hv.0, (a.0 - b.0) / (2.0 * h), 1e-5), "{hv:?}");
         assert!(close(hv.1, (a.1 - b.1) / (2.0 * h), 1e-5), "{hv:?}");
+    }
+    // x² + x·x (n odd) or x² + x·ln(1 + x²) (n even).
+    for (x, n) in [(0.5_f64, 3), (0.5, 2), (-1.5, 1)] {
+        let analytic = match n % 2 {
+            1 => 4.0 * x,
+            _ => 2.0 * x + (1.0 + x * x).ln() + 2.0 * x * x / (1.0 + x * x),
+        };
+        assert!(close(grad_pushed_once(x, n), analytic, 1e-12));
+        assert!(close(jvp_pushed_once(x, n, 1.0).1, analytic, 1e-12));
+        let h = 1e-5;
+        let second = (grad_pushed_once(x + h, n) - grad_pushed_once(x - h, n)) / (2.0 * h);
+        assert!(close(hvp_pushed_once(x, n, 1.0), second, 1e-6));
     }
     // The pushed result: element k is x^(k+1), its derivative (k+1)·x^k.
     let x = 0.9;

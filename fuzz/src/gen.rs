@@ -92,6 +92,7 @@ pub enum C {
     Generic,
     /// A local array replaced whole (`arr = [arr[1] * 0.5 + x, …]`), in loops and arms too.
     ArrayReplace,
+    Push,
     /// Two differentiable numbers taken as one tuple parameter, destructured first:
     /// `fn f(xy: (f64, f64), …) { let (x, y) = xy; … }` (first order).
     Packed,
@@ -151,6 +152,7 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Order3, "order3", 8),
     (C::Generic, "generic", 15),
     (C::ArrayReplace, "array_replace", 30),
+    (C::Push, "push", 15),
     (C::Packed, "packed", 10),
     (C::Fields, "fields", 10),
 ];

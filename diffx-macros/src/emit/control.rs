@@ -67,7 +67,8 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         }
         Stmt::Pop { dst, vec } => {
             let (d, v) = (f.name(*dst), f.name(*vec));
-            quote!(let ::core::option::Option::Some(#d) = #v.pop() else {
+            let mt = mutable.contains(dst).then(|| quote!(mut));
+            quote!(let ::core::option::Option::Some(#mt #d) = #v.pop() else {
                 ::core::unreachable!("the adjoint of a pushed vector has an element per push")
             };)
         }

@@ -162,7 +162,7 @@ fn stmt(f: &Func, structs: &HashSet<Var>, s: &Stmt) -> bool {
             then_, else_, outs, ..
         } => outs.iter().all(value) && yields(then_, outs) && yields(else_, outs),
         Stmt::Loop { cells, body, .. } => cells.iter().all(value) && yields(body, cells),
-        Stmt::SetElem { vec, value, .. } => {
+        Stmt::SetElem { vec, value, .. } | Stmt::Push { vec, value, .. } => {
             f.kind(*vec) == Kind::Slice && operand(f, structs, value)
         }
         Stmt::Const { .. } | Stmt::Verbatim { .. } | Stmt::Item(_) => true,
@@ -216,7 +216,7 @@ fn all_fields(f: &Func, structs: &HashSet<Var>) -> Vec<Atom> {
                 then_.yields.iter().chain(&else_.yields).for_each(&mut add);
             }
             Stmt::Loop { body, .. } => body.yields.iter().for_each(&mut add),
-            Stmt::SetElem { value, .. } => add(value),
+            Stmt::SetElem { value, .. } | Stmt::Push { value, .. } => add(value),
             _ => {}
         });
     }

@@ -656,6 +656,9 @@ impl<'a> Gen<'a> {
         if name.starts_with("arr") && self.rng.chance(self.w(C::ArrayReplace) as f64 / 100.0) {
             return self.array_replace(name, len);
         }
+        if name.starts_with('v') && self.rng.chance(self.w(C::Push) as f64 / 100.0) {
+            return self.push(name);
+        }
         let idx = self.index(len);
         let (op, value) = self.update();
         self.assigned(&name, &super::ast::expr_text(&value));
@@ -664,6 +667,15 @@ impl<'a> Gen<'a> {
             op,
             value,
         }
+    }
+
+    /// `v.push(e)`: the vector grows (its elements below the length it was declared with stay
+    /// readable).
+    fn push(&mut self, name: String) -> Stmt {
+        self.used[C::Push as usize] += 1;
+        let value = self.float(1).s;
+        self.assigned(&name, &value);
+        Stmt::Raw(format!("{name}.push({value});"))
     }
 
     /// `arr = [arr[1] * 0.5 + e, …]`: every element read before any is written.
@@ -707,7 +719,12 @@ impl<'a> Gen<'a> {
                 self.rng.shuffle(&mut terms);
                 terms.truncate(5);
                 for (v, len) in self.readable_vecs().into_iter().take(3) {
-                    terms.push(format!("{v}[{}]", self.rng.below(len)));
+                    // The last element of a `Vec`: the one pushed last, if any was.
+                    if v.starts_with('v') && self.rng.chance(0.5) {
+                        terms.push(format!("{v}[{v}.len() - 1]"));
+                    } else {
+                        terms.push(format!("{v}[{}]", self.rng.below(len)));
+                    }
                 }
                 terms.push(self.float(1).at(2));
                 Expr::Text(terms.join(" + "))
