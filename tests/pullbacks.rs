@@ -201,3 +201,26 @@ fn a_call_replaces_a_local_vector_in_a_loop() {
 fn a_vector_replaced_by_a_longer_one_stops() {
     grad_grows_in_loop(0.5);
 }
+
+/// One local array passed by value to one callee (`rotate(p, …)`) and by reference to another
+/// (`sum_squares(&p)`): the by-value call gets a copy of its own, the other a reference.
+#[autodiff]
+fn both_ways(x: f64, y: f64) -> f64 {
+    let mut p = [x, y];
+    let mut s = 0.0;
+    for _ in 0..6 {
+        p = rotate(p, 0.3 * x);
+        s -= sum_squares(&p) * p[0];
+    }
+    s * p[1]
+}
+
+#[test]
+fn an_array_passed_by_value_and_by_reference() {
+    check(
+        both_ways,
+        grad_both_ways,
+        jvp_both_ways,
+        &[[0.4, 0.9], [-0.7, 0.2], [1.3, -1.1]],
+    );
+}

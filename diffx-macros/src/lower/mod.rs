@@ -819,8 +819,20 @@ impl<'b> Lowerer<'b> {
             let bound_by_ref = matches!(a, Expr::Path(p)
                 if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string())));
             let by_value = !matches!(a, Expr::Reference(_)) && !bound_by_ref;
-            if let (Atom::Var(v), true) = (&arg, by_value) {
-                self.b.func.vars[v.0].by_value = true;
+            match &arg {
+                // A local vector passed by value (`g(p)` for `p: [f64; 2]`) goes as a copy of its
+                // own, so that `h(&p)` elsewhere still passes a reference.
+                Atom::Var(v)
+                    if by_value
+                        && self.b.func.kind(*v) == Kind::Slice
+                        && !self.b.func.vars[v.0].is_ref =>
+                {
+                    let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Slice);
+                    self.b.func.vars[copy.0].by_value = true;
+                    arg = Atom::Var(copy);
+                }
+                Atom::Var(v) if by_value => self.b.func.vars[v.0].by_value = true,
+                _ => {}
             }
             if by_value
                 && matches!(arg, Atom::Field(..))

@@ -662,7 +662,9 @@ impl Sweep {
         };
         let scalar =
             self.b.func.atom_kind(a) == Kind::Scalar && self.b.func.kind(c) == Kind::Scalar;
-        let like = (!scalar).then(|| a.clone());
+        // (Vectors are added element by element: nothing is broadcast.)
+        let vector = self.b.func.atom_kind(a) == Kind::Slice;
+        let like = (!scalar && !vector).then(|| a.clone());
         match (a, self.adj.get(&base).copied()) {
             (Atom::Field(..), Some(bar)) | (Atom::Var(_), Some(bar)) => {
                 let first = self.first_into(a);
