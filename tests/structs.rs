@@ -575,3 +575,37 @@ fn a_field_copy_shadowed_in_an_arm() {
         assert!(close(jvp_shadowed_field(&p, x, &dir).1, g.dot(&dir), 1e-13));
     }
 }
+
+#[autodiff]
+fn squash(y: f64, x: f64) -> f64 {
+    (x * y).tanh()
+}
+
+/// A call's value in a function of a parameter struct (its kind unseen by the macro) read by a
+/// kept statement that passes it on by value (tester finding s7676-f129: it was bound by
+/// reference there).
+#[autodiff(wrt(p))]
+fn kept_statement_call(p: &Line, x: f64) -> f64 {
+    let b = squash(p.slope, x).tanh();
+    assert!(squash(b, p.intercept).is_finite());
+    b * p.intercept
+}
+
+#[test]
+fn a_kept_statement_reads_a_calls_value() {
+    let p = Line {
+        slope: 0.4,
+        intercept: -1.5,
+    };
+    let x = 0.8;
+    let g = grad_kept_statement_call(&p, x);
+    let t = (p.slope * x).tanh();
+    // b = tanh(tanh(slope·x)): ∂b/∂slope = (1 − b²)(1 − t²)·x.
+    let b = t.tanh();
+    let ds = p.intercept * (1.0 - b * b) * (1.0 - t * t) * x;
+    assert!(
+        close(g.slope, ds, 1e-13) && close(g.intercept, b, 1e-14),
+        "{g:?}"
+    );
+    check_params(|q| kept_statement_call(q, x), &p, &g).assert_close(1e-8);
+}

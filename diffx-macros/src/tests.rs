@@ -714,10 +714,10 @@ fn calls_are_split_into_value_and_pullback() {
 }
 
 /// The split function hands the forward sweep's values to the pullback closure; a forward sweep
-/// with a loop (whose tape may borrow the arguments) is not cut, and the closure calls
+/// with a loop whose tape may borrow the arguments is not cut, and the closure calls
 /// `__diffx_vjp_` instead.
 #[test]
-fn a_split_function_cuts_straight_line_code_only() {
+fn a_split_function_cuts_what_it_can_hand_over() {
     let split = |item| {
         let out = crate::expand::autodiff(proc_macro2::TokenStream::new(), item);
         item_named(&out, "__diffx_split_f")
@@ -752,7 +752,23 @@ fn a_split_function_cuts_straight_line_code_only() {
             s
         }
     });
-    assert!(looped.contains("__diffx_vjp_f (x , ct) . 1"), "{looped}");
+    // A loop over positions tapes integers: the closure takes the range and the cells' tape.
+    assert!(looped.contains("for i_1 in range . rev ()"), "{looped}");
+    assert!(!looped.contains("__diffx_vjp_f"), "{looped}");
+    // Over another iterator, the loop variables on the tape could be references: not cut.
+    let reversed = split(quote! {
+        fn f(x: &[f64], n: usize) -> f64 {
+            let mut s = 0.0;
+            for i in (0..n).rev() {
+                s = s * x[i] + 1.0;
+            }
+            s
+        }
+    });
+    assert!(
+        reversed.contains("__diffx_vjp_f (x , n , ct) . 1"),
+        "{reversed}"
+    );
     let generic = split(quote! {
         fn f<T: Float, const N: usize>(x: [T; N]) -> T {
             x[0] * x[N - 1]

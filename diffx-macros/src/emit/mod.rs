@@ -244,13 +244,24 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
         Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.clone(),
         Stmt::Verbatim { binds, tokens } => {
             let names = binds.iter().map(|(n, _)| n);
-            let values = binds.iter().map(|(_, a)| operand(f, a));
+            // A value of a kind the macro cannot see (a number from a call, a field) is bound as
+            // a copy: the statement may pass it on by value (`h(b)`) or by reference (`h(&b)`).
+            let unseen = |a: &Atom| matches!(a, Atom::Var(_)) && f.atom_kind(a) == Kind::Other;
+            let values = binds.iter().map(|(_, a)| match unseen(a) {
+                true => {
+                    let p = place(f, a);
+                    quote!(::core::clone::Clone::clone(&#p))
+                }
+                false => operand(f, a),
+            });
             // A vector or tensor is bound by reference here: `&v` in the statement is `v`, so
             // that `h(&v)` still passes a `&[T; 3]` (a `&&[T; 3]` does not coerce while `T` is
             // inferred).
             let borrowed: Vec<String> = binds
                 .iter()
-                .filter(|(_, a)| matches!(a, Atom::Var(_)) && f.atom_kind(a) != Kind::Scalar)
+                .filter(|(_, a)| {
+                    matches!(a, Atom::Var(_)) && f.atom_kind(a) != Kind::Scalar && !unseen(a)
+                })
                 .map(|(n, _)| n.to_string())
                 .collect();
             let tokens = crate::tokens::without_borrow(tokens.clone(), &borrowed);

@@ -11,15 +11,15 @@
 //! data): the backward sweep skips the statements that compute only unwanted ones (`guards`).
 //!
 //! The closure holds no borrow (`use<>`): a forward sweep whose backward sweep reads a reference
-//! it made (a loop's tape of rows, a kept `let r = &rows[0];`) is not cut, and its closure calls
-//! `__diffx_vjp_f` with the arguments instead, as an unpaired pullback would.
+//! it made (a loop's tape of a slice's elements, a kept `let r = &rows[0];`) is not cut, and its
+//! closure calls `__diffx_vjp_f` with the arguments instead, as an unpaired pullback would.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::liveness;
 use crate::parse::Signature;
 
@@ -213,7 +213,18 @@ fn idents(tokens: &TokenStream) -> HashSet<String> {
 /// results of operations, calls, shapes and residuals are owned.)
 fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool {
     forward.iter().all(|s| match s {
-        Stmt::Loop { .. } | Stmt::LoopBack { .. } => false,
+        // A loop's tape holds its cells and loop variables: owned over a range or in a `while`
+        // (over a slice, its elements would be references).
+        Stmt::Loop { head, .. } => match head {
+            LoopHead::While { .. } => true,
+            LoopHead::For { iter, .. } => {
+                matches!(
+                    syn::parse2::<syn::Expr>(iter.clone()),
+                    Ok(syn::Expr::Range(_))
+                )
+            }
+        },
+        Stmt::LoopBack { .. } => false,
         // (A copy of a reference is the reference.)
         Stmt::Let {
             dst,
