@@ -153,6 +153,11 @@ pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     out
 }
 
+/// The names of a path's segments: `["diffx", "__private", "never"]`.
+pub fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`, `v.push(…)`.
 pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();

@@ -75,13 +75,7 @@ pub(crate) fn is_never(s: &Stmt) -> bool {
     let Expr::Path(p) = &*c.func else {
         return false;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    c.args.is_empty() && segs == ["diffx", "__private", "never"]
+    c.args.is_empty() && crate::tokens::segment_names(&p.path) == ["diffx", "__private", "never"]
 }
 
 /// Whether `e` is written for its effect and has no value (`()`): an assignment, a loop, an `if`

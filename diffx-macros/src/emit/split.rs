@@ -19,6 +19,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 
+use super::signature::param_list as params;
 use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::liveness;
 use crate::parse::Signature;
@@ -177,16 +178,6 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
             #body
         }
     }
-}
-
-fn params(sig: &Signature) -> Vec<TokenStream> {
-    sig.params
-        .iter()
-        .map(|q| {
-            let (n, t) = (&q.name, &q.ty);
-            quote!(#n: #t)
-        })
-        .collect()
 }
 
 /// The identifiers in `tokens`.

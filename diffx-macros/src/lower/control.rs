@@ -779,19 +779,10 @@ fn empty_vec(e: &proc_macro2::TokenStream) -> bool {
     match syn::parse2::<Expr>(e.clone()) {
         Ok(Expr::Call(call)) => match &*call.func {
             Expr::Path(p) => {
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
-                matches!(
-                    segs.iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .as_slice(),
-                    [.., "Vec", "new" | "with_capacity"]
-                )
+                let segs = crate::tokens::segment_names(&p.path);
+                segs.len() >= 2
+                    && segs[segs.len() - 2] == "Vec"
+                    && matches!(segs[segs.len() - 1].as_str(), "new" | "with_capacity")
             }
             _ => false,
         },

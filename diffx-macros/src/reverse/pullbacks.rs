@@ -30,17 +30,7 @@ pub fn pair_calls(f: &mut Func) {
 /// and pullback, and the backward sweep pops them where it recomputed the call (or, if it has no
 /// use for the value, just before the pullback).
 fn stash_loops(f: &Func, list: &mut [Stmt]) {
-    for s in list.iter_mut() {
-        match s {
-            Stmt::If { then_, else_, .. } => {
-                stash_loops(f, &mut then_.body);
-                stash_loops(f, &mut else_.body);
-            }
-            Stmt::Loop { body, .. } => stash_loops(f, &mut body.body),
-            Stmt::LoopBack { body, .. } => stash_loops(f, body),
-            _ => {}
-        }
-    }
+    nested(list, &mut |l| stash_loops(f, l));
     for j in 0..list.len() {
         let Stmt::LoopBack { tape, .. } = &list[j] else {
             continue;
@@ -144,18 +134,23 @@ fn call_tape(f: &Func, dst: Var) -> Ident {
     format_ident!("{}_calls", f.name(dst))
 }
 
-fn pair_in(f: &Func, list: &mut [Stmt]) {
+/// Runs `f` on the statement lists nested in `list`'s statements (arms, loop bodies).
+fn nested(list: &mut [Stmt], f: &mut dyn FnMut(&mut [Stmt])) {
     for s in list.iter_mut() {
         match s {
             Stmt::If { then_, else_, .. } => {
-                pair_in(f, &mut then_.body);
-                pair_in(f, &mut else_.body);
+                f(&mut then_.body);
+                f(&mut else_.body);
             }
-            Stmt::Loop { body, .. } => pair_in(f, &mut body.body),
-            Stmt::LoopBack { body, .. } => pair_in(f, body),
+            Stmt::Loop { body, .. } => f(&mut body.body),
+            Stmt::LoopBack { body, .. } => f(body),
             _ => {}
         }
     }
+}
+
+fn pair_in(f: &Func, list: &mut [Stmt]) {
+    nested(list, &mut |l| pair_in(f, l));
     for i in 0..list.len() {
         let Stmt::Let {
             dst,
