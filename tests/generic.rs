@@ -282,6 +282,29 @@ fn explain_of_a_generic_function() {
     assert_eq!(t.adjoint("a"), Some(1.5f64.sin()));
 }
 
+/// A function generic over its float type returning an array: `explain_` records its vector
+/// values too.
+#[autodiff]
+fn rotate<T: diffx::Float>(p: [T; 2], a: T) -> [T; 2] {
+    [
+        p[0] * a.cos() - p[1] * a.sin(),
+        p[0] * a.sin() + p[1] * a.cos(),
+    ]
+}
+
+#[cfg(feature = "explain")]
+#[test]
+fn explain_of_a_generic_function_returning_an_array() {
+    let (p, a) = ([0.5f64, -0.25], 0.3);
+    let t = explain_rotate(p, a, [1.0, 0.0], 0.0, [1.0, 0.0]);
+    let (gp, ga) = vjp_rotate(p, a, [1.0, 0.0]);
+    assert_close(t.adjoint("a").unwrap(), ga, 1e-15, "a");
+    assert_close(ga, -p[0] * a.sin() - p[1] * a.cos(), 1e-15, "∂a by hand");
+    assert_close(gp[0], a.cos(), 1e-15, "∂p0");
+    let ga32 = vjp_rotate([0.5f32, -0.25], 0.3, [1.0, 0.0]).1;
+    assert_close(ga32 as f64, ga, 1e-6, "∂a at f32");
+}
+
 /// Float methods in path form: on the type parameter, on the trait, on the trait's full path.
 #[autodiff]
 fn path_forms<T: Float>(x: T, y: T) -> T {

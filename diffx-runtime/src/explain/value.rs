@@ -137,39 +137,46 @@ macro_rules! number_values {
                 }
             }
         }
-        impl ToValue<$t> for [$t] {
-            fn to_value(&self) -> Value<$t> {
-                Value::Tensor(Tensor::from_vec(self.to_vec(), &[self.len()]))
-            }
-        }
-        impl ToValue<$t> for Vec<$t> {
-            fn to_value(&self) -> Value<$t> {
-                self[..].to_value()
-            }
-        }
-        impl<const N: usize> ToValue<$t> for [$t; N] {
-            fn to_value(&self) -> Value<$t> {
-                self[..].to_value()
-            }
-        }
-        impl FromValue<$t> for Vec<$t> {
-            fn from_value(v: &Value<$t>, like: &Vec<$t>) -> Vec<$t> {
-                match v.clone().conform(&like.to_value()) {
-                    Value::Tensor(t) => t.into_vec(),
-                    Value::Scalar(s) => vec![s; like.len()],
-                }
-            }
-        }
-        impl<const N: usize> FromValue<$t> for [$t; N] {
-            fn from_value(v: &Value<$t>, like: &[$t; N]) -> [$t; N] {
-                let mut out = [0.0; N];
-                out.copy_from_slice(&Vec::from_value(v, &like.to_vec()));
-                out
-            }
-        }
     )*};
 }
 number_values!(f32, f64);
+
+// Vectors of any float type, so that a function generic over its float type (its `explain_`
+// bound by `T: ToValue<T>`) records its vector values too.
+impl<F: Float> ToValue<F> for [F] {
+    fn to_value(&self) -> Value<F> {
+        Value::Tensor(Tensor::from_vec(self.to_vec(), &[self.len()]))
+    }
+}
+
+impl<F: Float> ToValue<F> for Vec<F> {
+    fn to_value(&self) -> Value<F> {
+        self[..].to_value()
+    }
+}
+
+impl<F: Float, const N: usize> ToValue<F> for [F; N] {
+    fn to_value(&self) -> Value<F> {
+        self[..].to_value()
+    }
+}
+
+impl<F: Float> FromValue<F> for Vec<F> {
+    fn from_value(v: &Value<F>, like: &Vec<F>) -> Vec<F> {
+        match v.clone().conform(&like.to_value()) {
+            Value::Tensor(t) => t.into_vec(),
+            Value::Scalar(s) => vec![s; like.len()],
+        }
+    }
+}
+
+impl<F: Float, const N: usize> FromValue<F> for [F; N] {
+    fn from_value(v: &Value<F>, like: &[F; N]) -> [F; N] {
+        let mut out = [F::ZERO; N];
+        out.copy_from_slice(&Vec::from_value(v, &like.to_vec()));
+        out
+    }
+}
 
 impl<F: Float> ToValue<F> for Tensor<F> {
     fn to_value(&self) -> Value<F> {
