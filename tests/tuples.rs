@@ -199,3 +199,79 @@ fn nested_calls_in_a_function_of_a_tuple() {
     assert_close(g.0, 0.7 * 1.5, 1e-14, "∂/∂y");
     assert_close(g.1, 0.7 * 2.0, 1e-14, "∂/∂x");
 }
+
+/// A tuple holding an array and a number, the array built in place and as a local, chosen in an
+/// `if`: differentiated as the array of its three numbers.
+#[autodiff]
+fn point_and_size(r: f64, t: f64) -> ([f64; 2], f64) {
+    if r < 0.0 {
+        let p = [0.0, r * t];
+        return (p, t);
+    }
+    ([r * t.cos(), r * t.sin()], r * r)
+}
+
+#[test]
+fn a_tuple_holding_an_array() {
+    for (r, t) in [(1.5, 0.4), (0.7, -1.2), (-0.5, 0.9)] {
+        let (p, s) = point_and_size(r, t);
+        // The Jacobian, a row per number: d[p0, p1, s]/d(r, t).
+        let analytic = match r < 0.0 {
+            true => [[0.0, 0.0], [t, r], [0.0, 1.0]],
+            false => [
+                [t.cos(), -r * t.sin()],
+                [t.sin(), r * t.cos()],
+                [2.0 * r, 0.0],
+            ],
+        };
+        let jac = jacobian_point_and_size(r, t);
+        let numbers = |r: f64, t: f64| {
+            let (p, s) = point_and_size(r, t);
+            [p[0], p[1], s]
+        };
+        for (i, row) in analytic.iter().enumerate() {
+            let fd = central_difference(|v| numbers(v[0], v[1])[i], &[r, t]);
+            for j in 0..2 {
+                assert_close(
+                    jac[i][j],
+                    row[j],
+                    1e-14,
+                    &format!("J[{i}][{j}] at ({r}, {t})"),
+                );
+                assert_close(
+                    jac[i][j],
+                    fd[j],
+                    1e-7,
+                    &format!("J[{i}][{j}] vs differences"),
+                );
+            }
+        }
+        // `jvp_` returns the tangent in the tuple's shape; `vjp_` takes a cotangent in it.
+        let ((vp, vs), (dp, ds)) = jvp_point_and_size(r, t, 1.0, 0.0);
+        assert_eq!((vp, vs), (p, s));
+        assert_eq!([dp[0], dp[1], ds], [jac[0][0], jac[1][0], jac[2][0]]);
+        let (gr, gt) = vjp_point_and_size(r, t, ([0.5, -1.0], 2.0));
+        assert_close(
+            gr,
+            0.5 * jac[0][0] - jac[1][0] + 2.0 * jac[2][0],
+            1e-14,
+            "vjp r",
+        );
+        assert_close(
+            gt,
+            0.5 * jac[0][1] - jac[1][1] + 2.0 * jac[2][1],
+            1e-14,
+            "vjp t",
+        );
+    }
+}
+
+#[cfg(feature = "explain")]
+#[test]
+fn explain_of_a_tuple_holding_an_array() {
+    let (r, t) = (1.5, 0.4);
+    let trace = explain_point_and_size(r, t, 1.0, 0.0, ([0.0, 1.0], 0.5));
+    let (gr, gt) = vjp_point_and_size(r, t, ([0.0, 1.0], 0.5));
+    assert_close(trace.adjoint("r").unwrap(), gr, 1e-14, "r");
+    assert_close(trace.adjoint("t").unwrap(), gt, 1e-14, "t");
+}

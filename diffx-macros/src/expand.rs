@@ -37,9 +37,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 }
 
 fn expand_item(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
-    if let Some((as_array, n)) = tuple_as_array(&item)? {
+    if let Some((as_array, layout)) = tuple_as_array(&item)? {
         let out = expand_item(as_array, args)?;
-        return emit::tuples::tuple_results(out, &item, n);
+        return emit::tuples::tuple_results(out, &item, &layout);
     }
     if let Some((as_fn, args, receiver)) = receiver_as_param(&item, &args) {
         let out = expand_parsed(as_fn, args)?;
@@ -48,31 +48,61 @@ fn expand_item(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
     expand_parsed(item, args)
 }
 
-/// A function returning a tuple of numbers (`-> (f64, f64)`) as one returning an array of them,
-/// its tuples written as arrays (`emit::tuples`), with the tuple's length.
-fn tuple_as_array(item: &ItemFn) -> syn::Result<Option<(ItemFn, usize)>> {
+/// A function returning a tuple of numbers and arrays of them (`-> (f64, f64)`, `-> ([f64; 2],
+/// f64)`) as one returning an array of all its numbers, its tuples written as arrays
+/// (`emit::tuples`), with the tuple's layout.
+fn tuple_as_array(item: &ItemFn) -> syn::Result<Option<(ItemFn, emit::tuples::Layout)>> {
     let syn::ReturnType::Type(arrow, ty) = &item.sig.output else {
         return Ok(None);
     };
     let syn::Type::Tuple(t) = &**ty else {
         return Ok(None);
     };
-    let Some(first) = t.elems.first() else {
+    // Each part a number of one float type, or an array of them of a length written out.
+    let part = |e: &syn::Type| -> Option<(String, Option<usize>)> {
+        match e {
+            syn::Type::Path(p) if p.path.get_ident().is_some() => {
+                Some((e.to_token_stream().to_string(), None))
+            }
+            syn::Type::Array(a) => {
+                let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) = &a.len
+                else {
+                    return None;
+                };
+                let syn::Type::Path(p) = &*a.elem else {
+                    return None;
+                };
+                p.path.get_ident()?;
+                Some((
+                    a.elem.to_token_stream().to_string(),
+                    Some(n.base10_parse().ok()?),
+                ))
+            }
+            _ => None,
+        }
+    };
+    let Some(parts) = t.elems.iter().map(part).collect::<Option<Vec<_>>>() else {
         return Ok(None);
     };
-    let same = t
-        .elems
-        .iter()
-        .all(|e| e.to_token_stream().to_string() == first.to_token_stream().to_string());
-    if !same || !matches!(first, syn::Type::Path(p) if p.path.get_ident().is_some()) {
+    let Some((float, _)) = parts.first().cloned() else {
+        return Ok(None);
+    };
+    if parts.iter().any(|(f, _)| *f != float) {
         return Ok(None);
     }
-    let n = t.elems.len();
+    let layout = emit::tuples::Layout(parts.into_iter().map(|(_, n)| n).collect());
+    let (float, n): (syn::Type, usize) = (syn::parse_str(&float)?, layout.width());
     let mut as_array = item.clone();
-    as_array.sig.output = syn::ReturnType::Type(*arrow, Box::new(syn::parse_quote!([#first; #n])));
-    let mut returns = Returns { n, bad: None };
+    as_array.sig.output = syn::ReturnType::Type(*arrow, Box::new(syn::parse_quote!([#float; #n])));
+    let mut returns = Returns {
+        layout: layout.clone(),
+        bad: None,
+    };
     syn::visit_mut::VisitMut::visit_block_mut(&mut returns, &mut as_array.block);
-    let tail_ok = emit::tuples::block_tail(&mut as_array.block, n);
+    let tail_ok = emit::tuples::block_tail(&mut as_array.block, &layout);
     let bad = returns.bad.or_else(|| {
         (!tail_ok).then(|| {
             item.block
@@ -82,14 +112,14 @@ fn tuple_as_array(item: &ItemFn) -> syn::Result<Option<(ItemFn, usize)>> {
         })
     });
     match bad {
-        Some(at) => Err(syn::Error::new(at, format!("a function returning a tuple returns it written out here (`(a, b)`, also in each arm): `#[autodiff]` differentiates it as the array of its {n} parts"))),
-        None => Ok(Some((as_array, n))),
+        Some(at) => Err(syn::Error::new(at, format!("a function returning a tuple returns it written out here (`(a, b)`, also in each arm): `#[autodiff]` differentiates it as the array of its {n} numbers"))),
+        None => Ok(Some((as_array, layout))),
     }
 }
 
 /// Writes the tuple of each `return` as an array; remembers where one is not written out.
 struct Returns {
-    n: usize,
+    layout: emit::tuples::Layout,
     bad: Option<proc_macro2::Span>,
 }
 
@@ -97,7 +127,7 @@ impl syn::visit_mut::VisitMut for Returns {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         if let syn::Expr::Return(r) = e {
             if let Some(v) = &mut r.expr {
-                if !emit::tuples::tuples_to_arrays(v, self.n) {
+                if !emit::tuples::tuples_to_arrays(v, &self.layout) {
                     self.bad.get_or_insert(v.span());
                 }
             }

@@ -5,24 +5,21 @@
 //! either way.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::{Expr, FnArg, Item, ReturnType, Stmt};
 
-/// `items`, written for `array` (the function returning `[F; n]`), for the user's `function`
-/// returning an `n`-tuple.
+/// `items`, written for `array` (the function returning `[F; n]`, `n` the layout's width), for
+/// the user's `function` returning a tuple of that layout.
 pub fn tuple_results(
     items: TokenStream,
     function: &syn::ItemFn,
-    n: usize,
+    layout: &Layout,
 ) -> syn::Result<TokenStream> {
     let file: syn::File = syn::parse2(items)?;
     let ReturnType::Type(_, tuple) = &function.sig.output else {
         return Ok(quote!(#file));
     };
-    let parts = |v: &syn::Ident| {
-        let idx = (0..n).map(syn::Index::from);
-        quote!((#(#v[#idx],)*))
-    };
+    let parts = |v: &syn::Ident| layout.parts(v);
     let array_name = quote::format_ident!("__diffx_array_{}", function.sig.ident);
     let renamed: Vec<String> = ["", "jvp_", "vjp_"]
         .iter()
@@ -72,42 +69,137 @@ pub fn tuple_results(
             if let Some(FnArg::Typed(ct)) = f.sig.inputs.last_mut() {
                 let pat = (*ct.pat).clone();
                 *ct.ty = (**tuple).clone();
-                let idx = (0..n).map(syn::Index::from);
-                let read: Stmt = syn::parse_quote!(let #pat = [#(#pat.#idx),*];);
+                let numbers = layout.flattened(&quote!(#pat));
+                let read: Stmt = syn::parse_quote!(let #pat = #numbers;);
                 f.block.stmts.insert(0, read);
             }
         }
         out.push(quote!(#f));
     }
-    Ok(quote!(#(#out)*))
+    let out = quote!(#(#out)*);
+    Ok(match layout.nested() {
+        true => apart(out, &function.sig.ident),
+        false => out,
+    })
+}
+
+/// `out` with the hidden functions of `f` renamed (`__diffx_vjp_f` → `__diffx_vjp_f_parts`): a
+/// caller reads a tuple result by component, which for a tuple holding arrays is not by element,
+/// so an `#[autodiff]` caller of `f` finds none of them and stops at its call instead.
+fn apart(out: TokenStream, f: &syn::Ident) -> TokenStream {
+    let suffix = format!("_{f}");
+    crate::tokens::replace_all(out, &mut |id| {
+        let name = id.to_string();
+        let hidden = name.starts_with("__diffx_") && name.ends_with(&suffix);
+        hidden.then(|| quote::format_ident!("{}_parts", id, span = id.span()).into_token_stream())
+    })
+}
+
+/// The parts of a tuple result: a number (`None`) or an array of that many numbers.
+#[derive(Clone)]
+pub struct Layout(pub Vec<Option<usize>>);
+
+impl Layout {
+    /// How many numbers the parts hold: the length of the array the pipeline differentiates.
+    pub fn width(&self) -> usize {
+        self.0.iter().map(|p| p.unwrap_or(1)).sum()
+    }
+
+    /// Whether some part is an array.
+    pub fn nested(&self) -> bool {
+        self.0.iter().any(Option::is_some)
+    }
+
+    /// The tuple of `v`'s elements, parted: `(v[0], [v[1], v[2]])`.
+    fn parts(&self, v: &syn::Ident) -> TokenStream {
+        let mut at = 0;
+        let parts = self.0.iter().map(|p| match p {
+            None => {
+                at += 1;
+                let k = at - 1;
+                quote!(#v[#k])
+            }
+            Some(n) => {
+                let idx = at..at + n;
+                at += n;
+                quote!([#(#v[#idx]),*])
+            }
+        });
+        quote!((#(#parts,)*))
+    }
+
+    /// The array of the numbers of the tuple `t`: `[t.0, t.1[0], t.1[1]]`.
+    fn flattened(&self, t: &TokenStream) -> TokenStream {
+        let elems = self.0.iter().enumerate().flat_map(|(i, p)| {
+            let i = syn::Index::from(i);
+            match p {
+                None => vec![quote!(#t.#i)],
+                Some(n) => (0..*n).map(|k| quote!(#t.#i[#k])).collect(),
+            }
+        });
+        quote!([#(#elems),*])
+    }
 }
 
 /// `e` (the function's body or a `return`'s value) with its tuple values written as arrays:
 /// tails of blocks, arms and branches; false where a value is not a tuple written out.
-pub fn tuples_to_arrays(e: &mut Expr, n: usize) -> bool {
+pub fn tuples_to_arrays(e: &mut Expr, layout: &Layout) -> bool {
     match e {
-        Expr::Tuple(t) if t.elems.len() == n => {
+        Expr::Tuple(t) if t.elems.len() == layout.0.len() && !layout.nested() => {
             let elems = &t.elems;
             *e = syn::parse_quote!([#elems]);
             true
         }
-        Expr::Block(b) => block_tail(&mut b.block, n),
+        // The numbers of each part, as one array literal: `([a, b], c)` → `[a, b, c]`, `(p, c)` →
+        // `[p[0], p[1], c]`; a part of another form is taken into a local first.
+        Expr::Tuple(t) if t.elems.len() == layout.0.len() => {
+            let mut locals = Vec::new();
+            let mut numbers: Vec<TokenStream> = Vec::new();
+            for (i, (p, part)) in layout.0.iter().zip(&t.elems).enumerate() {
+                match (p, part) {
+                    (None, part) => numbers.push(quote!(#part)),
+                    (Some(n), Expr::Array(a)) if a.elems.len() == *n => {
+                        numbers.extend(a.elems.iter().map(|x| quote!(#x)));
+                    }
+                    (Some(n), part) => {
+                        let name = match part {
+                            Expr::Path(p) if p.path.get_ident().is_some() => quote!(#part),
+                            _ => {
+                                let local = quote::format_ident!("__diffx_part{}", i);
+                                locals.push(quote!(let #local = #part;));
+                                quote!(#local)
+                            }
+                        };
+                        numbers.extend((0..*n).map(|k| quote!(#name[#k])));
+                    }
+                }
+            }
+            *e = match locals.is_empty() {
+                true => syn::parse_quote!([#(#numbers),*]),
+                false => syn::parse_quote!({ #(#locals)* [#(#numbers),*] }),
+            };
+            true
+        }
+        Expr::Block(b) => block_tail(&mut b.block, layout),
         Expr::If(i) => {
             let Some((_, els)) = &mut i.else_branch else {
                 return false;
             };
-            block_tail(&mut i.then_branch, n) && tuples_to_arrays(els, n)
+            block_tail(&mut i.then_branch, layout) && tuples_to_arrays(els, layout)
         }
-        Expr::Match(m) => m.arms.iter_mut().all(|a| tuples_to_arrays(&mut a.body, n)),
-        Expr::Paren(p) => tuples_to_arrays(&mut p.expr, n),
+        Expr::Match(m) => m
+            .arms
+            .iter_mut()
+            .all(|a| tuples_to_arrays(&mut a.body, layout)),
+        Expr::Paren(p) => tuples_to_arrays(&mut p.expr, layout),
         _ => false,
     }
 }
 
 /// The tail of `b` as an array; a block ending in `return` has none to write.
-pub fn block_tail(b: &mut syn::Block, n: usize) -> bool {
+pub fn block_tail(b: &mut syn::Block, layout: &Layout) -> bool {
     match b.stmts.last_mut() {
-        Some(Stmt::Expr(tail, None)) => tuples_to_arrays(tail, n),
+        Some(Stmt::Expr(tail, None)) => tuples_to_arrays(tail, layout),
         _ => true,
     }
 }
