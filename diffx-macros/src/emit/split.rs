@@ -4,7 +4,8 @@
 //! sweep's values it has taken with it:
 //!
 //! ```text
-//! fn __diffx_split_f(x: &[f64], k: f64) -> (f64, impl FnOnce(&[f64], f64, f64) -> (Vec<f64>, f64) + use<>)
+//! fn __diffx_split_f(x: &[f64], k: f64)
+//!     -> (f64, impl FnOnce(&[f64], f64, f64, [bool; 2]) -> (Vec<f64>, f64) + use<>)
 //! ```
 //!
 //! The closure also takes which gradients the caller wants (`[true, false]` for a layer and its
