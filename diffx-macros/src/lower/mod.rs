@@ -67,6 +67,8 @@ pub struct Lowerer<'b> {
     pub tuple_read: BTreeSet<String>,
     /// The values of such calls, arrays of their components.
     tuple_values: std::collections::HashSet<crate::ir::Var>,
+    /// The parts read from such values (`p` of `let (p, z) = f(x);`): numbers.
+    tuple_parts: std::collections::HashSet<crate::ir::Var>,
     /// Names bound to a place by value (`let x = p.x;`, not `&p.x`): a `Copy` value, a number, which
     /// kept code reads by value too.
     copied: BTreeSet<String>,
@@ -101,6 +103,7 @@ impl<'b> Lowerer<'b> {
             tuple_call: false,
             tuple_read: BTreeSet::new(),
             tuple_values: std::collections::HashSet::new(),
+            tuple_parts: std::collections::HashSet::new(),
             copied: BTreeSet::new(),
             param_types: std::collections::HashMap::new(),
         }
@@ -618,7 +621,11 @@ impl<'b> Lowerer<'b> {
                     .get_ident()
                     .and_then(|id| self.lookup(&id.to_string()));
                 if matches!(tuple, Some(Atom::Var(v)) if self.tuple_values.contains(v)) {
-                    return self.extend_place(&f.base, quote!([#index]), f.span());
+                    let part = self.extend_place(&f.base, quote!([#index]), f.span())?;
+                    if let Atom::Var(v) = part {
+                        self.tuple_parts.insert(v);
+                    }
+                    return Ok(part);
                 }
             }
         }
@@ -651,6 +658,10 @@ impl<'b> Lowerer<'b> {
                 Ok(self.typed_place(v, step, span))
             }
             Atom::Field(v, path) => Ok(self.typed_place(v, quote!(#path #step), span)),
+            Atom::Var(v) if self.tuple_parts.contains(&v) => err(
+                span,
+                "this part of a called function's tuple result is indexed as an array: calls of functions returning tuples that hold arrays are not supported in `#[autodiff]` functions yet; return the array and the number from two functions, or compute them here",
+            ),
             _ => err(
                 span,
                 "only fields of parameter structs can be read here: indexing tensors and slices is not supported yet",
