@@ -93,7 +93,9 @@ fn tokens(s: &str, consts: &[String]) -> String {
                 // Not the function `f64` (unit 64) or a call of it.
                 out.push('T');
             } else if consts.contains(&word) {
-                out.push_str(&word.to_lowercase());
+                // `K1` as `c_k1`: in snake case, and not a name the generator gives (its counter
+                // `k1` once shadowed the constant: s8080-f183).
+                out.push_str(&format!("c_{}", word.to_lowercase()));
             } else {
                 out.push_str(&word);
             }
@@ -185,7 +187,7 @@ mod tests {
     #[test]
     fn rewrites_types_literals_and_casts() {
         let src = "#[autodiff(order = 2)]\nfn f3(x: f64, v: &[f64], n: usize) -> f64 {\n    const C: f64 = 0.5;\n    let mut s = 0.0_f64;\n    for i in 0..n {\n        s += v[i] * (i as f64 * 0.25) + f64::max(x, 1e-3);\n    }\n    assert!(s.is_finite(), \"s = 1.5\");\n    s * C + x.powi(2)\n}\n";
-        let want = "#[autodiff(order = 2)]\nfn f3<T: diffx::Float>(x: T, v: &[T], n: usize) -> T {\n    let c: T = T::from_f64(0.5).unwrap();\n    let mut s = T::from_f64(0.0).unwrap();\n    for i in 0..n {\n        s += v[i] * (T::from(i).unwrap() * T::from_f64(0.25).unwrap()) + T::max(x, T::from_f64(1e-3).unwrap());\n    }\n    assert!(s.is_finite(), \"s = 1.5\");\n    s * c + x.powi(2)\n}\n";
+        let want = "#[autodiff(order = 2)]\nfn f3<T: diffx::Float>(x: T, v: &[T], n: usize) -> T {\n    let c_c: T = T::from_f64(0.5).unwrap();\n    let mut s = T::from_f64(0.0).unwrap();\n    for i in 0..n {\n        s += v[i] * (T::from(i).unwrap() * T::from_f64(0.25).unwrap()) + T::max(x, T::from_f64(1e-3).unwrap());\n    }\n    assert!(s.is_finite(), \"s = 1.5\");\n    s * c_c + x.powi(2)\n}\n";
         assert_eq!(rewrite(src), want);
     }
 
