@@ -733,7 +733,7 @@ impl Lowerer<'_> {
             _ => {
                 return err(
                     target,
-                    "only local vectors can be written element by element: a differentiable parameter cannot be written through",
+                    "only local vectors can be written element by element or pushed onto: a differentiable parameter cannot be written through",
                 )
             }
         }))
