@@ -194,3 +194,41 @@ fn constant_functions_have_zero_gradient() {
     assert_eq!(value_and_grad_flat(3.0), (7.0, 0.0));
     assert_eq!(jvp_flat(3.0, 1.0), (7.0, 0.0));
 }
+
+/// Destructuring assignment: `(a, b) = (b, a·x + b)` reads both parts before it assigns either;
+/// `[p, q] = …` and `_` too.
+#[autodiff]
+fn recurrence(x: f64, y: f64) -> f64 {
+    let (mut a, mut b) = (1.0, y);
+    for _ in 0..3 {
+        (a, b) = (b, a * x + b);
+    }
+    let (mut p, mut q) = (a, b);
+    [p, q] = [p * y, q];
+    (q, _) = (q + p, p);
+    q
+}
+
+#[test]
+fn destructuring_assignment_swaps() {
+    // a, b: (1, y) → (y, x + y) → (x + y, xy + x + y) → (xy + x + y, x² + 2xy + x + y); the
+    // result is b + a·y = x² + 3xy + xy² + x + y + y².
+    let f = |x: f64, y: f64| x * x + 3.0 * x * y + x * y * y + x + y + y * y;
+    let d = |x: f64, y: f64| {
+        [
+            2.0 * x + 3.0 * y + y * y + 1.0,
+            3.0 * x + 2.0 * x * y + 1.0 + 2.0 * y,
+        ]
+    };
+    for p in [[1.0, 2.0], [-0.5, 3.0], [0.3, -1.1]] {
+        assert_close(recurrence(p[0], p[1]), f(p[0], p[1]), 1e-14, "value");
+        check_binary(
+            p,
+            d(p[0], p[1]),
+            recurrence,
+            grad_recurrence,
+            jvp_recurrence,
+            vjp_recurrence,
+        );
+    }
+}

@@ -221,7 +221,8 @@ fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
                 .collect();
             let hidden = emit::second::hidden_hvp(&item, &sig, hvp, &rev);
             let public = emit::second::public(&item, &sig, &dots);
-            quote!(#hidden #public)
+            let nested = emit::nested::companions(&item, &sig);
+            quote!(#hidden #public #nested)
         }
         None => {
             let hidden = emit::second::no_hvp(&item, &sig, false);

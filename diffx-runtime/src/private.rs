@@ -76,6 +76,8 @@ pub trait HvpRule: sealed::Never {
 /// cotangent and its tangent.
 pub trait Combine<F> {
     fn combine(a: F, x: &Self, b: F, y: &Self) -> Self;
+    /// `x·y`, summed over the elements.
+    fn dot(x: &Self, y: &Self) -> F;
 }
 
 /// `a·x + b·y`, for generated code.
@@ -84,10 +86,21 @@ pub fn combine<F, G: Combine<F>>(a: F, x: &G, b: F, y: &G) -> G {
     G::combine(a, x, b, y)
 }
 
+/// `x·y` for gradients or tangents of one parameter: the derivative of another function's
+/// `jvp_` along its own tangent argument (nested AD).
+#[inline]
+pub fn dot<F, G: Combine<F>>(x: &G, y: &G) -> F {
+    G::dot(x, y)
+}
+
 impl<F: NumFloat> Combine<F> for F {
     #[inline(always)]
     fn combine(a: F, x: &F, b: F, y: &F) -> F {
         a * *x + b * *y
+    }
+    #[inline(always)]
+    fn dot(x: &F, y: &F) -> F {
+        *x * *y
     }
 }
 
@@ -96,12 +109,20 @@ impl<F: NumFloat> Combine<F> for Vec<F> {
     fn combine(a: F, x: &Vec<F>, b: F, y: &Vec<F>) -> Vec<F> {
         x.iter().zip(y).map(|(&x, &y)| a * x + b * y).collect()
     }
+    #[inline]
+    fn dot(x: &Vec<F>, y: &Vec<F>) -> F {
+        x.iter().zip(y).fold(F::zero(), |s, (&x, &y)| s + x * y)
+    }
 }
 
 impl<F: NumFloat, const N: usize> Combine<F> for [F; N] {
     #[inline]
     fn combine(a: F, x: &[F; N], b: F, y: &[F; N]) -> [F; N] {
         ::core::array::from_fn(|i| a * x[i] + b * y[i])
+    }
+    #[inline]
+    fn dot(x: &[F; N], y: &[F; N]) -> F {
+        x.iter().zip(y).fold(F::zero(), |s, (&x, &y)| s + x * y)
     }
 }
 

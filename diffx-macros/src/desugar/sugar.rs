@@ -262,6 +262,41 @@ impl Sugar {
         }
     }
 
+    /// `(a, b) = value;`: `let (t1, t2) = value;`, then `a = t1; b = t2;` (every part read
+    /// before any is assigned, so `(a, b) = (b, a);` swaps).
+    fn destructured(&mut self, a: syn::ExprAssign) -> (Local, Vec<Expr>) {
+        let mut sets = Vec::new();
+        let pat = self.assigned_pattern(&a.left, &mut sets);
+        let value = &a.right;
+        let l: Stmt = syn::parse_quote_spanned!(a.left.span()=> let #pat = #value;);
+        let Stmt::Local(l) = l else {
+            unreachable!("a `let` statement parses as one")
+        };
+        (l, sets)
+    }
+
+    /// The pattern a destructuring assignment's left side reads as, a fresh name for each place;
+    /// `sets` gets the assignments of those names to the places.
+    fn assigned_pattern(&mut self, left: &Expr, sets: &mut Vec<Expr>) -> TokenStream {
+        match left {
+            Expr::Tuple(t) => {
+                let parts = t.elems.iter().map(|e| self.assigned_pattern(e, sets));
+                quote!((#(#parts,)*))
+            }
+            Expr::Array(a) => {
+                let parts = a.elems.iter().map(|e| self.assigned_pattern(e, sets));
+                quote!([#(#parts),*])
+            }
+            Expr::Paren(p) => self.assigned_pattern(&p.expr, sets),
+            Expr::Infer(_) => quote!(_),
+            place => {
+                let name = self.temps().fresh("set");
+                sets.push(syn::parse_quote_spanned!(place.span()=> #place = #name));
+                quote!(#name)
+            }
+        }
+    }
+
     fn record(&mut self, name: String, c: syn::ExprClosure, rest: TokenStream) {
         let inputs: Vec<Pat> = c.inputs.iter().cloned().collect();
         let mut bound: BTreeSet<String> = inputs.iter().flat_map(patterns::names).collect();
@@ -383,6 +418,11 @@ impl Sugar {
     }
 }
 
+/// Whether an assignment's left side destructures: `(a, b) = …`, `[x, y] = …`.
+fn destructuring(left: &Expr) -> bool {
+    matches!(left, Expr::Tuple(_) | Expr::Array(_))
+}
+
 impl VisitMut for Sugar {
     fn visit_block_mut(&mut self, b: &mut Block) {
         self.scopes.push(Vec::new());
@@ -391,6 +431,14 @@ impl VisitMut for Sugar {
         for (i, s) in stmts.iter().enumerate() {
             match s.clone() {
                 Stmt::Local(l) => self.local(l, &stmts[i + 1..], &mut out),
+                Stmt::Expr(Expr::Assign(a), _) if destructuring(&a.left) => {
+                    let (l, sets) = self.destructured(a);
+                    self.local(l, &stmts[i + 1..], &mut out);
+                    for mut e in sets {
+                        self.visit_expr_mut(&mut e);
+                        out.push(Stmt::Expr(e, Some(Default::default())));
+                    }
+                }
                 Stmt::Expr(mut e, semi) => {
                     self.visit_expr_mut(&mut e);
                     out.push(Stmt::Expr(e, semi));

@@ -86,6 +86,16 @@ fn is_wrapper(name: &str) -> bool {
     ]
     .iter()
     .any(|p| name.starts_with(p))
+        || nested_companion(name)
+}
+
+/// Whether `name` is one of the functions `emit/nested.rs` writes for a caller of `grad_g` or
+/// `jvp_g`, which only call `g`'s.
+fn nested_companion(name: &str) -> bool {
+    ["__diffx_jvp_", "__diffx_vjp_", "__diffx_array_"]
+        .iter()
+        .filter_map(|p| name.strip_prefix(p))
+        .any(|rest| rest.starts_with("grad_") || rest.starts_with("jvp_"))
 }
 
 /// The user's generic parameters before a generated function's own (`__A` of a `grad_` that

@@ -17,6 +17,7 @@ use crate::tokens;
 mod control;
 pub mod generics;
 pub mod methods;
+pub mod nested;
 pub mod second;
 pub(crate) mod signature;
 pub mod split;

@@ -211,10 +211,18 @@ fn call_name(path: &syn::Path) -> String {
 
 /// Whether the callee is a free function, which has a split form: not a method (`self.g(…)`,
 /// lowered as `__diffx_self::g`) nor an associated function (`Self::g`, `Model::g`), whose
-/// `impl`'s generic parameters its derivative functions could not name.
+/// `impl`'s generic parameters its derivative functions could not name; nor another function's
+/// `grad_g` or `jvp_g` (nested AD, `emit/nested.rs`: their pullback is one Hessian-vector product,
+/// with no forward sweep to keep).
 fn splittable(path: &syn::Path) -> bool {
-    path.segments.iter().all(|s| {
-        let name = s.ident.to_string();
-        name != "__diffx_self" && !name.starts_with(char::is_uppercase)
-    })
+    let last = path.segments.last().map(|s| s.ident.to_string());
+    let nested = last.is_some_and(|l| {
+        let l = l.strip_prefix("__diffx_array_").unwrap_or(&l);
+        l.starts_with("grad_") || l.starts_with("jvp_")
+    });
+    !nested
+        && path.segments.iter().all(|s| {
+            let name = s.ident.to_string();
+            name != "__diffx_self" && !name.starts_with(char::is_uppercase)
+        })
 }

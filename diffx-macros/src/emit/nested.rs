@@ -1,0 +1,276 @@
+//! Nested AD: a call of `grad_g` or `jvp_g` inside another `#[autodiff]` function.
+//!
+//! Their derivatives are second derivatives of `g`, which `__diffx_hvp_g` computes (forward mode
+//! over `g`'s reverse program). Along tangents `t` of the arguments, `grad_g` changes by `H·t`;
+//! a cotangent `c` of `grad_g` pulls back to `H·c`, the Hessian being symmetric. `jvp_g(x, v) =
+//! (g, ∇g·v)` changes along `(t, u)` by `(∇g·t, (H·t)·v + ∇g·u)` and pulls a cotangent `(c₀, c₁)`
+//! back to `(c₀∇g + c₁H·v, c₁∇g)`. So a function with `order = 2` also writes the hidden
+//! functions a caller of its `grad_` and `jvp_` looks for (`__diffx_jvp_grad_g`,
+//! `__diffx_vjp_grad_g`, …), each one call of `__diffx_hvp_g`. A caller with `order = 2` would need
+//! third derivatives of `g` through them: none are written, and its call is a compile error.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::ItemFn;
+
+use super::allow;
+use super::signature::{
+    grad_types, like, param_list, tangent_bound, tangent_convert, tangent_inputs,
+};
+use crate::ir::Kind;
+use crate::parse::{Param, Signature};
+
+/// The hidden functions through which another `#[autodiff]` function differentiates its calls of
+/// `grad_g` and `jvp_g`: for a free function whose differentiable parameters are numbers, slices,
+/// `Vec`s or arrays of numbers.
+pub fn companions(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let simple = |p: &Param| {
+        !p.differentiable
+            || matches!(
+                (&p.kind, &p.elem),
+                (Kind::Scalar, _) | (Kind::Slice, Some(_))
+            )
+    };
+    if sig.receiver.is_some() || !sig.params.iter().all(simple) || differentiable(sig).is_empty() {
+        return quote!();
+    }
+    let grad = grad_companions(item, sig);
+    let jvp = jvp_companions(item, sig);
+    quote!(#grad #jvp)
+}
+
+fn differentiable(sig: &Signature) -> Vec<usize> {
+    (0..sig.params.len())
+        .filter(|i| sig.params[*i].differentiable)
+        .collect()
+}
+
+fn hygienic(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// `t.i`: entry `i` of a tuple with one entry per parameter.
+fn entry(t: &Ident, i: usize) -> TokenStream {
+    let i = syn::Index::from(i);
+    quote!(#t.#i)
+}
+
+/// The sum of the terms (at least one).
+fn sum(terms: Vec<TokenStream>) -> TokenStream {
+    quote!(#(#terms)+*)
+}
+
+/// For `grad_g`: its value as a caller reads it (an array of the numbers when it returns a tuple
+/// of them, `__diffx_array_grad_g`), its tangent and its pullback. A gradient holding arrays
+/// beside other parts is a tuple a caller cannot index yet: none are written for it.
+fn grad_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let diff = differentiable(sig);
+    let flat = diff.len() > 1;
+    if flat && diff.iter().any(|&i| sig.params[i].kind != Kind::Scalar) {
+        return quote!();
+    }
+    let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
+    let grad_name = format_ident!("grad_{}", name);
+    let hvp = format_ident!("__diffx_hvp_{}", name);
+    let (jvp_name, vjp_name) = (
+        format_ident!("__diffx_jvp_grad_{}", name),
+        format_ident!("__diffx_vjp_grad_{}", name),
+    );
+    let n = diff.len();
+    let g_ty = match flat {
+        true => quote!([#float; #n]),
+        false => {
+            let t = &sig.params[diff[0]].grad;
+            quote!(#t)
+        }
+    };
+    let shape = |t: &Ident| match flat {
+        true => {
+            let parts = diff.iter().map(|i| entry(t, *i));
+            quote!([#(#parts),*])
+        }
+        false => entry(t, diff[0]),
+    };
+    let params = param_list(sig);
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
+    let dots: Vec<Option<Ident>> = (0..sig.params.len())
+        .map(|i| {
+            sig.params[i]
+                .differentiable
+                .then(|| hygienic(&format!("__t{i}")))
+        })
+        .collect();
+    let (tangents, _) = tangent_inputs(sig, &dots);
+    let passed = dots.iter().map(|d| match d {
+        Some(d) => quote!(#d),
+        None => quote!(::diffx::__private::Zero),
+    });
+    let ct = hygienic("__ct");
+    let ct_parts = sig.params.iter().enumerate().map(|(i, p)| {
+        match (p.differentiable, diff.iter().position(|&d| d == i)) {
+            (true, Some(k)) if flat => quote!(#ct[#k]),
+            (true, _) => quote!(#ct),
+            (false, _) => quote!(::diffx::__private::Zero),
+        }
+    });
+    let tys = grad_types(sig);
+    let (g, h) = (hygienic("__g"), hygienic("__h"));
+    let (sg, sh) = (shape(&g), shape(&h));
+    let array = flat.then(|| {
+        let array_name = format_ident!("__diffx_array_grad_{}", name);
+        let parts: Vec<Ident> = (0..n).map(|k| hygienic(&format!("__g{k}"))).collect();
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #array_name(#(#params,)*) -> [#float; #n] {
+                let (#(#parts),*) = #grad_name(#(#args),*);
+                [#(#parts),*]
+            }
+        }
+    });
+    quote! {
+        #array
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #jvp_name(#(#params,)* #(#tangents,)*) -> (#g_ty, #g_ty) {
+            let (_, #g, #h) = #hvp(#(#args,)* #(#passed,)* 1.0, 0.0);
+            (#sg, #sh)
+        }
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #vjp_name(#(#params,)* #ct: #g_ty) -> (#g_ty, (#(#tys,)*)) {
+            let (_, #g, #h) = #hvp(#(#args,)* #(#ct_parts,)* 1.0, 0.0);
+            (#sg, #h)
+        }
+    }
+}
+
+/// For `jvp_g(params…, directions…) -> (value, derivative)`: its array version (a caller reads
+/// the pair as an array), its tangent and its pullback.
+fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
+    let diff = differentiable(sig);
+    let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
+    let jvp = format_ident!("jvp_{}", name);
+    let hvp = format_ident!("__diffx_hvp_{}", name);
+    let (array_name, jvp_name, vjp_name) = (
+        format_ident!("__diffx_array_jvp_{}", name),
+        format_ident!("__diffx_jvp_jvp_{}", name),
+        format_ident!("__diffx_vjp_jvp_{}", name),
+    );
+    let p = |i: usize| &sig.params[i];
+    let named = |prefix: &str| -> Vec<Ident> {
+        diff.iter()
+            .map(|i| hygienic(&format!("{prefix}{i}")))
+            .collect()
+    };
+    // The directions `v`, the tangents `t` of the parameters and `u` of the directions.
+    let (vs, us) = (named("__v"), named("__u"));
+    let ts: Vec<Option<Ident>> = (0..sig.params.len())
+        .map(|i| p(i).differentiable.then(|| hygienic(&format!("__t{i}"))))
+        .collect();
+    let params = param_list(sig);
+    let directions: Vec<TokenStream> = diff
+        .iter()
+        .zip(&vs)
+        .map(|(i, v)| {
+            let t = &p(*i).ty;
+            quote!(#v: #t)
+        })
+        .collect();
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
+    let (t_inputs, t_converts) = tangent_inputs(sig, &ts);
+    let u_inputs = diff.iter().zip(&us).map(|(i, u)| {
+        let b = tangent_bound(p(*i));
+        quote!(#u: #b)
+    });
+    let convert = |names: &[Ident]| -> Vec<TokenStream> {
+        diff.iter()
+            .zip(names)
+            .map(|(i, n)| tangent_convert(p(*i), n, &like(p(*i))))
+            .collect()
+    };
+    let (v_converts, u_converts) = (convert(&vs), convert(&us));
+    let along = |names: &[Option<Ident>]| -> Vec<TokenStream> {
+        names
+            .iter()
+            .map(|n| match n {
+                Some(n) => quote!(&#n),
+                None => quote!(::diffx::__private::Zero),
+            })
+            .collect()
+    };
+    let by_direction: Vec<Option<Ident>> = (0..sig.params.len())
+        .map(|i| diff.iter().position(|&d| d == i).map(|k| vs[k].clone()))
+        .collect();
+    let (g, h, ct) = (hygienic("__g"), hygienic("__h"), hygienic("__ct"));
+    let dots = |x: &Ident, y: &[Ident]| {
+        sum(diff
+            .iter()
+            .zip(y)
+            .map(|(i, y)| {
+                let x = entry(x, *i);
+                quote!(::diffx::__private::dot(&#x, &#y))
+            })
+            .collect())
+    };
+    let t_named: Vec<Ident> = diff.iter().filter_map(|i| ts[*i].clone()).collect();
+    let value_dot = dots(&g, &t_named);
+    let derivative_dot = {
+        let (a, b) = (dots(&h, &vs), dots(&g, &us));
+        quote!(#a + #b)
+    };
+    let (t_along, v_along) = (along(&ts), along(&by_direction));
+    // The value and derivative as `jvp_g` computes them, bit for bit: a caller's derivative
+    // program takes the branches its primal takes.
+    let primal = quote! {
+        let __primal = #jvp(#(::core::clone::Clone::clone(&#args),)* #(::core::clone::Clone::clone(&#vs),)*);
+    };
+    let tys = grad_types(sig);
+    let direction_tys = diff.iter().map(|i| {
+        let t = &p(*i).grad;
+        quote!(#t)
+    });
+    let param_bars = (0..sig.params.len()).map(|i| match p(i).differentiable {
+        true => {
+            let (gi, hi) = (entry(&g, i), entry(&h, i));
+            quote!(::diffx::__private::combine(#ct[0], &#gi, #ct[1], &#hi))
+        }
+        false => quote!(::diffx::__private::Zero),
+    });
+    let direction_bars = diff.iter().map(|i| {
+        let gi = entry(&g, *i);
+        quote!(::diffx::__private::combine(#ct[1], &#gi, 0.0, &#gi))
+    });
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #array_name(#(#params,)* #(#directions,)*) -> [#float; 2] {
+            let (__a, __b) = #jvp(#(#args,)* #(#vs,)*);
+            [__a, __b]
+        }
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #jvp_name(#(#params,)* #(#directions,)* #(#t_inputs,)* #(#u_inputs,)*) -> ([#float; 2], [#float; 2]) {
+            #primal
+            #(#t_converts)*
+            #(#u_converts)*
+            #(#v_converts)*
+            let (_, #g, #h) = #hvp(#(#args,)* #(#t_along,)* 1.0, 0.0);
+            ([__primal.0, __primal.1], [#value_dot, #derivative_dot])
+        }
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #vjp_name(#(#params,)* #(#directions,)* #ct: [#float; 2]) -> ([#float; 2], (#(#tys,)* #(#direction_tys,)*)) {
+            #primal
+            #(#v_converts)*
+            let (_, #g, #h) = #hvp(#(#args,)* #(#v_along,)* 1.0, 0.0);
+            ([__primal.0, __primal.1], (#(#param_bars,)* #(#direction_bars,)*))
+        }
+    }
+}
