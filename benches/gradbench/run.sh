@@ -17,7 +17,7 @@ gb=$(cd "$gb" && pwd)
 build=${GRADBENCH_BUILD:-${TMPDIR:-/tmp}/gradbench-build}
 logs=${LOGS:-$repo/target/gradbench-logs}
 evals=("$@")
-[ ${#evals[@]} -gt 0 ] || evals=(hello lse llsq det gmm ode kmeans ba lstm)
+[ ${#evals[@]} -gt 0 ] || evals=(hello lse llsq det gmm ode kmeans ba lstm particle saddle)
 
 [ -x "$build/target/release/gradbench" ] || GRADBENCH_BUILD=$build "$gb/setup.sh" >&2
 (cd "$repo" && cargo build --release --quiet -p diffx-gradbench)

@@ -2,7 +2,7 @@
 //! (f64, step ε^⅓·max(1, |x|) ≈ 6e-6, relative tolerance 1e-5), at two points each.
 
 use diffx::check::central_difference;
-use diffx_gradbench::evals::{ba, det, gmm, kmeans, llsq, lse, lstm, ode};
+use diffx_gradbench::evals::{ba, det, gmm, kmeans, llsq, lse, lstm, ode, particle, saddle};
 
 /// Deterministic numbers in [lo, hi) (a 64-bit LCG), so the tests need no dependency.
 fn numbers(seed: u64, count: usize, lo: f64, hi: f64) -> Vec<f64> {
@@ -177,5 +177,63 @@ fn lstm_gradient() {
         let fd = central_difference(f, &[main.clone(), extra.clone()].concat());
         let (gm, ge) = lstm::grad_loss(&main, &extra, &state, &bits, b);
         assert_close("lstm", &[gm, ge].concat(), &fd);
+    }
+}
+
+#[test]
+fn particle_nested_derivatives_in_all_four_modes() {
+    // The outer derivative of the miss distance, through the force −∇ₓp inside the Euler loop,
+    // with the force by forward (`true`) and by reverse mode; both outer modes.
+    for w in [0.0, 0.15, 0.3] {
+        let fd = central_difference(|v| particle::naive_euler::<false>(v[0]), &[w]);
+        for g in [
+            particle::grad_naive_euler::<false>(w),
+            particle::grad_naive_euler::<true>(w),
+            particle::jvp_naive_euler::<false>(w, 1.0).1,
+            particle::jvp_naive_euler::<true>(w, 1.0).1,
+        ] {
+            assert_close("particle", &[g], &fd);
+        }
+    }
+    // The argmin every variant finds (GradBench's expected output).
+    for w in [
+        particle::particle::<true, true>(0.0),
+        particle::particle::<true, false>(0.0),
+        particle::particle::<false, true>(0.0),
+        particle::particle::<false, false>(0.0),
+    ] {
+        assert!((w - 0.2071918746486116).abs() < 1e-9, "{w}");
+    }
+}
+
+#[test]
+fn saddle_nested_derivatives_in_all_four_modes() {
+    // max_p f(p1, p) = p1₀² + p1₁² (the ascent reaches p ≈ 0): its gradient through the ascent
+    // loop, with the inner gradient by forward (`true`) and reverse mode; both outer modes.
+    let start = [1.0, 1.0];
+    for p1 in [[0.5, -0.25], [1.0, 0.75]] {
+        let fd = central_difference(|v| saddle::max_cost::<false>([v[0], v[1]], start), &p1);
+        for inner in [false, true] {
+            let g = match inner {
+                true => saddle::grad_max_cost::<true>(p1, start),
+                false => saddle::grad_max_cost::<false>(p1, start),
+            };
+            assert_close("saddle grad", &g, &fd);
+            let t = match inner {
+                true => saddle::jvp_max_cost::<true>(p1, start, [1.0, 0.0]).1,
+                false => saddle::jvp_max_cost::<false>(p1, start, [1.0, 0.0]).1,
+            };
+            assert_close("saddle jvp", &[t], &fd[..1]);
+        }
+    }
+    for r in [
+        saddle::saddle::<true, true>(start),
+        saddle::saddle::<true, false>(start),
+        saddle::saddle::<false, true>(start),
+        saddle::saddle::<false, false>(start),
+    ] {
+        for x in r {
+            assert!((x - 8.246324826140356e-6).abs() < 1e-9, "{r:?}");
+        }
     }
 }

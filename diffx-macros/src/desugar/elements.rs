@@ -1,19 +1,31 @@
 //! An array (or a `Vec`, by `vec![…]`) assigned whole inside a loop or an arm (`s = [s[0] + h *
 //! k[0], s[1] + h * k[1]];`), written element by element: lowering follows a vector's elements through loops and arms, not
 //! a vector replaced there. Every element is read before any is written, as the array literal
-//! would be. So is a local array (or `Vec`) of known length assigned a call's result there
-//! (`p = rotate(p, a);`): the call's value is taken first, then copied in element by element.
+//! would be. So is a local array (or `Vec`) of known length assigned a call's result or another
+//! local array there (`p = rotate(p, a);`, `p = q;`): the value is taken first, then copied in
+//! element by element.
 
 use std::collections::HashMap;
 
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr};
 
+use crate::parse::Signature;
+
 /// `block` with its arrays assigned whole inside loops and arms written by element.
-pub fn spelled_out(mut block: Block) -> Block {
+pub fn spelled_out(mut block: Block, sig: &Signature) -> Block {
+    // A parameter array's length is in its type: `let mut p = start;` has it too.
+    let lengths = sig
+        .params
+        .iter()
+        .filter_map(|p| match &p.ty {
+            syn::Type::Array(a) => Some((p.name.to_string(), (literal(&a.len)?, false))),
+            _ => None,
+        })
+        .collect();
     Elements {
         nesting: 0,
-        lengths: HashMap::new(),
+        lengths,
     }
     .visit_block_mut(&mut block);
     block
@@ -34,7 +46,12 @@ impl VisitMut for Elements {
             return;
         };
         let name = p.ident.to_string();
-        match local.init.as_ref().and_then(|i| length(&i.expr)) {
+        let copied = |e: &Expr| name_of(e).and_then(|n| self.lengths.get(&n).copied());
+        match local
+            .init
+            .as_ref()
+            .and_then(|i| length(&i.expr).or_else(|| copied(&i.expr)))
+        {
             Some(n) => self.lengths.insert(name, n),
             None => self.lengths.remove(&name),
         };
@@ -72,7 +89,8 @@ impl VisitMut for Elements {
                 }
                 None => return,
             },
-            Expr::Call(_) => {
+            // A call's result, or another local array (`p = q;`).
+            Expr::Call(_) | Expr::Path(_) => {
                 let Some(&(n, is_vec)) = name_of(left).and_then(|l| self.lengths.get(&l)) else {
                     return;
                 };
@@ -93,7 +111,8 @@ impl VisitMut for Elements {
     }
 }
 
-/// `left = f(…)` for a local array or `Vec` of `n` elements: the call's value, copied in.
+/// `left = f(…)` (or `left = other;`) for a local array or `Vec` of `n` elements: the value,
+/// copied in.
 fn from_call(a: &syn::ExprAssign, n: usize, is_vec: bool) -> Expr {
     let (left, right) = (&a.left, &a.right);
     let value = quote::format_ident!("__diffx_value");
@@ -119,13 +138,6 @@ fn from_call(a: &syn::ExprAssign, n: usize, is_vec: bool) -> Expr {
 /// The length of an array or `Vec` written out (`[a, b]`, `[0.0; 3]`, `vec![a, b]`,
 /// `vec![0.0; 3]`), and whether it is a `Vec`.
 fn length(e: &Expr) -> Option<(usize, bool)> {
-    let literal = |e: &Expr| match strip(e) {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(n),
-            ..
-        }) => n.base10_parse::<usize>().ok(),
-        _ => None,
-    };
     match strip(e) {
         Expr::Array(a) => Some((a.elems.len(), false)),
         Expr::Repeat(r) => Some((literal(&r.len)?, false)),
@@ -139,6 +151,17 @@ fn length(e: &Expr) -> Option<(usize, bool)> {
             })?;
             Some((literal(&repeat.len)?, true))
         }
+        _ => None,
+    }
+}
+
+/// The value of an integer literal (`3`, `3usize`).
+fn literal(e: &Expr) -> Option<usize> {
+    match strip(e) {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse::<usize>().ok(),
         _ => None,
     }
 }

@@ -27,5 +27,5 @@ pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(block.clone())?;
     let block = sugar::block(&block, sig)?;
     let block = flow::body(&block, &sig.float, &sig.ret)?;
-    Ok(elements::spelled_out(block))
+    Ok(elements::spelled_out(block, sig))
 }

@@ -21,6 +21,14 @@ pub fn generic(
 ) -> syn::Result<TokenStream> {
     let file: syn::File = syn::parse2(items)?;
     let name = &primal.sig.ident;
+    let own_generics: Vec<String> = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) if !f.sig.generics.params.is_empty() => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     let mut out = Vec::new();
     for item in file.items {
         let mut f = match item {
@@ -36,6 +44,7 @@ pub fn generic(
         if f.sig.ident == *name {
             f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
         } else {
+            with_const_arguments(&mut f.block, primal, &own_generics);
             let ident = f.sig.ident.to_string();
             f.sig.generics = merged(&primal.sig.generics, &f.sig.generics);
             let declared = primal.sig.generics.type_params().any(|t| t.ident == *float);
@@ -96,6 +105,44 @@ fn nested_companion(name: &str) -> bool {
         .iter()
         .filter_map(|p| name.strip_prefix(p))
         .any(|rest| rest.starts_with("grad_") || rest.starts_with("jvp_"))
+}
+
+/// The calls among the generated functions of a function with a const parameter, given the
+/// user's generic parameters explicitly (`__diffx_vjp_f::<T, FORWARD>(…)`): a const parameter read
+/// only in the body (`if FORWARD`) is not inferred from the arguments. (Not the calls of
+/// functions with generic parameters of their own, which would need those too.)
+fn with_const_arguments(block: &mut syn::Block, primal: &syn::ItemFn, own_generics: &[String]) {
+    let generics = &primal.sig.generics;
+    if !generics
+        .params
+        .iter()
+        .any(|p| matches!(p, GenericParam::Const(_)))
+    {
+        return;
+    }
+    let args: Vec<&Ident> = generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) => Some(&t.ident),
+            GenericParam::Const(c) => Some(&c.ident),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let name = primal.sig.ident.to_string();
+    let suffix = format!("_{name}");
+    let name = name.as_str();
+    let ours = |n: &str| {
+        let generated = n == name
+            || (n.starts_with("__diffx_") && n.ends_with(&suffix))
+            || n.strip_suffix(&name).is_some_and(is_wrapper);
+        generated && !own_generics.iter().any(|o| o == n)
+    };
+    super::rewrite_calls(block, &mut |c| {
+        let id = super::called(c, &ours)?;
+        let call_args = &c.args;
+        Some(syn::parse_quote!(#id::<#(#args),*>(#call_args)))
+    });
 }
 
 /// The user's generic parameters before a generated function's own (`__A` of a `grad_` that

@@ -17,10 +17,13 @@ pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
+pub mod particle;
+pub mod saddle;
+pub mod solver;
 
 /// The modules a `define` message may name.
 pub const MODULES: &[&str] = &[
-    "hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba", "lstm",
+    "hello", "lse", "llsq", "det", "gmm", "ode", "kmeans", "ba", "lstm", "particle", "saddle",
 ];
 
 /// Evaluates `function` of `module` on `input`.
@@ -36,6 +39,8 @@ pub fn evaluate(module: &str, function: &str, input: &Value) -> Evaluation {
         "kmeans" => kmeans::evaluate(function, input, runs),
         "ba" => ba::evaluate(function, input, runs),
         "lstm" => lstm::evaluate(function, input, runs),
+        "particle" => particle::evaluate(function, input, runs),
+        "saddle" => saddle::evaluate(function, input, runs),
         _ => Err(format!("unknown module (this tool has {MODULES:?})")),
     }
 }
