@@ -227,7 +227,8 @@ fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
         None => {
             let hidden = emit::second::no_hvp(&item, &sig, false);
             let public = emit::second::not_asked(&item, &sig);
-            quote!(#hidden #public)
+            let nested = emit::nested::not_asked(&item, &sig);
+            quote!(#hidden #public #nested)
         }
     };
     out = quote!(#out #second);

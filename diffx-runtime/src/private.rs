@@ -60,6 +60,30 @@ pub trait OrderTwo: sealed::Never {
     fn never(self) -> !;
 }
 
+/// The bound of the hidden functions through which a caller would differentiate its call of
+/// `grad_g` or `jvp_g` (nested AD), for a `g` without `order = 2`: they are `g`'s second
+/// derivatives, so the call fails to compile with this message, at the call.
+#[diagnostic::on_unimplemented(
+    message = "a call of another function's `grad_` or `jvp_` is differentiated through that function's second derivatives, which it does not have",
+    label = "called here from an `#[autodiff]` function",
+    note = "write `#[autodiff(order = 2)]` on the function whose `grad_` or `jvp_` this is"
+)]
+pub trait NestedOrderTwo: sealed::Never {
+    fn never(self) -> !;
+}
+
+/// The bound of the `__diffx_hvp_grad_g` and `__diffx_hvp_jvp_g` that `#[autodiff(order = 2)]`
+/// writes: a caller's second order through a call of `grad_g` would be third derivatives of `g`,
+/// which are not written for it.
+#[diagnostic::on_unimplemented(
+    message = "a function with `#[autodiff(order = 2)]` cannot call another function's `grad_` or `jvp_`: its `hvp_` would need that function's third derivatives",
+    label = "called here from a function with `#[autodiff(order = 2)]`",
+    note = "take `order = 2` off the caller (its `grad_` and `jvp_` go through this call), or compute what the call returns in the caller's own code"
+)]
+pub trait NestedThirdOrder: sealed::Never {
+    fn never(self) -> !;
+}
+
 /// The bound of the `__diffx_hvp_g` that `#[custom_derivative]` writes for a `g` without an
 /// `hvp` rule: a caller's `hvp_` fails to compile with this message, at the call.
 #[diagnostic::on_unimplemented(

@@ -22,21 +22,144 @@ use crate::parse::{Param, Signature};
 
 /// The hidden functions through which another `#[autodiff]` function differentiates its calls of
 /// `grad_g` and `jvp_g`: for a free function whose differentiable parameters are numbers, slices,
-/// `Vec`s or arrays of numbers.
+/// `Vec`s or arrays of numbers. Their own `__diffx_hvp_` (a caller's second order) is a compile
+/// error at the call.
 pub fn companions(item: &ItemFn, sig: &Signature) -> TokenStream {
-    let simple = |p: &Param| {
-        !p.differentiable
-            || matches!(
-                (&p.kind, &p.elem),
-                (Kind::Scalar, _) | (Kind::Slice, Some(_))
-            )
-    };
-    if sig.receiver.is_some() || !sig.params.iter().all(simple) || differentiable(sig).is_empty() {
+    let Some(shapes) = Shapes::of(sig) else {
         return quote!();
-    }
-    let grad = grad_companions(item, sig);
+    };
+    let grad = shapes
+        .gradient
+        .is_some()
+        .then(|| grad_companions(item, sig));
     let jvp = jvp_companions(item, sig);
-    quote!(#grad #jvp)
+    let third = stubs(item, &shapes, Missing::ThirdOrder);
+    quote!(#grad #jvp #third)
+}
+
+/// For a function without `order = 2`: the companions' names, each a compile error at a
+/// caller's call that says to add it.
+pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
+    match Shapes::of(sig) {
+        Some(shapes) => stubs(item, &shapes, Missing::OrderTwo),
+        None => quote!(),
+    }
+}
+
+/// The types of what `grad_g` and `jvp_g` take and give, as callers see them.
+struct Shapes {
+    params: usize,
+    /// What `grad_g` gives a caller (the numbers of a tuple of them as an array); `None` for a
+    /// tuple holding arrays, which callers cannot index yet.
+    gradient: Option<TokenStream>,
+    /// Each parameter's gradient type, `Zero` for a constant.
+    grads: Vec<TokenStream>,
+    /// The gradient types of `jvp_g`'s directions.
+    directions: Vec<TokenStream>,
+    float: Ident,
+}
+
+impl Shapes {
+    fn of(sig: &Signature) -> Option<Shapes> {
+        let simple = |p: &Param| {
+            !p.differentiable
+                || matches!(
+                    (&p.kind, &p.elem),
+                    (Kind::Scalar, _) | (Kind::Slice, Some(_))
+                )
+        };
+        let diff = differentiable(sig);
+        let scalar = sig.ret_kind == Kind::Scalar;
+        if sig.receiver.is_some() || !sig.params.iter().all(simple) || diff.is_empty() || !scalar {
+            return None;
+        }
+        let float = &sig.float;
+        let n = diff.len();
+        let gradient = match n {
+            1 => {
+                let t = &sig.params[diff[0]].grad;
+                Some(quote!(#t))
+            }
+            _ if diff.iter().all(|&i| sig.params[i].kind == Kind::Scalar) => {
+                Some(quote!([#float; #n]))
+            }
+            _ => None,
+        };
+        let directions = diff
+            .iter()
+            .map(|&i| {
+                let t = &sig.params[i].grad;
+                quote!(#t)
+            })
+            .collect();
+        Some(Shapes {
+            params: sig.params.len(),
+            gradient,
+            grads: grad_types(sig),
+            directions,
+            float: float.clone(),
+        })
+    }
+}
+
+/// Why a companion cannot be called.
+enum Missing {
+    /// `g` has no second order.
+    OrderTwo,
+    /// A caller's second order would need `g`'s third.
+    ThirdOrder,
+}
+
+/// Functions of the companions' names, arities and result types whose calls are compile errors
+/// (their first parameter has a bound no type has), so that nothing after the call reports an
+/// error of its own.
+fn stubs(item: &ItemFn, shapes: &Shapes, missing: Missing) -> TokenStream {
+    let (vis, name) = (&item.vis, &item.sig.ident);
+    let (a, first) = (hygienic("__A"), hygienic("__first"));
+    let bound = match missing {
+        Missing::OrderTwo => quote!(::diffx::__private::NestedOrderTwo),
+        Missing::ThirdOrder => quote!(::diffx::__private::NestedThirdOrder),
+    };
+    let stub = |prefix: &str, arity: usize, ret: TokenStream| {
+        let fn_name = format_ident!("__diffx_{}_{}", prefix, name);
+        let rest = (1..arity).map(|_| quote!(_: impl ::core::marker::Sized));
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn #fn_name<#a: #bound>(#first: #a, #(#rest),*) -> #ret {
+                #bound::never(#first)
+            }
+        }
+    };
+    let (n, d, float) = (shapes.params, shapes.directions.len(), &shapes.float);
+    let (grads, dirs) = (&shapes.grads, &shapes.directions);
+    let all = quote!((#(#grads,)*));
+    let jvp_grads = quote!((#(#grads,)* #(#dirs,)*));
+    let pair = quote!([#float; 2]);
+    let gradient = shapes.gradient.as_ref();
+    let mut out = Vec::new();
+    match missing {
+        Missing::OrderTwo => {
+            if let Some(g) = gradient {
+                out.push(stub("jvp_grad", 2 * n, quote!((#g, #g))));
+                out.push(stub("vjp_grad", n + 1, quote!((#g, #all))));
+                if d > 1 {
+                    out.push(stub("array_grad", n, g.clone()));
+                }
+            }
+            out.push(stub("array_jvp", n + d, pair.clone()));
+            out.push(stub("jvp_jvp", 2 * (n + d), quote!((#pair, #pair))));
+            out.push(stub("vjp_jvp", n + d + 1, quote!((#pair, #jvp_grads))));
+        }
+        Missing::ThirdOrder => {
+            if let Some(g) = gradient {
+                out.push(stub("hvp_grad", 2 * n + 2, quote!((#g, #all, #all))));
+            }
+            let jvp_hvp = quote!((#pair, #jvp_grads, #jvp_grads));
+            out.push(stub("hvp_jvp", 2 * (n + d) + 2, jvp_hvp));
+        }
+    }
+    quote!(#(#out)*)
 }
 
 fn differentiable(sig: &Signature) -> Vec<usize> {
@@ -66,9 +189,6 @@ fn sum(terms: Vec<TokenStream>) -> TokenStream {
 fn grad_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
     let diff = differentiable(sig);
     let flat = diff.len() > 1;
-    if flat && diff.iter().any(|&i| sig.params[i].kind != Kind::Scalar) {
-        return quote!();
-    }
     let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
     let grad_name = format_ident!("grad_{}", name);
     let hvp = format_ident!("__diffx_hvp_{}", name);
