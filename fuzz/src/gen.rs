@@ -99,6 +99,9 @@ pub enum C {
     /// Two differentiable numbers as the fields of a `#[derive(Params)]` struct, read by field:
     /// `fn f(p: &P7, …) { let x = p.x; let y = p.y; … }` (first order).
     Fields,
+    /// A call of the helper's `grad_` or `jvp_` (nested AD: the helper has second order, the
+    /// function first order only), one part of its result read.
+    Nested,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -155,10 +158,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Push, "push", 15),
     (C::Packed, "packed", 10),
     (C::Fields, "fields", 10),
+    (C::Nested, "nested", 25),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Fields as usize + 1;
+    pub const COUNT: usize = C::Nested as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

@@ -56,6 +56,8 @@ pub struct Callee {
     pub name: String,
     /// Each parameter's kind, and whether the callee differentiates it (`wrt`).
     pub params: Vec<(ParamKind, bool)>,
+    /// Whether it has second order (`order = 2` or 3), so its `grad_` and `jvp_` may be called.
+    pub second_order: bool,
 }
 
 /// The slice, `Vec` or array parameter of the function being generated.
@@ -173,6 +175,39 @@ impl<'a> Gen<'a> {
             .cloned()
             .collect();
         let callee = self.rng.pick(&callees).clone();
+        let differentiable = callee.params.iter().filter(|(_, d)| *d).count();
+        let numbers = callee
+            .params
+            .iter()
+            .all(|(p, d)| !d || *p == ParamKind::Float);
+        let nested = callee.second_order
+            && differentiable > 0
+            && numbers
+            && self.rng.chance(self.w(C::Nested) as f64 / 100.0);
+        let mut args = self.call_arguments(&callee, depth);
+        if nested {
+            self.used[C::Nested as usize] += 1;
+            if self.rng.chance(0.5) {
+                let call = format!("grad_{}({})", callee.name, args.join(", "));
+                return match differentiable {
+                    1 => E::new(call, 0),
+                    n => E::new(format!("{call}.{}", self.rng.range(0, n - 1)), 0),
+                };
+            }
+            for _ in 0..differentiable {
+                args.push(self.float(depth).s);
+            }
+            let part = self.rng.range(0, 1);
+            return E::new(
+                format!("jvp_{}({}).{part}", callee.name, args.join(", ")),
+                0,
+            );
+        }
+        E::new(format!("{}({})", callee.name, args.join(", ")), 0)
+    }
+
+    /// Arguments of `callee`'s parameter kinds.
+    fn call_arguments(&mut self, callee: &Callee, depth: u32) -> Vec<String> {
         let mut args = Vec::new();
         for (p, diff) in &callee.params {
             args.push(match p {
@@ -193,7 +228,7 @@ impl<'a> Gen<'a> {
                 ParamKind::Pair | ParamKind::Fields => unreachable!("a helper is not packed"),
             });
         }
-        E::new(format!("{}({})", callee.name, args.join(", ")), 0)
+        args
     }
 
     /// `w` (the slice parameter) or `&v` (a local vector) for a `&[f64]` parameter (form G).

@@ -334,6 +334,7 @@ fn function(
         g.callees.push(Callee {
             name: h.name.clone(),
             params: h.params.iter().map(|p| (p.kind, p.diff)).collect(),
+            second_order: h.hvp,
         });
     }
     let (lo, hi) = if is_helper {
@@ -357,10 +358,14 @@ fn function(
             .iter()
             .any(|p| matches!(p.kind, ParamKind::Slice | ParamKind::Array(_)))
     });
-    let explain = !(calls && takes_vector);
+    // (`explain_` does not record calls returning vectors, nor so tuples: `grad_h(x, y).1`.)
+    let explain = !(calls && takes_vector) && g.used[C::Nested as usize] == 0;
     let mut used = g.used;
     let methods = g.methods;
-    let callee_second_order = helper.is_none_or(|h| h.hvp);
+    // A caller of the helper's `grad_` or `jvp_` has first order only (its second order would
+    // need the helper's third).
+    let nested = used[C::Nested as usize] > 0;
+    let callee_second_order = helper.is_none_or(|h| h.hvp) && !nested;
     let (mut attr_args, hvp, dhvp) = order(rng, cfg, calls, callee_second_order, &mut used);
     if let Some(w) = wrt {
         used[C::Wrt as usize] += 1;
