@@ -200,3 +200,45 @@ fn a_gradient_called_in_an_unbounded_loop() {
         assert!(close(t, g, 1e-12), "at w = {w}: {t} vs {g}");
     }
 }
+
+/// The potential with the position as an array: its gradient is a tuple `([f64; 2], f64)`.
+#[autodiff(order = 2)]
+fn potential_at(x: [f64; 2], w: f64) -> f64 {
+    let first = ((x[0] - 10.0).powi(2) + (x[1] - (10.0 - w)).powi(2)).sqrt();
+    let second = ((x[0] - 10.0).powi(2) + x[1].powi(2)).sqrt();
+    1.0 / first + 1.0 / second
+}
+
+/// `miss` with the state as arrays and the force as the array part of `grad_potential_at`.
+#[autodiff]
+fn miss_arrays(w: f64) -> f64 {
+    let mut x = [0.0, 8.0];
+    let mut v = [0.75, 0.0];
+    let dt = 0.1;
+    loop {
+        let (force, _) = grad_potential_at(x, w);
+        let x_new = [x[0] + dt * v[0], x[1] + dt * v[1]];
+        if x_new[1] <= 0.0 {
+            break;
+        }
+        x = x_new;
+        v = [v[0] - dt * force[0], v[1] - dt * force[1]];
+    }
+    let t = -x[1] / v[1];
+    let xf = x[0] + t * v[0];
+    xf * xf
+}
+
+#[test]
+fn a_gradient_holding_an_array_and_a_number() {
+    for w in [0.0, 0.1, 0.3] {
+        assert!(close(miss_arrays(w), miss(w), 1e-13));
+        let (g, (_, t)) = (grad_miss_arrays(w), jvp_miss_arrays(w, 1.0));
+        assert!(
+            close(g, grad_miss(w), 1e-10),
+            "at w = {w}: {g} vs {}",
+            grad_miss(w)
+        );
+        assert!(close(t, g, 1e-12), "at w = {w}: {t} vs {g}");
+    }
+}

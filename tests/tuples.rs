@@ -275,3 +275,67 @@ fn explain_of_a_tuple_holding_an_array() {
     assert_close(trace.adjoint("r").unwrap(), gr, 1e-14, "r");
     assert_close(trace.adjoint("t").unwrap(), gt, 1e-14, "t");
 }
+
+/// A rotation of `p` by `a` and a number: a tuple holding an array, called below.
+#[autodiff]
+fn step(p: [f64; 2], a: f64) -> ([f64; 2], f64) {
+    let (c, s) = (a.cos(), a.sin());
+    ([c * p[0] - s * p[1], s * p[0] + c * p[1]], p[0] * p[1] * a)
+}
+
+/// Calls of `step` in a loop: destructured, its array part copied into the state (`p = q;`) and
+/// written after, read by `.0[1]` on the call itself and by `r.0[0]`, `r.1` on a bound result.
+#[autodiff]
+fn walk(x: f64, y: f64, a: f64) -> f64 {
+    let mut p = [x, y];
+    let mut acc = 0.0;
+    for i in 0..3 {
+        let (q, e) = step(p, a);
+        p = q;
+        if i == 1 {
+            p[0] = 2.0 * p[0] + e;
+        }
+        acc += p[0] * p[1] + step(p, a * 0.5).0[1];
+    }
+    let r = step(p, a);
+    acc + r.0[0] * r.1 + p[1]
+}
+
+/// `walk` written without the call: `step` inlined.
+fn walk_inlined(x: f64, y: f64, a: f64) -> f64 {
+    let rot = |p: [f64; 2], a: f64| {
+        let (c, s) = (a.cos(), a.sin());
+        [c * p[0] - s * p[1], s * p[0] + c * p[1]]
+    };
+    let mut p = [x, y];
+    let mut acc = 0.0;
+    for i in 0..3 {
+        let e = p[0] * p[1] * a;
+        p = rot(p, a);
+        if i == 1 {
+            p[0] = 2.0 * p[0] + e;
+        }
+        acc += p[0] * p[1] + rot(p, a * 0.5)[1];
+    }
+    let (q, e) = (rot(p, a), p[0] * p[1] * a);
+    acc + q[0] * e + p[1]
+}
+
+#[test]
+fn calls_of_a_function_returning_a_tuple_that_holds_an_array() {
+    for (x, y, a) in [(0.3, -0.7, 0.9), (1.1, 0.4, -0.3), (-0.6, 0.2, 2.1)] {
+        assert_close(walk(x, y, a), walk_inlined(x, y, a), 1e-14, "value");
+        let g = grad_walk(x, y, a);
+        let fd = central_difference(|v| walk_inlined(v[0], v[1], v[2]), &[x, y, a]);
+        for (k, gk) in [g.0, g.1, g.2].into_iter().enumerate() {
+            assert_close(gk, fd[k], 1e-7, &format!("∂walk[{k}] at ({x}, {y}, {a})"));
+        }
+        for (k, t) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+            .into_iter()
+            .enumerate()
+        {
+            let (_, d) = jvp_walk(x, y, a, t[0], t[1], t[2]);
+            assert_close(d, fd[k], 1e-7, &format!("jvp_walk[{k}]"));
+        }
+    }
+}

@@ -222,45 +222,77 @@ fn component_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
-/// `tokens` with `t.0` written `t[0]` for the names `t` that `is_array` holds.
+/// `tokens` with `t.0` written `t[0]` for the names `t` that are tuple values held as arrays
+/// (`parts` gives where each part starts: the callee's const, or `None` for the index itself).
 pub fn components_as_elements(
     tokens: TokenStream,
-    is_array: &dyn Fn(&Ident) -> bool,
+    parts: &dyn Fn(&Ident) -> Option<Option<TokenStream>>,
 ) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
     let mut i = 0;
     while i < trees.len() {
-        match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
+        let component = match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
             (TokenTree::Ident(id), Some(TokenTree::Punct(p)), Some(TokenTree::Literal(l)))
                 if p.as_char() == '.'
-                    && l.to_string().parse::<usize>().is_ok()
-                    && is_array(id)
                     && !(i > 0
                         && matches!(&trees[i - 1], TokenTree::Punct(q) if q.as_char() == '.')) =>
             {
-                out.push(trees[i].clone());
-                let index = TokenStream::from(TokenTree::Literal(l.clone()));
-                out.push(TokenTree::Group(proc_macro2::Group::new(
-                    proc_macro2::Delimiter::Bracket,
-                    index,
-                )));
-                i += 3;
+                let k = l.to_string().parse::<usize>().ok();
+                k.and_then(|k| Some((id, k, parts(id)?)))
             }
-            (TokenTree::Group(g), _, _) => {
-                let inner = components_as_elements(g.stream(), is_array);
+            _ => None,
+        };
+        if let Some((id, k, starts)) = component {
+            // `p.1` → `p[__DIFFX_PARTS_f[1]]`, `p.1[j]` → `p[__DIFFX_PARTS_f[1] + j]`.
+            let offset = match starts {
+                Some(path) => quote::quote!(#path[#k]),
+                None => {
+                    let k = proc_macro2::Literal::usize_unsuffixed(k);
+                    quote::quote!(#k)
+                }
+            };
+            out.push(TokenTree::Ident(id.clone()));
+            let indexed = match trees.get(i + 3) {
+                Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
+                    Some(components_as_elements(g.stream(), parts))
+                }
+                _ => None,
+            };
+            let index = match &indexed {
+                Some(inner) => quote::quote!(#offset + #inner),
+                None => offset,
+            };
+            out.push(TokenTree::Group(proc_macro2::Group::new(
+                proc_macro2::Delimiter::Bracket,
+                index,
+            )));
+            i += 3 + usize::from(indexed.is_some());
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let inner = components_as_elements(g.stream(), parts);
                 let mut group = proc_macro2::Group::new(g.delimiter(), inner);
                 group.set_span(g.span());
                 out.push(TokenTree::Group(group));
-                i += 1;
             }
-            (t, _, _) => {
-                out.push(t.clone());
-                i += 1;
-            }
+            t => out.push(t.clone()),
         }
+        i += 1;
     }
     out.into_iter().collect()
+}
+
+/// The tokens inside `[…]`, if `step` is one bracketed group.
+pub fn bracketed(step: TokenStream) -> Option<TokenStream> {
+    let mut trees = step.into_iter();
+    match (trees.next(), trees.next()) {
+        (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
+            Some(g.stream())
+        }
+        _ => None,
+    }
 }
 
 /// `tokens` with `&name` written `name` for the `names` (bound to references already); `&v[i]`,

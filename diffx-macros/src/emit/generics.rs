@@ -35,7 +35,7 @@ pub fn generic(
             Item::Fn(f) => f,
             // `const _: () = { let _ = f; };` names `f` without its parameters, which a generic
             // function cannot be; the function allows itself to be unused instead.
-            Item::Const(_) => continue,
+            Item::Const(c) if c.ident == "_" => continue,
             other => {
                 out.push(other.into_token_stream());
                 continue;

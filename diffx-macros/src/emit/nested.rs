@@ -17,6 +17,7 @@ use super::allow;
 use super::signature::{
     grad_types, like, param_list, tangent_bound, tangent_convert, tangent_inputs,
 };
+use super::tuples::Layout;
 use crate::ir::Kind;
 use crate::parse::{Param, Signature};
 
@@ -28,10 +29,7 @@ pub fn companions(item: &ItemFn, sig: &Signature) -> TokenStream {
     let Some(shapes) = Shapes::of(sig) else {
         return quote!();
     };
-    let grad = shapes
-        .gradient
-        .is_some()
-        .then(|| grad_companions(item, sig));
+    let grad = grad_companions(item, sig, &shapes);
     let jvp = jvp_companions(item, sig);
     let third = stubs(item, &shapes, Missing::ThirdOrder);
     quote!(#grad #jvp #third)
@@ -49,9 +47,11 @@ pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
 /// The types of what `grad_g` and `jvp_g` take and give, as callers see them.
 struct Shapes {
     params: usize,
-    /// What `grad_g` gives a caller (the numbers of a tuple of them as an array); `None` for a
-    /// tuple holding arrays, which callers cannot index yet.
+    /// What `grad_g` gives a caller: one parameter's gradient, or the numbers of the tuple of
+    /// them as one array (`None` where a slice's length is not in its type).
     gradient: Option<TokenStream>,
+    /// The parts of that tuple (a number, or an array of that length).
+    layout: Option<Layout>,
     /// Each parameter's gradient type, `Zero` for a constant.
     grads: Vec<TokenStream>,
     /// The gradient types of `jvp_g`'s directions.
@@ -75,13 +75,27 @@ impl Shapes {
         }
         let float = &sig.float;
         let n = diff.len();
-        let gradient = match n {
-            1 => {
+        let part = |i: usize| match (&sig.params[i].kind, &sig.params[i].ty) {
+            (Kind::Scalar, _) => Some(None),
+            (_, syn::Type::Array(a)) => Some(Some(array_length(&a.len)?)),
+            _ => None,
+        };
+        let layout = match n {
+            1 => None,
+            _ => diff
+                .iter()
+                .map(|&i| part(i))
+                .collect::<Option<Vec<_>>>()
+                .map(Layout),
+        };
+        let gradient = match (n, &layout) {
+            (1, _) => {
                 let t = &sig.params[diff[0]].grad;
                 Some(quote!(#t))
             }
-            _ if diff.iter().all(|&i| sig.params[i].kind == Kind::Scalar) => {
-                Some(quote!([#float; #n]))
+            (_, Some(l)) => {
+                let width = l.width();
+                Some(quote!([#float; #width]))
             }
             _ => None,
         };
@@ -95,6 +109,7 @@ impl Shapes {
         Some(Shapes {
             params: sig.params.len(),
             gradient,
+            layout,
             grads: grad_types(sig),
             directions,
             float: float.clone(),
@@ -143,10 +158,12 @@ fn stubs(item: &ItemFn, shapes: &Shapes, missing: Missing) -> TokenStream {
             if let Some(g) = gradient {
                 out.push(stub("jvp_grad", 2 * n, quote!((#g, #g))));
                 out.push(stub("vjp_grad", n + 1, quote!((#g, #all))));
-                if d > 1 {
+                if let Some(layout) = &shapes.layout {
                     out.push(stub("array_grad", n, g.clone()));
+                    out.push(layout.starts_const(vis, &format_ident!("grad_{}", name)));
                 }
             }
+            out.push(pair_starts(vis, name));
             out.push(stub("array_jvp", n + d, pair.clone()));
             out.push(stub("jvp_jvp", 2 * (n + d), quote!((#pair, #pair))));
             out.push(stub("vjp_jvp", n + d + 1, quote!((#pair, #jvp_grads))));
@@ -160,6 +177,17 @@ fn stubs(item: &ItemFn, shapes: &Shapes, missing: Missing) -> TokenStream {
         }
     }
     quote!(#(#out)*)
+}
+
+/// The length of an array type written as a literal (`[f64; 2]`).
+fn array_length(len: &syn::Expr) -> Option<usize> {
+    match len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse().ok(),
+        _ => None,
+    }
 }
 
 fn differentiable(sig: &Signature) -> Vec<usize> {
@@ -186,30 +214,42 @@ fn sum(terms: Vec<TokenStream>) -> TokenStream {
 /// For `grad_g`: its value as a caller reads it (an array of the numbers when it returns a tuple
 /// of them, `__diffx_array_grad_g`), its tangent and its pullback. A gradient holding arrays
 /// beside other parts is a tuple a caller cannot index yet: none are written for it.
-fn grad_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
+fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStream {
     let diff = differentiable(sig);
-    let flat = diff.len() > 1;
-    let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
+    let (vis, name, allow) = (&item.vis, &item.sig.ident, allow());
+    let Some(g_ty) = &shapes.gradient else {
+        return quote!();
+    };
     let grad_name = format_ident!("grad_{}", name);
     let hvp = format_ident!("__diffx_hvp_{}", name);
     let (jvp_name, vjp_name) = (
         format_ident!("__diffx_jvp_grad_{}", name),
         format_ident!("__diffx_vjp_grad_{}", name),
     );
-    let n = diff.len();
-    let g_ty = match flat {
-        true => quote!([#float; #n]),
-        false => {
-            let t = &sig.params[diff[0]].grad;
-            quote!(#t)
+    // Each differentiable parameter's numbers in the flat array: (parameter, start, length).
+    let flat: Option<Vec<(usize, usize, Option<usize>)>> = shapes.layout.as_ref().map(|l| {
+        let mut at = 0;
+        diff.iter()
+            .zip(&l.0)
+            .map(|(&i, n)| {
+                at += n.unwrap_or(1);
+                (i, at - n.unwrap_or(1), *n)
+            })
+            .collect()
+    });
+    // The numbers of the per-parameter tuple `t` as `grad_g`'s caller sees them.
+    let shape = |t: &Ident| match &flat {
+        Some(flat) => {
+            let numbers = flat.iter().flat_map(|&(i, _, n)| {
+                let e = entry(t, i);
+                match n {
+                    None => vec![e],
+                    Some(n) => (0..n).map(|k| quote!(#e[#k])).collect(),
+                }
+            });
+            quote!([#(#numbers),*])
         }
-    };
-    let shape = |t: &Ident| match flat {
-        true => {
-            let parts = diff.iter().map(|i| entry(t, *i));
-            quote!([#(#parts),*])
-        }
-        false => entry(t, diff[0]),
+        None => entry(t, diff[0]),
     };
     let params = param_list(sig);
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
@@ -226,27 +266,35 @@ fn grad_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
         None => quote!(::diffx::__private::Zero),
     });
     let ct = hygienic("__ct");
-    let ct_parts = sig.params.iter().enumerate().map(|(i, p)| {
-        match (p.differentiable, diff.iter().position(|&d| d == i)) {
-            (true, Some(k)) if flat => quote!(#ct[#k]),
-            (true, _) => quote!(#ct),
+    let ct_parts = (0..sig.params.len()).map(|i| {
+        let at = flat.as_ref().and_then(|f| f.iter().find(|(j, ..)| *j == i));
+        match (sig.params[i].differentiable, at) {
+            (true, Some(&(_, start, None))) => quote!(#ct[#start]),
+            (true, Some(&(_, start, Some(n)))) => {
+                let idx = start..start + n;
+                quote!([#(#ct[#idx]),*])
+            }
+            (true, None) => quote!(#ct),
             (false, _) => quote!(::diffx::__private::Zero),
         }
     });
     let tys = grad_types(sig);
     let (g, h) = (hygienic("__g"), hygienic("__h"));
     let (sg, sh) = (shape(&g), shape(&h));
-    let array = flat.then(|| {
+    let array = shapes.layout.as_ref().map(|layout| {
         let array_name = format_ident!("__diffx_array_grad_{}", name);
-        let parts: Vec<Ident> = (0..n).map(|k| hygienic(&format!("__g{k}"))).collect();
+        let r = hygienic("__r");
+        let numbers = layout.flattened(&quote!(#r));
+        let starts = layout.starts_const(vis, &grad_name);
         quote! {
             #[doc(hidden)]
             #[inline]
             #allow
-            #vis fn #array_name(#(#params,)*) -> [#float; #n] {
-                let (#(#parts),*) = #grad_name(#(#args),*);
-                [#(#parts),*]
+            #vis fn #array_name(#(#params,)*) -> #g_ty {
+                let #r = #grad_name(#(#args),*);
+                #numbers
             }
+            #starts
         }
     });
     quote! {
@@ -266,6 +314,11 @@ fn grad_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
             (#sg, #h)
         }
     }
+}
+
+/// `__DIFFX_PARTS_jvp_g`: `jvp_g`'s pair holds two numbers.
+fn pair_starts(vis: &syn::Visibility, name: &Ident) -> TokenStream {
+    Layout(vec![None, None]).starts_const(vis, &format_ident!("jvp_{}", name))
 }
 
 /// For `jvp_g(params…, directions…) -> (value, derivative)`: its array version (a caller reads
@@ -364,7 +417,9 @@ fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
         let gi = entry(&g, *i);
         quote!(::diffx::__private::combine(#ct[1], &#gi, 0.0, &#gi))
     });
+    let starts = pair_starts(vis, name);
     quote! {
+        #starts
         #[doc(hidden)]
         #[inline]
         #allow

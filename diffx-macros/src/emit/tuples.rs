@@ -76,16 +76,22 @@ pub fn tuple_results(
         }
         out.push(quote!(#f));
     }
+    let method = function.sig.receiver().is_some();
+    if !method {
+        out.push(layout.starts_const(&function.vis, &function.sig.ident));
+    }
     let out = quote!(#(#out)*);
-    Ok(match layout.nested() {
+    Ok(match layout.nested() && method {
         true => apart(out, &function.sig.ident),
         false => out,
     })
 }
 
-/// `out` with the hidden functions of `f` renamed (`__diffx_vjp_f` → `__diffx_vjp_f_parts`): a
-/// caller reads a tuple result by component, which for a tuple holding arrays is not by element,
-/// so an `#[autodiff]` caller of `f` finds none of them and stops at its call instead.
+/// `out` with the hidden functions of the method `f` renamed (`__diffx_vjp_f` →
+/// `__diffx_vjp_f_parts`): a caller reads a method's tuple result by component, which for a tuple
+/// holding arrays is not by element, so an `#[autodiff]` caller of `f` finds none of them and
+/// stops at its call instead. (A free function's callers read where each part starts from its
+/// `__DIFFX_PARTS_f`.)
 fn apart(out: TokenStream, f: &syn::Ident) -> TokenStream {
     let suffix = format!("_{f}");
     crate::tokens::replace_all(out, &mut |id| {
@@ -103,6 +109,23 @@ impl Layout {
     /// How many numbers the parts hold: the length of the array the pipeline differentiates.
     pub fn width(&self) -> usize {
         self.0.iter().map(|p| p.unwrap_or(1)).sum()
+    }
+
+    /// `__DIFFX_PARTS_f`: where each part starts in the array of the numbers, which a caller's
+    /// `t.1[j]` reads as element `__DIFFX_PARTS_f[1] + j`.
+    pub fn starts_const(&self, vis: &syn::Visibility, f: &syn::Ident) -> TokenStream {
+        let name = quote::format_ident!("__DIFFX_PARTS_{}", f);
+        let (n, mut at) = (self.0.len(), 0);
+        let starts = self.0.iter().map(|p| {
+            let start = at;
+            at += p.unwrap_or(1);
+            start
+        });
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, dead_code)]
+            #vis const #name: [usize; #n] = [#(#starts),*];
+        }
     }
 
     /// Whether some part is an array.
@@ -129,7 +152,7 @@ impl Layout {
     }
 
     /// The array of the numbers of the tuple `t`: `[t.0, t.1[0], t.1[1]]`.
-    fn flattened(&self, t: &TokenStream) -> TokenStream {
+    pub(crate) fn flattened(&self, t: &TokenStream) -> TokenStream {
         let elems = self.0.iter().enumerate().flat_map(|(i, p)| {
             let i = syn::Index::from(i);
             match p {

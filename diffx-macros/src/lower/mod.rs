@@ -65,10 +65,12 @@ pub struct Lowerer<'b> {
     tuple_call: bool,
     /// Names the body reads a tuple component of (`t.0`): a call bound to one returns a tuple.
     pub tuple_read: BTreeSet<String>,
-    /// The values of such calls, arrays of their components.
-    tuple_values: std::collections::HashSet<crate::ir::Var>,
-    /// The parts read from such values (`p` of `let (p, z) = f(x);`): numbers.
-    tuple_parts: std::collections::HashSet<crate::ir::Var>,
+    /// The values of such calls, arrays of their components, with where each part starts (the
+    /// callee's `__DIFFX_PARTS_f[k]`, for a tuple that holds arrays; `k` for a method's).
+    tuple_values: std::collections::HashMap<crate::ir::Var, Parts>,
+    /// The parts read from such values (`p` of `let (p, z) = f(x);`), read as numbers where they
+    /// are used whole, and the tuple and offset they index when they are indexed (`p[1]`).
+    tuple_parts: std::collections::HashMap<crate::ir::Var, (crate::ir::Var, TokenStream)>,
     /// Names bound to a place by value (`let x = p.x;`, not `&p.x`): a `Copy` value, a number, which
     /// kept code reads by value too.
     copied: BTreeSet<String>,
@@ -102,8 +104,8 @@ impl<'b> Lowerer<'b> {
             vector_call: false,
             tuple_call: false,
             tuple_read: BTreeSet::new(),
-            tuple_values: std::collections::HashSet::new(),
-            tuple_parts: std::collections::HashSet::new(),
+            tuple_values: std::collections::HashMap::new(),
+            tuple_parts: std::collections::HashMap::new(),
             copied: BTreeSet::new(),
             param_types: std::collections::HashMap::new(),
         }
@@ -216,8 +218,7 @@ impl<'b> Lowerer<'b> {
     /// `e` as a constant: the user's names replaced by the values they stand for now.
     fn constant(&self, e: &impl ToTokens) -> TokenStream {
         // `p.0` of a call's tuple held as an array: `p[0]`.
-        let tuples = |id: &proc_macro2::Ident| matches!(self.lookup(&id.to_string()), Some(Atom::Var(v)) if self.tuple_values.contains(v));
-        let e = tokens::components_as_elements(e.to_token_stream(), &tuples);
+        let e = tokens::components_as_elements(e.to_token_stream(), &|id| self.parts_of(id));
         tokens::substitute(e, &mut |id| {
             let name = id.to_string();
             self.lookup(&name).map(|a| {
@@ -508,10 +509,7 @@ impl<'b> Lowerer<'b> {
 
     /// A statement run as written, after binding the names it mentions to their current values.
     fn verbatim(&mut self, ts: TokenStream) {
-        let ts = tokens::components_as_elements(
-            ts,
-            &|id: &proc_macro2::Ident| matches!(self.lookup(&id.to_string()), Some(Atom::Var(v)) if self.tuple_values.contains(v)),
-        );
+        let ts = tokens::components_as_elements(ts, &|id| self.parts_of(id));
         let mut names = BTreeSet::new();
         tokens::format_names(ts.clone(), &mut names);
         tokens::substitute(ts.clone(), &mut |id| {
@@ -608,24 +606,24 @@ impl<'b> Lowerer<'b> {
     fn field(&mut self, f: &syn::ExprField) -> syn::Result<Atom> {
         let member = &f.member;
         if let syn::Member::Unnamed(i) = member {
-            let index = proc_macro2::Literal::usize_unsuffixed(i.index as usize);
+            let k = i.index as usize;
             if matches!(&*f.base, Expr::Call(_)) {
                 (self.vector_call, self.tuple_call) = (true, true);
-                let place = self.extend_place(&f.base, quote!([#index]), f.span());
+                let call = self.expr(&f.base);
                 (self.vector_call, self.tuple_call) = (false, false);
-                return place;
+                if let Atom::Var(v) = call? {
+                    return Ok(self.tuple_part(v, k, f.span()));
+                }
             }
             if let Expr::Path(p) = &*f.base {
                 let tuple = p
                     .path
                     .get_ident()
                     .and_then(|id| self.lookup(&id.to_string()));
-                if matches!(tuple, Some(Atom::Var(v)) if self.tuple_values.contains(v)) {
-                    let part = self.extend_place(&f.base, quote!([#index]), f.span())?;
-                    if let Atom::Var(v) = part {
-                        self.tuple_parts.insert(v);
+                if let Some(&Atom::Var(v)) = tuple {
+                    if self.tuple_values.contains_key(&v) {
+                        return Ok(self.tuple_part(v, k, f.span()));
                     }
-                    return Ok(part);
                 }
             }
         }
@@ -648,8 +646,45 @@ impl<'b> Lowerer<'b> {
         place
     }
 
+    /// Part `k` of the tuple value `v` (a call's, held as the array of its numbers): read as a
+    /// number, and remembered, so that indexing it (`p[1]`) reads the element of `v` it stands for.
+    fn tuple_part(&mut self, v: crate::ir::Var, k: usize, span: Span) -> Atom {
+        let offset = match self.tuple_values.get(&v) {
+            Some(Parts::Starts(parts)) => quote!(#parts[#k]),
+            _ => {
+                let k = proc_macro2::Literal::usize_unsuffixed(k);
+                quote!(#k)
+            }
+        };
+        let part = self
+            .b
+            .op(Op::Id, vec![Atom::Field(v, quote!([#offset]))], span);
+        self.tuple_parts.insert(part, (v, offset));
+        Atom::Var(part)
+    }
+
+    /// Where the parts of the tuple value bound to `id` start, if it is one: `None` for a name of
+    /// something else; the literal component index where the callee gives no starts.
+    fn parts_of(&self, id: &proc_macro2::Ident) -> Option<Option<TokenStream>> {
+        match self.lookup(&id.to_string()) {
+            Some(Atom::Var(v)) => self.tuple_values.get(v).map(|p| match p {
+                Parts::Starts(path) => Some(path.clone()),
+                Parts::Numbers => None,
+            }),
+            _ => None,
+        }
+    }
+
     fn extend_place(&mut self, base: &Expr, step: TokenStream, span: Span) -> syn::Result<Atom> {
         match self.expr(base)? {
+            // An element of an array part of a call's tuple: the element of the tuple's array.
+            Atom::Var(v) if self.tuple_parts.contains_key(&v) => {
+                let (tuple, offset) = self.tuple_parts[&v].clone();
+                let inner = tokens::bracketed(step)
+                    .ok_or_else(|| syn::Error::new(span, "index a part of a call's tuple result by `[i]`"))?;
+                let place = Atom::Field(tuple, quote!([#offset + #inner]));
+                Ok(Atom::Var(self.b.op(Op::Id, vec![place], span)))
+            }
             // A local vector changes: its element is read into a value of its own now.
             Atom::Var(v) if self.vectors.contains(&v) => {
                 Ok(Atom::Var(self.b.op(Op::Id, vec![Atom::Field(v, step)], span)))
@@ -658,10 +693,6 @@ impl<'b> Lowerer<'b> {
                 Ok(self.typed_place(v, step, span))
             }
             Atom::Field(v, path) => Ok(self.typed_place(v, quote!(#path #step), span)),
-            Atom::Var(v) if self.tuple_parts.contains(&v) => err(
-                span,
-                "this part of a called function's tuple result is indexed as an array: calls of functions returning tuples that hold arrays are not supported in `#[autodiff]` functions yet; return the array and the number from two functions, or compute them here",
-            ),
             _ => err(
                 span,
                 "only fields of parameter structs can be read here: indexing tensors and slices is not supported yet",
@@ -882,6 +913,7 @@ impl<'b> Lowerer<'b> {
             true => Kind::Slice,
             false => self.b.call_kind,
         };
+        let parts = parts_path(path);
         let mut path = path.clone();
         if let (true, Some(last)) = (tuple, path.segments.last_mut()) {
             last.ident = quote::format_ident!("__diffx_array_{}", last.ident);
@@ -894,7 +926,7 @@ impl<'b> Lowerer<'b> {
             self.vectors.insert(v);
         }
         if tuple {
-            self.tuple_values.insert(v);
+            self.tuple_values.insert(v, parts);
         }
         Ok(Atom::Var(v))
     }
@@ -1109,4 +1141,27 @@ pub fn linear_map(
             .find(|(n, _)| id == n)
             .map(|(_, t)| tokens::paren(t.clone()))
     }))
+}
+
+/// Where the parts of a called function's tuple result start in its array version.
+#[derive(Clone)]
+enum Parts {
+    /// The callee's const `__DIFFX_PARTS_f` (a free function: its tuple may hold arrays).
+    Starts(TokenStream),
+    /// Part `k` is element `k` (a method's, whose tuples hold numbers only).
+    Numbers,
+}
+
+/// The const holding where the parts of `f`'s tuple result start, by the path of `f`
+/// (`m::__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f`); a method's tuples hold numbers only.
+fn parts_path(path: &syn::Path) -> Parts {
+    if path.segments.iter().any(|s| s.ident == "__diffx_self") {
+        return Parts::Numbers;
+    }
+    let mut p = path.clone();
+    if let Some(last) = p.segments.last_mut() {
+        last.ident = quote::format_ident!("__DIFFX_PARTS_{}", last.ident, span = last.ident.span());
+        last.arguments = syn::PathArguments::None;
+    }
+    Parts::Starts(quote!(#p))
 }
