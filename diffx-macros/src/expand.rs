@@ -358,11 +358,11 @@ fn obstacle(
     if let Some(p) = sig
         .params
         .iter()
-        .find(|p| p.differentiable && !matches!(p.kind, Kind::Scalar | Kind::Slice))
+        .find(|p| p.differentiable && !matches!(p.kind, Kind::Scalar | Kind::Slice) && !p.numbers)
     {
         return Some(syn::Error::new_spanned(
             &p.ty,
-            format!("`order = {n}`: {what} take `f64`/`f32` parameters and their slices, `Vec`s and arrays, not tensors, parameter structs, tuples or arrays of arrays yet; leave this one out with `wrt(…)`"),
+            format!("`order = {n}`: {what} take `f64`/`f32` parameters and their slices, `Vec`s, arrays, tuples and nested containers, not tensors or parameter structs yet; leave this one out with `wrt(…)`"),
         ));
     }
     let mut found = None;

@@ -94,7 +94,7 @@ pub enum C {
     ArrayReplace,
     Push,
     /// Two differentiable numbers taken as one tuple parameter, destructured first:
-    /// `fn f(xy: (f64, f64), …) { let (x, y) = xy; … }` (first order).
+    /// `fn f(xy: (f64, f64), …) { let (x, y) = xy; … }` (second order too).
     Packed,
     /// Two differentiable numbers as the fields of a `#[derive(Params)]` struct, read by field:
     /// `fn f(p: &P7, …) { let x = p.x; let y = p.y; … }` (first order).

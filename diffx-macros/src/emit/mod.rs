@@ -137,6 +137,11 @@ fn op_expr_moving(
                 }
             }
             Syntax::Func(path) => {
+                // (Forward over reverse's product of numbers: an element of a nested container,
+                // a value of a kind the macro cannot see, is a number there, passed by value.)
+                if *path == "::diffx::__private::tangent_product" {
+                    a = args.iter().map(|x| place(f, x)).collect();
+                }
                 let path: TokenStream = path.parse().expect("path tokens");
                 quote!(#path(#(#a),*))
             }

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use super::signature::{grad_types, param_list, tangent_inputs};
+use super::signature::{grad_types, like, param_list, tangent_inputs};
 use super::{allow, body};
 use crate::forward::Forward;
 use crate::ir::operands::place;
@@ -210,10 +210,28 @@ fn hessian(
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let (which, elem, g, row) = (id("__which"), id("__elem"), id("__g"), id("__row"));
     let scalar = |i: usize| sig.params[i].kind == crate::ir::Kind::Scalar;
+    // A tuple or nested container of numbers: its numbers through `Params`, flattened in its
+    // visiting order.
+    let nested = |i: usize| sig.params[i].kind == crate::ir::Kind::Other;
+    let zero = |i: usize| {
+        let p = &sig.params[i];
+        let (like, g) = (like(p), &p.grad);
+        match p.owned {
+            syn::Type::Slice(_) => {
+                quote!(::diffx::__private::RowsTangent::into_rows(::diffx::__private::Zero, #like))
+            }
+            _ => {
+                quote!(<::diffx::__private::Zero as ::diffx::__private::IntoTangent<#g>>::into_tangent(::diffx::__private::Zero, #like))
+            }
+        }
+    };
     let sizes = diff.iter().map(|i| {
         let n = &sig.params[*i].name;
+        let (g, z) = (&sig.params[*i].grad, zero(*i));
         if scalar(*i) {
             quote!(1usize)
+        } else if nested(*i) {
+            quote!({ let __z: #g = #z; ::diffx::Params::num_params(&__z) })
         } else {
             quote!(#n.len())
         }
@@ -224,17 +242,23 @@ fn hessian(
         if scalar(*i) {
             return quote!(if #which == #q { 1.0 } else { 0.0 });
         }
-        let (n, gty) = (&p.name, &p.grad);
-        let like = if matches!(p.ty, syn::Type::Reference(_)) {
-            quote!(#n)
-        } else {
-            quote!(&#n)
+        let (gty, like) = (&p.grad, like(p));
+        let unit = match nested(*i) {
+            true => {
+                let z = zero(*i);
+                quote!({
+                    let __z: #gty = #z;
+                    let mut __f = ::diffx::Params::to_flat_vec(&__z);
+                    if #which == #q { __f[#elem] = 1.0; }
+                    ::diffx::Params::from_flat(&__z, &__f)
+                })
+            }
+            false => quote!({
+                let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
+                if #which == #q { __u[#elem] = 1.0; }
+                __u
+            }),
         };
-        let unit = quote!({
-            let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
-            if #which == #q { __u[#elem] = 1.0; }
-            __u
-        });
         if matches!(p.ty, syn::Type::Reference(_)) {
             quote!(&#unit)
         } else {
@@ -250,6 +274,8 @@ fn hessian(
         };
         if scalar(*i) {
             quote!(#row.push(#part);)
+        } else if nested(*i) {
+            quote!(#row.extend(::diffx::Params::to_flat_vec(&#part));)
         } else {
             quote!(#row.extend(#part.iter().copied());)
         }

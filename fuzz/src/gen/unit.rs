@@ -185,8 +185,8 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
 
 /// `f`'s first two differentiable numbers `x`, `y` as one parameter: `xy: (f64, f64)`, destructured
 /// by the first statement, or with `fields` `p: &P` (a `#[derive(Params)]` struct with fields `x`
-/// and `y`), read by the first two. First order only (second order does not take them yet); not
-/// with `wrt`, which names the numbers.
+/// and `y`), read by the first two; the struct with first order only (second order does not take
+/// parameter structs yet). Not with `wrt`, which names the numbers.
 fn pack(f: &mut Function, fields: bool) {
     let numbers: Vec<usize> = (0..f.params.len())
         .filter(|&i| f.params[i].kind == ParamKind::Float && f.params[i].diff)
@@ -225,8 +225,11 @@ fn pack(f: &mut Function, fields: bool) {
         // its rows do not line up with the gradient's fields.
         f.explain = false;
     }
-    f.attr_args.retain(|a| !a.starts_with("order"));
-    (f.hvp, f.dhvp) = (false, false);
+    if fields {
+        // (Second order does not take parameter structs yet; it takes tuples.)
+        f.attr_args.retain(|a| !a.starts_with("order"));
+        (f.hvp, f.dhvp) = (false, false);
+    }
     f.used[construct as usize] += 1;
 }
 
