@@ -166,3 +166,59 @@ fn nested_containers() {
         ]
     );
 }
+
+#[derive(Params, Clone, Debug)]
+struct Line {
+    slope: f64,
+    intercept: f64,
+}
+
+#[derive(Params, Clone, Debug)]
+struct Poly {
+    c: Vec<f64>,
+    scale: f64,
+    inner: Line,
+}
+
+/// A polynomial (Horner, over a `Vec` field) scaled by a field, plus a nested struct's fields
+/// through `sin`; `tanh` of a field read into a local (a value the macro cannot see the kind of,
+/// which second order takes for a number: the tester's finding s9393-f59 gave it no second
+/// derivative when it took the tensor row).
+#[autodiff(order = 2, wrt(p))]
+fn poly(p: &Poly, x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.c.len() {
+        s = s * x + p.c[i];
+    }
+    let t = p.inner.intercept;
+    s * p.scale + (p.inner.slope * x).sin() * t + t.tanh()
+}
+
+#[test]
+fn parameter_structs_of_numbers() {
+    let p = Poly {
+        c: vec![1.0, -0.5, 0.25],
+        scale: 1.5,
+        inner: Line {
+            slope: 0.3,
+            intercept: 2.0,
+        },
+    };
+    for x in [0.7, -1.3] {
+        let h = hessian_poly(&p, x);
+        let grad = |v: &[f64]| grad_poly(&p.from_flat(v), x).to_flat_vec();
+        check_hessian(&h, grad, &p.to_flat_vec());
+        // ∂²/∂intercept² = tanh″(2) = −2 tanh(2)(1 − tanh²(2)).
+        let t = 2.0f64.tanh();
+        assert!(
+            close(h[5][5], -2.0 * t * (1.0 - t * t), 1e-14),
+            "{}",
+            h[5][5]
+        );
+        let dir = p.from_flat(&[0.0, 0.0, 0.0, 0.0, 1.0, 1.0]);
+        let hv = hvp_poly(&p, x, &dir).to_flat_vec();
+        for (i, row) in h.iter().enumerate() {
+            assert!(close(hv[i], row[4] + row[5], 1e-12), "hvp[{i}]");
+        }
+    }
+}

@@ -176,7 +176,8 @@ fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
     let sig = parse::signature(&item, &args)?;
     let mut normalized = item.clone();
     *normalized.block = desugar::body(&item.block, &sig)?;
-    let (primal, params) = lower(&normalized, &sig)?;
+    let second = args.order.is_some_and(|o| o.n >= 2);
+    let (primal, params) = lower(&normalized, &sig, second)?;
     let fwd = forward::transform(&primal, &params)?;
     let typed: Vec<_> = params
         .iter()
@@ -355,20 +356,33 @@ fn obstacle(
             format!("`order = {n}` needs a scalar result: {what} are for functions returning `f64` or `f32` (for a vector result, use `jacobian_`)"),
         ));
     }
-    if let Some(p) = sig
-        .params
-        .iter()
-        .find(|p| p.differentiable && !matches!(p.kind, Kind::Scalar | Kind::Slice) && !p.numbers)
-    {
+    let structs = match n {
+        2 => ", and parameter structs of numbers",
+        _ => " (and `hvp_` parameter structs of numbers)",
+    };
+    if let Some(p) = sig.params.iter().find(|p| {
+        let structs = n == 2 || p.numbers;
+        p.differentiable
+            && !(matches!(p.kind, Kind::Scalar | Kind::Slice) || (p.kind == Kind::Other && structs))
+    }) {
         return Some(syn::Error::new_spanned(
             &p.ty,
-            format!("`order = {n}`: {what} take `f64`/`f32` parameters and their slices, `Vec`s, arrays, tuples and nested containers, not tensors or parameter structs yet; leave this one out with `wrt(…)`"),
+            format!("`order = {n}`: {what} take `f64`/`f32` parameters, their slices, `Vec`s, arrays, tuples and nested containers{structs}, not tensors yet; leave this one out with `wrt(…)`"),
         ));
     }
     let mut found = None;
     for s in &primal.func.body {
         s.walk(&mut |s| match s {
             Stmt::Let { op: Op::Expr(_), span, .. } if found.is_none() => {
+                found = Some(syn::Error::new(*span, format!("`order = {n}`: {what} do not go through tensor operations yet")));
+            }
+            // (A tensor method on a value of a kind the macro cannot see, a struct's field, may
+            // be a number's, which forward over reverse goes through.)
+            Stmt::Let { op: Op::Rule(r), span, args, .. }
+                if found.is_none()
+                    && matches!(r.syntax, crate::rules::Syntax::TensorMethod)
+                    && args.iter().any(|a| primal.func.atom_kind(a) == Kind::Tensor) =>
+            {
                 found = Some(syn::Error::new(*span, format!("`order = {n}`: {what} do not go through tensor operations yet")));
             }
             Stmt::Let { op: Op::Call(_), span, .. } if found.is_none() && !calls => {
@@ -381,7 +395,13 @@ fn obstacle(
 }
 
 /// The body as a Wengert list, and the value of each differentiable parameter.
-pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option<Var>>)> {
+/// With `numbers` (second order asked for, which takes no tensors), a value of a kind the macro
+/// cannot see (a struct's field) is a number: its methods take the rows for numbers.
+pub fn lower(
+    item: &ItemFn,
+    sig: &Signature,
+    numbers: bool,
+) -> syn::Result<(Builder, Vec<Option<Var>>)> {
     let mut used = BTreeSet::new();
     tokens::idents(item.to_token_stream(), &mut used);
     let mut b = Builder::new(used, sig.float.clone());
@@ -392,6 +412,7 @@ pub fn lower(item: &ItemFn, sig: &Signature) -> syn::Result<(Builder, Vec<Option
         b.call_kind = Kind::Scalar;
     }
     let mut l = Lowerer::new(&mut b);
+    l.numbers = numbers;
     l.written = tokens::element_written(item.block.to_token_stream());
     l.indexed = tokens::element_read(item.block.to_token_stream());
     l.tuple_read = tokens::component_read(item.block.to_token_stream());

@@ -97,7 +97,7 @@ pub enum C {
     /// `fn f(xy: (f64, f64), …) { let (x, y) = xy; … }` (second order too).
     Packed,
     /// Two differentiable numbers as the fields of a `#[derive(Params)]` struct, read by field:
-    /// `fn f(p: &P7, …) { let x = p.x; let y = p.y; … }` (first order).
+    /// `fn f(p: &P7, …) { let x = p.x; let y = p.y; … }` (second order too).
     Fields,
     /// A call of the helper's `grad_` or `jvp_` (nested AD: the helper has second order, the
     /// function first order only), one part of its result read.

@@ -24,6 +24,9 @@ mod control;
 /// Lowers statements into a [`Builder`], with the user's names in scope.
 pub struct Lowerer<'b> {
     pub b: &'b mut Builder,
+    /// Every value is a number (second order, which takes no tensors): a value of a kind the
+    /// macro cannot see (a struct's field) takes the rows for numbers.
+    pub numbers: bool,
     scopes: Vec<Vec<(String, Atom)>>,
     pub errors: Vec<syn::Error>,
     /// How many arms or loop bodies enclose the statement being lowered.
@@ -87,6 +90,7 @@ impl<'b> Lowerer<'b> {
     pub fn new(b: &'b mut Builder) -> Self {
         Lowerer {
             b,
+            numbers: false,
             scopes: vec![Vec::new()],
             errors: Vec::new(),
             nesting: 0,
@@ -806,7 +810,12 @@ impl<'b> Lowerer<'b> {
             return self.call(&call, e);
         }
         let receiver = self.expr(&m.receiver)?;
-        let tensor = receiver.var().is_some() && self.b.func.atom_kind(&receiver) != Kind::Scalar;
+        let tensor = match self.b.func.atom_kind(&receiver) {
+            _ if receiver.var().is_none() => false,
+            Kind::Scalar => false,
+            Kind::Other => !self.numbers,
+            _ => true,
+        };
         let rule = match rules::find_method(&name, tensor) {
             Some(r) => r,
             None => {

@@ -185,8 +185,7 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
 
 /// `f`'s first two differentiable numbers `x`, `y` as one parameter: `xy: (f64, f64)`, destructured
 /// by the first statement, or with `fields` `p: &P` (a `#[derive(Params)]` struct with fields `x`
-/// and `y`), read by the first two; the struct with first order only (second order does not take
-/// parameter structs yet). Not with `wrt`, which names the numbers.
+/// and `y`), read by the first two. Not with `wrt`, which names the numbers.
 fn pack(f: &mut Function, fields: bool) {
     let numbers: Vec<usize> = (0..f.params.len())
         .filter(|&i| f.params[i].kind == ParamKind::Float && f.params[i].diff)
@@ -225,10 +224,11 @@ fn pack(f: &mut Function, fields: bool) {
         // its rows do not line up with the gradient's fields.
         f.explain = false;
     }
-    if fields {
-        // (Second order does not take parameter structs yet; it takes tuples.)
+    if fields && f.dhvp {
+        // (`dhvp_` does not take parameter structs yet; `hvp_` does.)
         f.attr_args.retain(|a| !a.starts_with("order"));
-        (f.hvp, f.dhvp) = (false, false);
+        f.attr_args.push("order = 2".into());
+        f.dhvp = false;
     }
     f.used[construct as usize] += 1;
 }
