@@ -470,3 +470,74 @@ fn local_array_borrowed_in_a_kept_statement() {
         vec![6.0, 3.0, 2.0]
     );
 }
+
+/// A parameter struct generic over its float, in a function generic over it (issue 14).
+#[derive(Clone, Debug, PartialEq, diffx::Params)]
+struct Line<F: diffx::Float> {
+    slope: F,
+    intercept: F,
+}
+
+/// The mean squared residual of the line, generic over the float, with a branch on a field and
+/// `tanh` of one: second order too.
+#[autodiff(order = 2, wrt(line))]
+fn line_loss<T: diffx::Float>(line: &Line<T>, xs: &[T], ys: &[T]) -> T {
+    let mut total = T::zero();
+    for i in 0..xs.len() {
+        let r = line.slope * xs[i] + line.intercept - ys[i];
+        total += r * r;
+    }
+    let bend = if line.slope > T::zero() {
+        line.slope.tanh()
+    } else {
+        line.slope
+    };
+    total / T::from(xs.len()).unwrap() + bend * line.intercept
+}
+
+#[test]
+fn a_generic_struct_in_a_generic_function() {
+    let (xs, ys) = ([0.0, 1.0, 2.0, 3.0], [0.1, 0.9, 2.2, 2.9]);
+    for (s, b) in [(0.8, 0.1), (-0.4, 0.6)] {
+        let line = Line {
+            slope: s,
+            intercept: b,
+        };
+        let g = grad_line_loss(&line, &xs, &ys);
+        let f = |v: &[f64]| {
+            let l = Line {
+                slope: v[0],
+                intercept: v[1],
+            };
+            line_loss(&l, &xs, &ys)
+        };
+        let fd = central_difference(f, &[s, b]);
+        assert_close(g.slope, fd[0], 1e-7, "∂/∂slope");
+        assert_close(g.intercept, fd[1], 1e-7, "∂/∂intercept");
+        // At f32: the same gradient, to f32's precision.
+        let l32 = Line {
+            slope: s as f32,
+            intercept: b as f32,
+        };
+        let (xs32, ys32) = (xs.map(|x| x as f32), ys.map(|y| y as f32));
+        let g32 = grad_line_loss(&l32, &xs32, &ys32);
+        assert_close(g32.slope as f64, g.slope, 1e-5, "f32 ∂/∂slope");
+        // The Hessian against differences of the gradient.
+        let h = hessian_line_loss(&line, &xs, &ys);
+        for (i, row) in h.iter().enumerate() {
+            let column = central_difference(
+                |v| {
+                    let l = Line {
+                        slope: v[0],
+                        intercept: v[1],
+                    };
+                    let g = grad_line_loss(&l, &xs, &ys);
+                    [g.slope, g.intercept][i]
+                },
+                &[s, b],
+            );
+            assert_close(row[0], column[0], 1e-6, "H");
+            assert_close(row[1], column[1], 1e-6, "H");
+        }
+    }
+}

@@ -46,7 +46,13 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         ));
     };
     let (first_ty, first_trait) = (first.ty, first.visitor());
-    let elem = quote!(<#first_ty as #first_trait>::Elem);
+    // A struct generic over its float (`struct Line<F: Float>`) has `F` for its elements; naming
+    // them through the first field's type would make `F: Leaves<Elem = <F as Leaves>::Elem>` a
+    // bound of a second field of type `F`, which rustc cannot resolve.
+    let elem = match floats.first() {
+        Some(f) => quote!(#f),
+        None => quote!(<#first_ty as #first_trait>::Elem),
+    };
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let mut predicates: Vec<TokenStream> = where_clause
@@ -54,8 +60,14 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         .unwrap_or_default();
     if !input.generics.params.is_empty() {
         // Concrete field types need no bounds: rustc checks them where they are used.
-        predicates.push(quote!(#first_ty: #first_trait));
-        predicates.extend(fields[1..].iter().map(|field| {
+        let rest = match floats.is_empty() {
+            true => {
+                predicates.push(quote!(#first_ty: #first_trait));
+                &fields[1..]
+            }
+            false => &fields[..],
+        };
+        predicates.extend(rest.iter().map(|field| {
             let (ty, visitor) = (field.ty, field.visitor());
             quote!(#ty: #visitor<Elem = #elem>)
         }));

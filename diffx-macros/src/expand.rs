@@ -411,6 +411,14 @@ pub fn lower(
     if numeric(sig.ret_kind) && sig.params.iter().all(|p| !p.differentiable || p.numbers) {
         b.call_kind = Kind::Scalar;
     }
+    // A function generic over its float type takes its struct's fields for numbers too: a
+    // generic `T` has arithmetic by value only (`&T * T` is not `Float`'s).
+    let structs = sig
+        .params
+        .iter()
+        .any(|p| p.differentiable && p.kind == Kind::Other && !p.numbers);
+    let numbers = numbers || (structs && tokens::is_generic(&sig.float));
+    b.func.numbers = numbers;
     let mut l = Lowerer::new(&mut b);
     l.numbers = numbers;
     l.written = tokens::element_written(item.block.to_token_stream());

@@ -125,7 +125,8 @@ fn if_stmt(
 
 /// A zero shaped like `a`.
 pub fn zero(b: &Builder, a: &Atom) -> Atom {
-    if b.func.atom_kind(a) == Kind::Scalar {
+    if b.func.atom_kind(a) == Kind::Scalar || (b.func.numbers && b.func.atom_kind(a) == Kind::Other)
+    {
         return Atom::Const(quote::quote!(0.0));
     }
     let r = by_ref(&b.func, a);

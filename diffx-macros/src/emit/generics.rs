@@ -66,6 +66,8 @@ pub fn generic(
                 if declared {
                     w.predicates
                         .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
+                    w.predicates
+                        .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
                 }
             }
             if is_wrapper(&ident) && tokens::is_generic(float) {

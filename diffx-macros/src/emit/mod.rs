@@ -29,7 +29,8 @@ use crate::rules::Syntax;
 
 /// Scalars by value, everything else by reference: `a + b` for numbers, `&a + &b` for tensors.
 fn operand(f: &Func, a: &Atom) -> TokenStream {
-    if f.atom_kind(a) == Kind::Scalar {
+    // (Where every value is a number, so is a value of a kind the macro cannot see.)
+    if f.atom_kind(a) == Kind::Scalar || (f.numbers && f.atom_kind(a) == Kind::Other) {
         place(f, a)
     } else {
         by_ref(f, a)
@@ -196,6 +197,8 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
             if f.atom_kind(dst) == Kind::Slice {
                 return quote!(::diffx::__private::add_elems(&mut #d, &#v););
             }
+            // (Where every value is a number, a field's adjoint needs no fitting to its shape.)
+            let like = like.as_ref().filter(|_| !f.numbers);
             match (like, first) {
                 // `a = a + b`: `+=` is not among num-traits' `Float` operations.
                 (None, false) if generic(f) => quote!(#d = #d + #v;),
@@ -218,7 +221,7 @@ fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>, moved: &dyn Fn(&Atom) -> boo
         }
         Stmt::Adjoint { dst, value, like } => {
             let (mt, d, v) = (m(dst), f.name(*dst), place(f, value));
-            match like {
+            match like.as_ref().filter(|_| !f.numbers) {
                 None => quote!(let #mt #d = #v;),
                 Some(like) => {
                     let l = by_ref(f, like);

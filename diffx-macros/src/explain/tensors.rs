@@ -460,6 +460,7 @@ impl Instrument<'_> {
         let result = place(f, &Atom::Var(dst));
         let map = Op::Call(path.clone()).name();
         let float = &self.float;
+        let zero = crate::tokens::float_lit(float, "0.0");
         let (cast, probe) = (
             quote!(::diffx::explain::CastTo::<#float, _>::new),
             quote!(::diffx::explain::Probe::<#float, _>::new),
@@ -496,7 +497,7 @@ impl Instrument<'_> {
                         let __diffx_z = ::core::clone::Clone::clone(&(#result));
                         move |__diffx_dg: &#val| {
                             let __diffx_grad = #pullback.1.#k;
-                            (&#probe(&__diffx_grad)).probe().unwrap_or(#val::Scalar(0.0))
+                            (&#probe(&__diffx_grad)).probe().unwrap_or(#val::Scalar(#zero))
                         }
                     },
                 ))

@@ -351,6 +351,9 @@ pub struct Func {
     pub ret: Option<Atom>,
     /// The function's float type, `f64` or `f32`.
     pub float: Option<Ident>,
+    /// Every value is a number (second order, which takes no tensors, or a function generic over
+    /// its float): a parameter struct's field, whose kind the macro cannot see, is one.
+    pub numbers: bool,
 }
 
 impl Func {
@@ -366,7 +369,7 @@ impl Func {
     pub fn atom_kind(&self, a: &Atom) -> Kind {
         match a {
             Atom::Var(v) => self.kind(*v),
-            Atom::Field(v, _) if self.kind(*v) == Kind::Slice => Kind::Scalar,
+            Atom::Field(v, _) if self.kind(*v) == Kind::Slice || self.numbers => Kind::Scalar,
             Atom::Field(..) => Kind::Other,
             Atom::Const(_) => Kind::Scalar,
         }

@@ -54,7 +54,7 @@ pub fn emit(units: &[Unit], header: &str) -> Emitted {
             push(
                 &mut e,
                 Some(i),
-                &format!("impl check::Flat for {name} {{\n    fn flat_into(self, out: &mut Vec<f64>) {{\n        out.extend([self.{a}, self.{b}]);\n    }}\n}}\n"),
+                &format!("impl check::Flat for {name}{} {{\n    fn flat_into(self, out: &mut Vec<f64>) {{\n        out.extend([self.{a}, self.{b}]);\n    }}\n}}\n", if u.main.generic { "<f64>" } else { "" }),
             );
         }
     }

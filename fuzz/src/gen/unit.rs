@@ -75,11 +75,17 @@ pub struct Function {
 impl Function {
     pub fn source(&self) -> String {
         let mut s = String::new();
+        let mut head = String::new();
         if let Some([a, b]) = &self.fields {
-            s.push_str(&format!(
-                "#[derive(Clone, Debug, diffx::Params)]\nstruct {} {{\n    {a}: f64,\n    {b}: f64,\n}}\n\n",
+            // Generic over its float in a generic unit, as `struct Line<F: Float>` is written.
+            let (generics, float) = match self.generic {
+                true => ("<F: diffx::Float>", "F"),
+                false => ("", "f64"),
+            };
+            head = format!(
+                "#[derive(Clone, Debug, diffx::Params)]\nstruct {}{generics} {{\n    {a}: {float},\n    {b}: {float},\n}}\n\n",
                 self.struct_name()
-            ));
+            );
         }
         s.push_str("#[autodiff");
         if !self.attr_args.is_empty() {
@@ -90,6 +96,9 @@ impl Function {
             .params
             .iter()
             .map(|p| match p.kind {
+                ParamKind::Fields if self.generic => {
+                    format!("{}: &{}<f64>", p.name, self.struct_name())
+                }
                 ParamKind::Fields => format!("{}: &{}", p.name, self.struct_name()),
                 _ => format!("{}: {}", p.name, p.ty()),
             })
@@ -102,9 +111,9 @@ impl Function {
         write_block_body(&mut s, &self.body, 1);
         s.push_str("}\n");
         if self.generic {
-            return super::generic::rewrite(&s);
+            return head + &super::generic::rewrite(&s);
         }
-        s
+        head + &s
     }
 
     /// The name of its parameter struct ([`ParamKind::Fields`]).
@@ -173,7 +182,7 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
     }
     if !main.generic && rng.chance(w(C::Packed) as f64 / 100.0) {
         pack(&mut main, false);
-    } else if !main.generic && rng.chance(w(C::Fields) as f64 / 100.0) {
+    } else if rng.chance(w(C::Fields) as f64 / 100.0) {
         pack(&mut main, true);
     }
     Unit {
