@@ -137,12 +137,11 @@ fn weighted(v: &[f64]) -> f64 {
 }
 
 #[autodiff]
-#[allow(clippy::needless_range_loop)] // (a loop over a local `Vec`'s elements is not supported yet)
 fn gradient_norm(v: &[f64]) -> f64 {
     let g = grad_weighted(v);
     let mut s = 0.0;
-    for i in 0..g.len() {
-        s += g[i] * g[i];
+    for x in &g {
+        s += x * x;
     }
     s.sqrt()
 }

@@ -805,3 +805,61 @@ fn zip_and_step_by_after_filter() {
     let (_, t) = jvp_stride_after_filter(&x, &[1.0; 6]);
     assert_close(t, g.iter().sum(), 1e-12, "jvp");
 }
+
+/// Loops over a local vector's elements: `for &y in &v`, `v.iter()`, `.iter().enumerate()` over a
+/// `Vec` collected from a chain, over a local array, an array written in place and a call's array
+/// (lowered by position, as chains are).
+#[autodiff]
+fn over_locals(x: &[f64]) -> f64 {
+    let v: Vec<f64> = x.iter().map(|xi| xi * 0.5).collect();
+    let a = [x[0] * x[1], x[1] + 1.0];
+    let mut s = 0.0;
+    for &y in &v {
+        s += y.sin();
+    }
+    for y in a.iter() {
+        s += y * y;
+    }
+    for (i, y) in v.iter().enumerate() {
+        s += y * (i as f64);
+    }
+    for y in [x[0], 2.0 * x[2]] {
+        s += y * y;
+    }
+    for y in pair(x[3]) {
+        s += y * x[0];
+    }
+    s
+}
+
+#[autodiff]
+fn pair(t: f64) -> [f64; 2] {
+    [t, t * t]
+}
+
+#[test]
+fn loops_over_local_vectors() {
+    // Σ sin(xᵢ/2) + (x₀x₁)² + (x₁ + 1)² + Σ i·xᵢ/2 + x₀² + 4x₂² + (x₃ + x₃²)·x₀.
+    let analytic: Grad = |x| {
+        (0..x.len())
+            .map(|i| {
+                let mut g = 0.5 * (0.5 * x[i]).cos() + 0.5 * i as f64;
+                match i {
+                    0 => g += 2.0 * x[0] * x[1] * x[1] + 2.0 * x[0] + x[3] + x[3] * x[3],
+                    1 => g += 2.0 * x[0] * x[0] * x[1] + 2.0 * (x[1] + 1.0),
+                    2 => g += 8.0 * x[2],
+                    _ => g += (1.0 + 2.0 * x[3]) * x[0],
+                }
+                g
+            })
+            .collect()
+    };
+    check(
+        over_locals,
+        grad_over_locals,
+        jvp_over_locals,
+        vjp_over_locals,
+        analytic,
+        4,
+    );
+}

@@ -31,6 +31,7 @@ pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
         next_id: 0,
         counter: 0,
         errors: Vec::new(),
+        params: sig.params.len(),
     };
     for p in &sig.params {
         s.declare(&p.name.to_string());
@@ -146,6 +147,8 @@ struct Sugar {
     next_id: usize,
     counter: usize,
     errors: Vec<syn::Error>,
+    /// How many parameters there are: the first declarations.
+    params: usize,
 }
 
 impl Sugar {
@@ -356,6 +359,27 @@ impl Sugar {
 
     /// A `for` over a chain, or with a pattern lowering does not bind, as a loop over positions.
     fn for_loop(&mut self, e: &mut Expr) -> bool {
+        // `for v in [a, b]`: over the array's values, as `[a, b].iter().copied()` runs.
+        if let Expr::ForLoop(f) = e {
+            if matches!(&*f.expr, Expr::Array(_)) && self.mentions_active(&f.expr) {
+                let array = &f.expr;
+                *f.expr = syn::parse_quote_spanned!(array.span()=> #array.iter().copied());
+            }
+        }
+        // `for v in g(x)`: over a call's vector, held in a local first.
+        if let Expr::ForLoop(f) = e {
+            if matches!(&*f.expr, Expr::Call(_)) && self.mentions_active(&f.expr) {
+                let name = self.temps().fresh("items");
+                self.active.insert(name.to_string());
+                let (call, attrs, pat, body) = (&f.expr, &f.attrs, &f.pat, &f.body);
+                *e = syn::parse_quote_spanned!(call.span()=> {
+                    let #name = #call;
+                    #(#attrs)* for #pat in #name #body
+                });
+                self.visit_expr_mut(e);
+                return true;
+            }
+        }
         let Expr::ForLoop(f) = &*e else { return false };
         // A pattern lowering cannot bind is rewritten even over constants: the body may be active.
         let needed = !loop_binds(&f.pat) || self.mentions_active(&f.expr);
@@ -373,7 +397,9 @@ impl Sugar {
                 self.errors.push(err);
                 true
             }
-            Ok((chain, simple)) if !simple || !loop_binds(&f.pat) => {
+            // (Lowering loops over a parameter's elements itself; over a local vector's, by
+            // position, as a chain.)
+            Ok((chain, simple)) if !simple || !loop_binds(&f.pat) || self.over_local(&f.expr) => {
                 let consumer = Consumer::For((*f.pat).clone(), f.body.stmts.clone());
                 self.check_captures(&f.expr, span);
                 self.replace(e, |s| {
@@ -381,6 +407,26 @@ impl Sugar {
                 })
             }
             Ok(_) => false,
+        }
+    }
+
+    /// Whether a loop's iterable (`&v`, `v.iter()`, `v.iter().enumerate()`) runs over a local
+    /// vector's elements rather than a parameter's.
+    fn over_local(&self, iterable: &Expr) -> bool {
+        let mut e = iterable;
+        loop {
+            e = match e {
+                Expr::Reference(r) => &r.expr,
+                Expr::MethodCall(m) => &m.receiver,
+                Expr::Paren(p) => &p.expr,
+                Expr::Path(p) => {
+                    let name = p.path.get_ident().map(|i| i.to_string());
+                    return name
+                        .and_then(|n| self.lookup(&n))
+                        .is_some_and(|id| id > self.params);
+                }
+                _ => return false,
+            };
         }
     }
 
