@@ -72,6 +72,32 @@ pub trait NestedOrderTwo: sealed::Never {
     fn never(self) -> !;
 }
 
+/// Functions of every arity up to 32 whose calls are compile errors (their first parameter has a
+/// bound no type has): `#[autodiff]` names them (`use … as __diffx_vjp_grad_g;`) where a caller
+/// would find the functions nested AD needs, which costs no compile time until one is called.
+pub mod missing {
+    use super::{NestedOrderTwo, NestedThirdOrder};
+
+    // `two_k` and `three_k` take k arguments; each step adds a parameter type `Bk`.
+    macro_rules! arities {
+        ([$($b:ident)*] $two:ident $three:ident $next:ident $($rest:ident)*) => {
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments)]
+            pub fn $two<A: NestedOrderTwo, R, $($b),*>(first: A, $(_: $b),*) -> R {
+                first.never()
+            }
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments)]
+            pub fn $three<A: NestedThirdOrder, R, $($b),*>(first: A, $(_: $b),*) -> R {
+                first.never()
+            }
+            arities!([$($b)* $next] $($rest)*);
+        };
+        ([$($b:ident)*]) => {};
+    }
+    arities!([] two_1 three_1 B1 two_2 three_2 B2 two_3 three_3 B3 two_4 three_4 B4 two_5 three_5 B5 two_6 three_6 B6 two_7 three_7 B7 two_8 three_8 B8 two_9 three_9 B9 two_10 three_10 B10 two_11 three_11 B11 two_12 three_12 B12 two_13 three_13 B13 two_14 three_14 B14 two_15 three_15 B15 two_16 three_16 B16 two_17 three_17 B17 two_18 three_18 B18 two_19 three_19 B19 two_20 three_20 B20 two_21 three_21 B21 two_22 three_22 B22 two_23 three_23 B23 two_24 three_24 B24 two_25 three_25 B25 two_26 three_26 B26 two_27 three_27 B27 two_28 three_28 B28 two_29 three_29 B29 two_30 three_30 B30 two_31 three_31 B31 two_32 three_32 B32);
+}
+
 /// The bound of the `__diffx_hvp_grad_g` and `__diffx_hvp_jvp_g` that `#[autodiff(order = 2)]`
 /// writes: a caller's second order through a call of `grad_g` would be third derivatives of `g`,
 /// which are not written for it.
