@@ -513,3 +513,60 @@ fn explain_follows_pushes() {
     assert!(close(trace.adjoint("x").unwrap(), gx, 1e-12), "{trace}");
     assert!(close(trace.adjoint("y").unwrap(), gy, 1e-12), "{trace}");
 }
+
+/// The right-hand side of cmpad's ODE, f(y)₀ = x₀, f(y)ᵢ = xᵢ yᵢ₋₁.
+#[autodiff]
+fn ode_rhs(x: &[f64], y: &[f64]) -> Vec<f64> {
+    let mut dy = vec![0.0; x.len()];
+    dy[0] = x[0];
+    for i in 1..x.len() {
+        dy[i] = x[i] * y[i - 1];
+    }
+    dy
+}
+
+/// `y + c·k`.
+#[autodiff]
+fn ode_along(y: &[f64], c: f64, k: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; y.len()];
+    for i in 0..y.len() {
+        out[i] = y[i] + c * k[i];
+    }
+    out
+}
+
+/// Runge–Kutta steps through the two helpers: each call's `Vec` passed on by reference, as a
+/// bound name (`&k1`) and as a call itself (`&ode_along(…)`), never indexed before (the caller
+/// took such a result for a number and passed it by value, a type error in the generated code).
+#[autodiff]
+fn ode_last(x: &[f64], s: usize) -> f64 {
+    let h = 2.0 / (s as f64);
+    let mut y = vec![0.0; x.len()];
+    for _ in 0..s {
+        let k1 = ode_rhs(x, &y);
+        let k2 = ode_rhs(x, &ode_along(&y, h / 2.0, &k1));
+        let k3 = ode_rhs(x, &ode_along(&y, h / 2.0, &k2));
+        let k4 = ode_rhs(x, &ode_along(&y, h, &k3));
+        for i in 0..x.len() {
+            y[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
+        }
+    }
+    y[x.len() - 1]
+}
+
+#[test]
+fn vectors_of_calls_passed_on_by_reference() {
+    let x = [0.7, -0.4, 1.3, 0.9];
+    let g = grad_ode_last(&x, 5);
+    let fd = central_difference(|v| ode_last(v, 5), &x);
+    for i in 0..4 {
+        assert!(
+            (g[i] - fd[i]).abs() < 1e-7 * fd[i].abs().max(1.0),
+            "∂{i}: {} vs {}",
+            g[i],
+            fd[i]
+        );
+    }
+    let (_, t) = jvp_ode_last(&x, 5, &[0.0, 0.0, 1.0, 0.0]);
+    assert!((t - g[2]).abs() < 1e-12);
+}

@@ -423,6 +423,7 @@ pub fn lower(
     l.numbers = numbers;
     l.written = tokens::element_written(item.block.to_token_stream());
     l.indexed = tokens::element_read(item.block.to_token_stream());
+    l.referenced = tokens::referenced(item.block.to_token_stream());
     l.tuple_read = tokens::component_read(item.block.to_token_stream());
     let mut params = Vec::new();
     for p in &sig.params {

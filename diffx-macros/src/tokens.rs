@@ -353,6 +353,34 @@ fn indexed_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
+/// The names passed by reference as whole arguments (`f(x, &k1)`): in a function of numbers, a
+/// call bound to one returns a vector, which is how a function taking a slice is given it.
+pub fn referenced(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    referenced_arguments(tokens, &mut out);
+    out
+}
+
+fn referenced_arguments(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for t in &trees {
+        if let TokenTree::Group(g) = t {
+            referenced_arguments(g.stream(), out);
+        }
+    }
+    let comma =
+        |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ',');
+    for i in 0..trees.len() {
+        let starts = i == 0 || comma(trees.get(i - 1));
+        let amp = matches!(&trees[i], TokenTree::Punct(p) if p.as_char() == '&');
+        if let (true, true, Some(TokenTree::Ident(id))) = (starts, amp, trees.get(i + 1)) {
+            if trees.get(i + 2).is_none() || comma(trees.get(i + 2)) {
+                out.insert(id.to_string());
+            }
+        }
+    }
+}
+
 /// Names followed by `=` or `op=` (after a `[…]` when `indexed`).
 fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();

@@ -61,6 +61,9 @@ pub struct Lowerer<'b> {
     /// Names the body indexes (`k1[0]`): a call bound to one returns a vector
     /// (`let k1 = rhs(s, k);`), as does a call indexed itself (`rhs(s, k)[0]`).
     pub indexed: BTreeSet<String>,
+    /// Names passed by reference as whole arguments (`g(x, &k1)`): in a function of numbers, a
+    /// call bound to one returns a vector.
+    pub referenced: BTreeSet<String>,
     /// The call being lowered returns a vector.
     vector_call: bool,
     /// The call being lowered returns a tuple that is read by component (`f(x).0`, `let (a, b) =
@@ -105,6 +108,7 @@ impl<'b> Lowerer<'b> {
             written: BTreeSet::new(),
             float_vectors: BTreeSet::new(),
             indexed: BTreeSet::new(),
+            referenced: BTreeSet::new(),
             vector_call: false,
             tuple_call: false,
             tuple_read: BTreeSet::new(),
@@ -492,7 +496,11 @@ impl<'b> Lowerer<'b> {
         let name = pi.ident.to_string();
         let call = matches!(&*init.expr, Expr::Call(_));
         self.tuple_call = call && self.tuple_read.contains(&name);
-        self.vector_call = call && (self.indexed.contains(&name) || self.tuple_call);
+        let numbers = self.b.call_kind == Kind::Scalar;
+        self.vector_call = call
+            && (self.indexed.contains(&name)
+                || self.tuple_call
+                || (numbers && self.referenced.contains(&name)));
         let value = self.expr(&init.expr)?;
         self.vector_call = false;
         self.tuple_call = false;
@@ -864,7 +872,11 @@ impl<'b> Lowerer<'b> {
         }
         let mut args = Vec::new();
         for a in &c.args {
+            // `&g(…)` passed on: a call's vector, by reference.
+            self.vector_call = self.b.call_kind == Kind::Scalar
+                && matches!(a, Expr::Reference(r) if matches!(&*r.expr, Expr::Call(_)));
             let mut arg = self.expr(a)?;
+            self.vector_call = false;
             // (A loop's element bound by reference, `layer` of `for layer in &model.layers`, is a
             // reference already.)
             let bound_by_ref = matches!(a, Expr::Path(p)
