@@ -2,27 +2,10 @@
 //! callee): the caller's `hvp_` calls each callee's forward-over-reverse function `__diffx_hvp_`
 //! (written by `#[autodiff(order = 2)]`, or from an `hvp` rule by `#[custom_derivative]`) — against analytic Hessians and central differences of `grad_`.
 
-use diffx::check::central_difference;
 use diffx::{autodiff, custom_derivative};
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * b.abs().max(1.0)
-}
-
-/// Checks `hessian` against central differences of `grad` at `p`, and its symmetry.
-fn check_hessian(hessian: &[Vec<f64>], grad: impl Fn(&[f64]) -> Vec<f64>, p: &[f64]) {
-    for (i, row) in hessian.iter().enumerate() {
-        let column = central_difference(|v| grad(v)[i], p);
-        for (j, hij) in row.iter().enumerate() {
-            assert!(
-                close(*hij, column[j], 1e-6),
-                "H[{i}][{j}] at {p:?}: {hij} vs {}",
-                column[j]
-            );
-            assert!(close(*hij, hessian[j][i], 1e-12), "symmetric");
-        }
-    }
-}
+mod common;
+use common::{check_hessian, close};
 
 #[autodiff(order = 2)]
 fn g(t: f64) -> f64 {

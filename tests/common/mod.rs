@@ -84,3 +84,20 @@ pub fn check_binary(
     assert_close(va, -2.0 * ga, 1e-14, "vjp 0");
     assert_close(vb, -2.0 * gb, 1e-14, "vjp 1");
 }
+
+/// Checks `hessian` against central differences of `grad` at `p`, and its symmetry.
+#[track_caller]
+pub fn check_hessian(hessian: &[Vec<f64>], grad: impl Fn(&[f64]) -> Vec<f64>, p: &[f64]) {
+    assert_eq!(hessian.len(), p.len(), "rows");
+    for (i, row) in hessian.iter().enumerate() {
+        let column = central_difference(|v| grad(v)[i], p);
+        for (j, hij) in row.iter().enumerate() {
+            assert!(
+                close(*hij, column[j], 1e-6),
+                "H[{i}][{j}] at {p:?}: {hij} vs {}",
+                column[j]
+            );
+            assert!(close(*hij, hessian[j][i], 1e-12), "symmetric at [{i}][{j}]");
+        }
+    }
+}
