@@ -863,3 +863,36 @@ fn loops_over_local_vectors() {
         4,
     );
 }
+
+/// `*e` of a local vector's element by reference, in a condition and in an `if` value kept as a
+/// constant (the tester's s9999-f155: it read `*` of the number the element was bound to).
+#[autodiff]
+fn derefs_of_local_elements(x: &[f64]) -> f64 {
+    let v = [-0.5 * x[0], x[1]];
+    let mut s = 0.0;
+    for e in v.iter() {
+        if *e <= 0.7 {
+            s += *e * 2.0;
+        }
+        let t = if (if v[0] <= x[2] { *e } else { v[0] }) <= 0.7 {
+            *e
+        } else {
+            v[0]
+        };
+        s += t;
+    }
+    s
+}
+
+#[test]
+fn local_elements_read_by_reference() {
+    for x in [[0.3, 0.2, 0.9], [-0.8, 1.1, -0.4], [0.6, -0.3, 0.1]] {
+        let g = grad_derefs_of_local_elements(&x);
+        let fd = central_difference(derefs_of_local_elements, &x);
+        for i in 0..3 {
+            assert_close(g[i], fd[i], 1e-6, &format!("∂{i} at {x:?}"));
+        }
+        let (_, t) = jvp_derefs_of_local_elements(&x, &[1.0, 0.0, 0.0]);
+        assert_close(t, g[0], 1e-12, "jvp");
+    }
+}

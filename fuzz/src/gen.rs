@@ -102,6 +102,8 @@ pub enum C {
     /// A call of the helper's `grad_` or `jvp_` (nested AD: the helper has second order, the
     /// function first order only), one part of its result read.
     Nested,
+    /// A loop over a local vector's elements (`for &e in &v`), which the body does not write.
+    ForLocal,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -159,10 +161,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Packed, "packed", 10),
     (C::Fields, "fields", 10),
     (C::Nested, "nested", 25),
+    (C::ForLocal, "for_local", 3),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Nested as usize + 1;
+    pub const COUNT: usize = C::ForLocal as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

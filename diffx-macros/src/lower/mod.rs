@@ -232,7 +232,9 @@ impl<'b> Lowerer<'b> {
             self.lookup(&name).map(|a| {
                 let place = operands::place(&self.b.func, a);
                 match a {
-                    Atom::Field(..) if self.refs.contains(&name) => quote!((&#place)),
+                    Atom::Field(..) | Atom::Var(_) if self.refs.contains(&name) => {
+                        quote!((&#place))
+                    }
                     _ => place,
                 }
             })
@@ -509,6 +511,15 @@ impl<'b> Lowerer<'b> {
         } else {
             self.copied.remove(&name);
         }
+        // `let e = &v[k];` (a chain's element by reference): a number here, `&` of it in code
+        // kept as written, where the body reads `*e`.
+        let number_ref = matches!(&*init.expr, Expr::Reference(_))
+            && matches!(value, Atom::Var(v) if self.b.func.kind(v) == Kind::Scalar);
+        if number_ref {
+            self.refs.insert(name.clone());
+        } else if !matches!(value, Atom::Field(..)) {
+            self.refs.remove(&name);
+        }
         self.let_binding(
             &pi.ident.to_string(),
             ty,
@@ -535,7 +546,7 @@ impl<'b> Lowerer<'b> {
             .map(|(n, a)| {
                 // An element bound by reference (`for e in w.iter()`) is `&w[i]` here too.
                 let a = match a {
-                    Atom::Field(..) if self.refs.contains(&n) => {
+                    Atom::Field(..) | Atom::Var(_) if self.refs.contains(&n) => {
                         let place = operands::place(&self.b.func, &a);
                         Atom::Const(quote!(&#place))
                     }

@@ -432,6 +432,11 @@ impl<'a> Gen<'a> {
             } else {
                 0
             },
+            if loops_ok && self.frames.iter().any(|f| !f.vecs.is_empty()) {
+                self.w(C::ForLocal)
+            } else {
+                0
+            },
         ];
         if w.iter().all(|&x| x == 0) {
             return vec![self.let_float()];
@@ -455,7 +460,8 @@ impl<'a> Gen<'a> {
             15 => vec![self.const_item()],
             16 => vec![self.assert()],
             17 => vec![self.inert_checked_if(true)],
-            _ => vec![self.int_count()],
+            18 => vec![self.int_count()],
+            _ => self.inert_checked_loop(|g| vec![g.for_local()]),
         }
     }
 

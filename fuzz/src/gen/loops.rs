@@ -80,6 +80,48 @@ impl Gen<'_> {
         }
     }
 
+    /// A loop over a local vector's elements (`for &e in &v`, `for e in v.iter()`), which the
+    /// body does not write (Rust's borrow of `v` forbids it): `v` is frozen while it runs.
+    pub(super) fn for_local(&mut self) -> Stmt {
+        self.used[C::ForLocal as usize] += 1;
+        let locals: Vec<(String, bool)> = self
+            .frames
+            .iter()
+            .flat_map(|f| f.vecs.iter().map(|v| (v.name.clone(), v.active)))
+            .collect();
+        let (v, active) = self.rng.pick(&locals).clone();
+        let deref = self.rng.chance(0.35);
+        let name = self.fresh_name(Some(if deref { "e" } else { "wi" }));
+        let (pat, iter) = match (deref, self.rng.chance(0.5)) {
+            (true, _) => (name.clone(), format!("{v}.iter()")),
+            (false, true) => (format!("&{name}"), format!("&{v}")),
+            (false, false) => (format!("&{name}"), format!("{v}.iter()")),
+        };
+        let frozen = self.set_frozen(&v, true);
+        let n = name.clone();
+        let body = self.loop_body(Vec::new(), true, |g| {
+            if deref {
+                g.declare_deref(&n, active);
+            } else {
+                g.declare_float(&n, false, true, active);
+            }
+        });
+        self.set_frozen(&v, frozen);
+        Stmt::For { pat, iter, body }
+    }
+
+    /// Sets whether the local vector `name` may be written; returns what it was.
+    fn set_frozen(&mut self, name: &str, frozen: bool) -> bool {
+        let mut was = false;
+        for f in &mut self.frames {
+            for v in f.vecs.iter_mut().filter(|v| v.name == name) {
+                was = v.frozen;
+                v.frozen = frozen;
+            }
+        }
+        was
+    }
+
     pub(super) fn for_elems(&mut self) -> Stmt {
         self.used[C::ForElems as usize] += 1;
         let s = self.slice.clone().unwrap();
