@@ -896,3 +896,31 @@ fn local_elements_read_by_reference() {
         assert_close(t, g[0], 1e-12, "jvp");
     }
 }
+
+/// `to_vec()` of an array written in place and of the slice parameter, then written.
+#[autodiff]
+fn copies_by_to_vec(x: &[f64]) -> f64 {
+    let v: Vec<f64> = [-0.5 * x[0], x[1]].to_vec();
+    let mut w = x.to_vec();
+    w[0] *= 3.0;
+    v[0] * v[1] + w[0] + w[1] * w[1]
+}
+
+#[test]
+fn to_vec_copies() {
+    // −x₀x₁/2 + 3x₀ + x₁² (+ nothing from the rest).
+    let analytic: Grad = |x| {
+        let mut g = vec![0.0; x.len()];
+        g[0] = -0.5 * x[1] + 3.0;
+        g[1] = -0.5 * x[0] + 2.0 * x[1];
+        g
+    };
+    check(
+        copies_by_to_vec,
+        grad_copies_by_to_vec,
+        jvp_copies_by_to_vec,
+        vjp_copies_by_to_vec,
+        analytic,
+        3,
+    );
+}

@@ -500,6 +500,14 @@ impl VisitMut for Sugar {
         if self.call(e) {
             return;
         }
+        // `x.to_vec()`: the elements collected, as `x.iter().copied().collect()` does.
+        if let Expr::MethodCall(m) = e {
+            if m.method == "to_vec" && m.args.is_empty() && self.mentions_active(&m.receiver) {
+                let (recv, float) = (&m.receiver, &self.float);
+                *e = syn::parse_quote_spanned!(m.method.span()=>
+                    #recv.iter().copied().collect::<Vec<#float>>());
+            }
+        }
         if matches!(e, Expr::MethodCall(_)) && self.mentions_active(e) && self.chain(e) {
             return;
         }
