@@ -924,3 +924,66 @@ fn to_vec_copies() {
         3,
     );
 }
+
+/// Vectors built the ways numeric code builds them: `[x; 3]`, `vec![x; 4]`, `vec![x; n]` of a
+/// count known at run time, `extend_from_slice` and `extend` with a chain, then read by chains.
+#[autodiff]
+fn built_vectors(x: &[f64]) -> f64 {
+    let a = [x[0]; 3];
+    #[allow(clippy::useless_vec)] // (the form under test)
+    let b = vec![x[1] * 2.0; 4];
+    let mut c = vec![x[2]; x.len()];
+    c[0] *= x[0];
+    let mut v = Vec::new();
+    v.extend_from_slice(x);
+    v.extend(x.iter().map(|t| t * t));
+    v.push(a[0] * a[2]);
+    v.iter().sum::<f64>() + b[3] + c.iter().sum::<f64>()
+}
+
+#[test]
+fn vectors_built_by_repeat_and_extend() {
+    // Σx + Σx² + x₀² + 2x₁ + x₂x₀ + (n − 1)x₂, n = 3.
+    let analytic: Grad = |x| {
+        vec![
+            1.0 + 2.0 * x[0] + 2.0 * x[0] + x[2],
+            1.0 + 2.0 * x[1] + 2.0,
+            1.0 + 2.0 * x[2] + x[0] + 2.0,
+        ]
+    };
+    check(
+        built_vectors,
+        grad_built_vectors,
+        jvp_built_vectors,
+        vjp_built_vectors,
+        analytic,
+        3,
+    );
+}
+
+/// A loop over a local array of constants written in place (the tester's s10202-f238: lowering
+/// keeps such an array as a vector, and refused the loop over it).
+#[autodiff]
+fn over_written_constants(x: &[f64]) -> f64 {
+    let mut arr = [0.5, 1.0, 2.0];
+    arr[x.len() % 3] = arr[0] * 3.0;
+    let mut s = 0.0;
+    for e in arr.iter() {
+        s += e * x[0];
+    }
+    s * x[1]
+}
+
+#[test]
+fn loops_over_local_constants() {
+    // arr = [1.5, 1.0, 2.0] for n = 3: s = 4.5·x₀, result 4.5·x₀·x₁.
+    let analytic: Grad = |x| vec![4.5 * x[1], 4.5 * x[0], 0.0];
+    check(
+        over_written_constants,
+        grad_over_written_constants,
+        jvp_over_written_constants,
+        vjp_over_written_constants,
+        analytic,
+        3,
+    );
+}

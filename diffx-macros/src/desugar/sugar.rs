@@ -101,11 +101,18 @@ impl VisitMut for Flows {
             Expr::ForLoop(f) => self
                 .0
                 .push((patterns::names(&f.pat), f.expr.to_token_stream())),
+            // `v.push(x)`, `v.extend_from_slice(&w)`: `v` holds what it is given.
+            Expr::MethodCall(m) if GROWS.contains(&m.method.to_string().as_str()) => self
+                .0
+                .push((place_name(&m.receiver), m.args.to_token_stream())),
             _ => {}
         }
         visit_mut::visit_expr_mut(self, e);
     }
 }
+
+/// The methods by which a `Vec` takes values in.
+const GROWS: &[&str] = &["push", "extend_from_slice", "extend"];
 
 fn place_name(e: &Expr) -> Vec<String> {
     match e {
@@ -382,7 +389,9 @@ impl Sugar {
         }
         let Expr::ForLoop(f) = &*e else { return false };
         // A pattern lowering cannot bind is rewritten even over constants: the body may be active.
-        let needed = !loop_binds(&f.pat) || self.mentions_active(&f.expr);
+        // (A local vector of constants too: lowering keeps one written in place as a vector.)
+        let needed =
+            !loop_binds(&f.pat) || self.mentions_active(&f.expr) || self.over_local(&f.expr);
         if f.label.is_some() || is_generated(&f.pat) || !needed {
             return false;
         }
@@ -408,6 +417,54 @@ impl Sugar {
             }
             Ok(_) => false,
         }
+    }
+
+    /// `[x; N]` or `vec![x; n]` of a differentiable `x`, written with the value once.
+    fn repeated(&mut self, e: &Expr) -> Option<Expr> {
+        let (value, len, vec) = match e {
+            Expr::Repeat(r) => ((*r.expr).clone(), (*r.len).clone(), false),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let tokens = &m.mac.tokens;
+                let r: syn::ExprRepeat = syn::parse2(quote!([#tokens])).ok()?;
+                ((*r.expr).clone(), (*r.len).clone(), true)
+            }
+            _ => return None,
+        };
+        if !self.mentions_active(&value) {
+            return None;
+        }
+        let t = self.temps().fresh("repeated");
+        self.active.insert(t.to_string());
+        let span = e.span();
+        let count = match &len {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse::<usize>().ok(),
+            _ => None,
+        };
+        Some(match (count, vec) {
+            (Some(n), false) => {
+                let ts = std::iter::repeat_n(&t, n);
+                syn::parse_quote_spanned!(span=> { let #t = #value; [#(#ts),*] })
+            }
+            (Some(n), true) => {
+                let ts = std::iter::repeat_n(&t, n);
+                syn::parse_quote_spanned!(span=> { let #t = #value; vec![#(#ts),*] })
+            }
+            (None, true) => {
+                let v = self.temps().fresh("repeat");
+                self.active.insert(v.to_string());
+                syn::parse_quote_spanned!(span=> {
+                    let #t = #value;
+                    let mut #v = Vec::new();
+                    for _ in 0..#len { #v.push(#t); }
+                    #v
+                })
+            }
+            // (`[x; N]` of a const generic: left to say it is not supported.)
+            (None, false) => return None,
+        })
     }
 
     /// Whether a loop's iterable (`&v`, `v.iter()`, `v.iter().enumerate()`) runs over a local
@@ -498,6 +555,32 @@ impl VisitMut for Sugar {
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         if self.call(e) {
+            return;
+        }
+        // `v.extend_from_slice(&w)`, `v.extend(chain)`: a push of each element.
+        if let Expr::MethodCall(m) = e {
+            let extend = m.method == "extend_from_slice" || m.method == "extend";
+            if extend && m.args.len() == 1 && self.mentions_active(&m.args) {
+                let (v, from) = (&m.receiver, &m.args[0]);
+                // (Not a `__diffx_` name: this loop is the user's, to be rewritten like one.)
+                self.counter += 1;
+                let item = quote::format_ident!("__extended{}", self.counter);
+                *e = match m.method == "extend" {
+                    true => syn::parse_quote_spanned!(m.method.span()=>
+                        for #item in #from { #v.push(#item); }),
+                    false => syn::parse_quote_spanned!(m.method.span()=>
+                        for &#item in #from.iter() { #v.push(#item); }),
+                };
+                self.active.insert(item.to_string());
+                self.visit_expr_mut(e);
+                return;
+            }
+        }
+        // `[x; 3]`, `vec![x; 4]`: the value repeated, `[t, t, t]` (`vec![x; n]` of a count known
+        // only at run time: pushed `n` times).
+        if let Some(new) = self.repeated(e) {
+            *e = new;
+            self.visit_expr_mut(e);
             return;
         }
         // `x.to_vec()`: the elements collected, as `x.iter().copied().collect()` does.
