@@ -59,6 +59,22 @@ fn run<T: Serialize>(runs: Runs, f: impl FnMut() -> T) -> Evaluation {
     Ok((encode(&output)?, timings))
 }
 
+/// Evaluates the variant `function` of a nested-AD eval (`ff`, `fr`, `rf`, `rr`: the outer and
+/// the inner derivative by forward or reverse mode), given each variant's computation.
+fn four_modes<T: Serialize>(
+    function: &str,
+    runs: Runs,
+    [ff, fr, rf, rr]: [&dyn Fn() -> T; 4],
+) -> Evaluation {
+    match function {
+        "ff" => run(runs, ff),
+        "fr" => run(runs, fr),
+        "rf" => run(runs, rf),
+        "rr" => run(runs, rr),
+        _ => Err(unknown(function, &["ff", "fr", "rf", "rr"])),
+    }
+}
+
 /// The error for a function name the module does not have.
 fn unknown(function: &str, known: &[&str]) -> String {
     format!("unknown function {function:?} (this module has {known:?})")

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::solver::argmin;
-use super::{decode, run, unknown};
+use super::{decode, four_modes};
 use crate::protocol::{Evaluation, Runs};
 
 /// The electric potential at `(x, y)` of unit charges at (10, 10 − w) and (10, 0).
@@ -69,11 +69,14 @@ struct Input {
 /// Evaluates `ff`, `fr`, `rf` or `rr`.
 pub fn evaluate(function: &str, input: &Value, runs: Runs) -> Evaluation {
     let Input { w } = decode(input)?;
-    match function {
-        "ff" => run(runs, || particle::<true, true>(w)),
-        "fr" => run(runs, || particle::<true, false>(w)),
-        "rf" => run(runs, || particle::<false, true>(w)),
-        "rr" => run(runs, || particle::<false, false>(w)),
-        _ => Err(unknown(function, &["ff", "fr", "rf", "rr"])),
-    }
+    four_modes(
+        function,
+        runs,
+        [
+            &|| particle::<true, true>(w),
+            &|| particle::<true, false>(w),
+            &|| particle::<false, true>(w),
+            &|| particle::<false, false>(w),
+        ],
+    )
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::solver::{argmax, argmin, forward_gradient};
-use super::{decode, run, unknown};
+use super::{decode, four_modes};
 use crate::protocol::{Evaluation, Runs};
 
 /// `f(p1, p)`, the function whose saddle point is sought.
@@ -105,11 +105,14 @@ struct Input {
 /// Evaluates `ff`, `fr`, `rf` or `rr`.
 pub fn evaluate(function: &str, input: &Value, runs: Runs) -> Evaluation {
     let Input { start } = decode(input)?;
-    match function {
-        "ff" => run(runs, || saddle::<true, true>(start)),
-        "fr" => run(runs, || saddle::<true, false>(start)),
-        "rf" => run(runs, || saddle::<false, true>(start)),
-        "rr" => run(runs, || saddle::<false, false>(start)),
-        _ => Err(unknown(function, &["ff", "fr", "rf", "rr"])),
-    }
+    four_modes(
+        function,
+        runs,
+        [
+            &|| saddle::<true, true>(start),
+            &|| saddle::<true, false>(start),
+            &|| saddle::<false, true>(start),
+            &|| saddle::<false, false>(start),
+        ],
+    )
 }
