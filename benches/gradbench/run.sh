@@ -8,6 +8,8 @@
 #   GRADBENCH_BUILD where that setup.sh builds (its own default: /tmp/gradbench-build).
 #   MIN_SECONDS    passed to every eval as --min-seconds (default: the evals' own, 1 s).
 #   LOGS           where the JSON-lines logs go (default: target/gradbench-logs).
+# GradBench's PyTorch and JAX tools run too where the GradBench folder has them
+# (tools/pytorch/run.py, tools/jax/run.py) and python3 imports torch or jax: a column each.
 # Each eval runs at its default sizes (hello has none). Exit status 1 if any diffx output was
 # invalid or failed.
 set -euo pipefail
@@ -26,12 +28,23 @@ extra=()
 [ -z "${MIN_SECONDS:-}" ] || extra=(--min-seconds "$MIN_SECONDS")
 mkdir -p "$logs"
 
+others=()
+for t in pytorch jax; do
+  mod=$t; [ $t = pytorch ] && mod=torch
+  if [ -f "$gb/tools/$t/run.py" ] && python3 -c "import $mod" 2>/dev/null; then others+=("$t"); fi
+done
+export GRADBENCH_OTHERS="${others[*]}"
+
 pairs=()
 for ev in "${evals[@]}"; do
   args=()
   [ "$ev" = hello ] || args=("${extra[@]}")
-  for side in diffx manual; do
-    if [ $side = diffx ]; then cmd=$tool; else cmd="python3 python/gradbench/gradbench/cpp.py manual"; fi
+  for side in diffx manual "${others[@]}"; do
+    case $side in
+      diffx) cmd=$tool ;;
+      manual) cmd="python3 python/gradbench/gradbench/cpp.py manual" ;;
+      *) cmd="python3 tools/$side/run.py" ;;
+    esac
     echo "== $ev: $side" >&2
     # GradBench's run.sh exits nonzero on an invalid output; the table below reports it.
     GRADBENCH_BUILD=$build GRADBENCH_LOG="$logs/$ev-$side.jsonl" \

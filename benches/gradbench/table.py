@@ -6,8 +6,13 @@ usage: table.py EVAL DIFFX_LOG MANUAL_LOG [EVAL DIFFX_LOG MANUAL_LOG ...]
 One row per evaluation: eval, function, size (the eval's description of the input), the median
 of the "evaluate" timings of diffx and of manual in milliseconds, and their ratio. A diffx row
 GradBench judged invalid, or that failed, is marked and makes the exit status 1. The last lines
-give the geometric mean of the ratios, over all rows and over the derivative rows."""
+give the geometric mean of the ratios, over all rows and over the derivative rows.
+
+GRADBENCH_OTHERS (e.g. "pytorch jax") names other tools whose logs sit beside diffx's
+(EVAL-pytorch.jsonl next to EVAL-diffx.jsonl): each gets a column of its times and one of
+diffx's ratio to them."""
 import json
+import os
 import math
 import statistics
 import sys
@@ -49,14 +54,17 @@ def load(path):
 def main(argv):
     if len(argv) % 3 != 0 or not argv:
         sys.exit(__doc__)
-    header = ("eval", "function", "size", "diffx ms", "manual ms", "ratio")
+    others = os.environ.get("GRADBENCH_OTHERS", "").split()
+    header = ("eval", "function", "size", "diffx ms", "manual ms", "ratio") + tuple(
+        c for t in others for c in (f"{t} ms", f"diffx/{t}"))
     table, ratios, derivative_ratios, bad = [], [], [], 0
     for i in range(0, len(argv), 3):
         ev, diffx_log, manual_log = argv[i : i + 3]
         diffx, order = load(diffx_log)
         manual, _ = load(manual_log)
+        other = [load(diffx_log.replace("-diffx.jsonl", f"-{t}.jsonl"))[0] for t in others]
         if not order:
-            table.append((ev, "-", "-", "no log", "", ""))
+            table.append((ev, "-", "-", "no log", "", "") + ("",) * (2 * len(others)))
             bad += 1
         for key in order:
             ms, valid = diffx[key]
@@ -72,7 +80,12 @@ def main(argv):
                     ratios.append(r)
                     if key[0] not in PRIMAL:
                         derivative_ratios.append(r)
-            table.append((ev, key[0], key[1], cell, "-" if mms is None else f"{mms:.3f}", ratio))
+            extra = ()
+            for rows in other:
+                oms = rows.get(key, (None, False))[0]
+                extra += ("-" if oms is None else f"{oms:.3f}",
+                          f"{ms / oms:.2f}" if ms is not None and oms else "")
+            table.append((ev, key[0], key[1], cell, "-" if mms is None else f"{mms:.3f}", ratio) + extra)
     widths = [max(len(str(row[c])) for row in [header] + table) for c in range(len(header))]
     for row in [header] + table:
         print("  ".join(str(v).ljust(w) if c < 3 else str(v).rjust(w) for c, (v, w) in enumerate(zip(row, widths))))
