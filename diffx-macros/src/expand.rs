@@ -420,7 +420,6 @@ pub fn lower(
     let numbers = numbers || (structs && tokens::is_generic(&sig.float));
     b.func.numbers = numbers;
     let mut l = Lowerer::new(&mut b);
-    l.numbers = numbers;
     l.written = tokens::element_written(item.block.to_token_stream());
     l.indexed = tokens::element_read(item.block.to_token_stream());
     l.referenced = tokens::referenced(item.block.to_token_stream());

@@ -24,9 +24,6 @@ mod control;
 /// Lowers statements into a [`Builder`], with the user's names in scope.
 pub struct Lowerer<'b> {
     pub b: &'b mut Builder,
-    /// Every value is a number (second order, which takes no tensors): a value of a kind the
-    /// macro cannot see (a struct's field) takes the rows for numbers.
-    pub numbers: bool,
     scopes: Vec<Vec<(String, Atom)>>,
     pub errors: Vec<syn::Error>,
     /// How many arms or loop bodies enclose the statement being lowered.
@@ -93,7 +90,6 @@ impl<'b> Lowerer<'b> {
     pub fn new(b: &'b mut Builder) -> Self {
         Lowerer {
             b,
-            numbers: false,
             scopes: vec![Vec::new()],
             errors: Vec::new(),
             nesting: 0,
@@ -634,9 +630,13 @@ impl<'b> Lowerer<'b> {
                 (self.vector_call, self.tuple_call) = (true, true);
                 let call = self.expr(&f.base);
                 (self.vector_call, self.tuple_call) = (false, false);
-                if let Atom::Var(v) = call? {
-                    return Ok(self.tuple_part(v, k, f.span()));
-                }
+                return match call? {
+                    Atom::Var(v) => Ok(self.tuple_part(v, k, f.span())),
+                    _ => err(
+                        f.span(),
+                        "read a part of this call's result from a `let` of it: `let t = f(x); t.0`",
+                    ),
+                };
             }
             if let Expr::Path(p) = &*f.base {
                 let tuple = p
@@ -832,7 +832,8 @@ impl<'b> Lowerer<'b> {
         let tensor = match self.b.func.atom_kind(&receiver) {
             _ if receiver.var().is_none() => false,
             Kind::Scalar => false,
-            Kind::Other => !self.numbers,
+            // (Where every value is a number, `Func::numbers`, a field's method is a number's.)
+            Kind::Other => !self.b.func.numbers,
             _ => true,
         };
         let rule = match rules::find_method(&name, tensor) {
