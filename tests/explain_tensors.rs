@@ -472,3 +472,134 @@ fn the_cotangent_argument_never_clashes() {
     let t = explain_scaled(2.0, 3.0, 1.0, 0.0, [1.0, 1.0]);
     assert_eq!((t.adjoint("ct"), t.adjoint("x")), (Some(3.0), Some(3.0)));
 }
+
+/// The right-hand side of an oscillator, `s' = (s₁, −k s₀)`.
+#[autodiff]
+fn oscillator(s: [f64; 2], k: f64) -> [f64; 2] {
+    [s[1], -k * s[0]]
+}
+
+/// Euler steps through a call returning an array, the state replaced whole in the loop.
+#[autodiff]
+fn euler(s0: [f64; 2], k: f64) -> f64 {
+    let mut s = s0;
+    for _ in 0..3 {
+        let d = oscillator(s, k);
+        s = [s[0] + 0.1 * d[0], s[1] + 0.1 * d[1]];
+    }
+    s[0] * s[1]
+}
+
+#[test]
+fn calls_returning_arrays_have_a_row_per_element() {
+    let (s0, k) = ([1.0, 0.5], 2.0);
+    let g = grad_euler(s0, k);
+    for (ts, tk) in [([1.0, 0.0], 0.0), ([0.0, 1.0], 0.0), ([0.0, 0.0], 1.0)] {
+        let t = explain_euler(s0, k, ts, tk);
+        assert_close(
+            t.tangent("euler").unwrap(),
+            jvp_euler(s0, k, ts, tk).1,
+            "tangent",
+        );
+        let adjoints = ["s0[0]", "s0[1]", "k"].map(|n| t.adjoint(n).unwrap());
+        assert_close(adjoints[0], g.0[0], "∂s0[0]");
+        assert_close(adjoints[1], g.0[1], "∂s0[1]");
+        assert_close(adjoints[2], g.1, "∂k");
+        // Each iteration gathers the state, calls, and splits the result; the values written
+        // back are shown as the elements they go into.
+        assert_eq!(t.rows_named("d").count(), 3);
+        assert_eq!(t.rows_named("d[1]").count(), 3);
+        assert!(t.rows_named("d").all(|r| r.expr == "oscillator(s, k)"));
+        assert!(t.rows_named("s").all(|r| r.expr == "[s[0], s[1]]"));
+        assert_eq!(t.rows_named("s[0]").count(), 3);
+        assert_connected(&t, &t.to_dot());
+    }
+}
+
+#[autodiff]
+fn length(v: &[f64]) -> f64 {
+    let mut t = 0.0;
+    for x in v {
+        t += x * x;
+    }
+    t.sqrt()
+}
+
+#[autodiff]
+fn prefix_sums(x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut acc = 0.0;
+    for v in x {
+        acc += v;
+        out.push(acc);
+    }
+    out
+}
+
+/// A slice passed whole to one call, and a `Vec` returned by another.
+#[autodiff]
+fn through_vectors(x: &[f64]) -> f64 {
+    let c = prefix_sums(x);
+    length(x) * c[2] + length(&c)
+}
+
+#[test]
+fn calls_taking_and_returning_vectors_are_explained() {
+    let x = [3.0, 4.0, -1.0];
+    let g = grad_through_vectors(&x);
+    for tx in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 1.0]] {
+        let t = explain_through_vectors(&x, &tx);
+        assert_close(
+            t.tangent("through_vectors").unwrap(),
+            jvp_through_vectors(&x, &tx).1,
+            "tangent",
+        );
+        for (i, gi) in g.iter().enumerate() {
+            assert_close(t.adjoint(&format!("x[{i}]")).unwrap(), *gi, "adjoint");
+        }
+        // `x` gathered once for `length(x)`: its adjoint is ∂length(x)·c[2] as a vector.
+        let gathered = t.row("x").unwrap();
+        assert_eq!(
+            (gathered.expr.as_str(), gathered.shape.as_slice()),
+            ("[x[0], x[1], x[2]]", &[3][..])
+        );
+        assert_eq!(
+            t.rows_named("c").count(),
+            2,
+            "the call's row and the gathered `c`"
+        );
+        assert_connected(&t, &t.to_dot());
+    }
+}
+
+#[autodiff]
+fn to_polar(x: f64, y: f64) -> (f64, f64) {
+    ((x * x + y * y).sqrt(), y.atan2(x))
+}
+
+#[test]
+fn tuple_parts_are_named_as_bound() {
+    #[autodiff]
+    fn sector(x: f64, y: f64) -> f64 {
+        let (r, t) = to_polar(x, y);
+        0.5 * r * r * t
+    }
+    let (x, y) = (1.0, 2.0);
+    let g = grad_sector(x, y);
+    let t = explain_sector(x, y, 0.0, 1.0);
+    assert_close(
+        t.tangent("sector").unwrap(),
+        jvp_sector(x, y, 0.0, 1.0).1,
+        "tangent",
+    );
+    assert_close(t.adjoint("x").unwrap(), g.0, "∂x");
+    assert_close(t.adjoint("y").unwrap(), g.1, "∂y");
+    assert_eq!(t.row("(r, t)").unwrap().expr, "to_polar(x, y)");
+    assert_eq!(t.row("r").unwrap().expr, "(r, t).0");
+    assert_close(
+        t.adjoint("r").unwrap(),
+        (y.atan2(x)) * (x * x + y * y).sqrt(),
+        "∂r = r·t",
+    );
+    assert_connected(&t, &t.to_dot());
+}

@@ -241,3 +241,30 @@ fn a_gradient_holding_an_array_and_a_number() {
         assert!(close(t, g, 1e-12), "at w = {w}: {t} vs {g}");
     }
 }
+
+/// `explain_` of functions that call a gradient or a directional derivative: the call is one row
+/// (a vector: the gradient, or the value and its tangent), split into the parts the code reads.
+#[cfg(feature = "explain")]
+#[test]
+fn calls_of_gradients_are_explained() {
+    let (x, y) = (0.7, -1.3);
+    let t = explain_gradient_product(x, y, 1.0, 0.0);
+    let g = grad_gradient_product(x, y);
+    assert!((t.adjoint("x").unwrap() - g.0).abs() < 1e-12, "{t}");
+    assert!((t.adjoint("y").unwrap() - g.1).abs() < 1e-12, "{t}");
+    assert_eq!(t.row("(gx, gy)").unwrap().expr, "grad_g(x, y)");
+    let tangent = jvp_gradient_product(x, y, 1.0, 0.0).1;
+    assert!((t.tangent("gradient_product").unwrap() - tangent).abs() < 1e-12);
+    let t = explain_along(x, y, 0.0, 1.0);
+    let g = grad_along(x, y);
+    assert!((t.adjoint("x").unwrap() - g.0).abs() < 1e-12, "{t}");
+    assert!((t.adjoint("y").unwrap() - g.1).abs() < 1e-12, "{t}");
+    assert_eq!(t.row("(v, d)").unwrap().expr, "jvp_g(x, y, y, x)");
+    let v = [0.6, -1.2, 0.9];
+    let t = explain_gradient_norm(&v, &[0.0, 0.0, 1.0]);
+    let g = grad_gradient_norm(&v);
+    for (k, gk) in g.iter().enumerate() {
+        let a = t.adjoint(&format!("v[{k}]")).unwrap();
+        assert!((a - gk).abs() < 1e-12, "∂v[{k}]: {a} vs {gk}\n{t}");
+    }
+}

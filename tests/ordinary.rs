@@ -987,3 +987,91 @@ fn loops_over_local_constants() {
         3,
     );
 }
+
+/// A state copied from an array parameter and replaced whole in a loop (`let mut s = s0;`): the
+/// copy is a vector of its own ("a differentiable parameter cannot be written through" before).
+#[autodiff]
+fn damped(s0: [f64; 2], k: f64) -> f64 {
+    let mut s = s0;
+    for _ in 0..4 {
+        s = [s[0] + 0.1 * s[1], s[1] - 0.1 * k * s[0]];
+    }
+    s[0] * s0[1] + s[1]
+}
+
+/// A `Vec` taken by value, then written element by element.
+#[autodiff]
+fn rescaled(v: Vec<f64>, c: f64) -> f64 {
+    let mut w = v;
+    for i in 0..w.len() {
+        w[i] = w[i] * c + 1.0;
+    }
+    w[0] * w[1] * w[2]
+}
+
+#[test]
+fn parameters_copied_into_written_locals() {
+    let f = |p: &[f64]| damped([p[0], p[1]], p[2]);
+    let g = |p: &[f64]| rescaled(p[..3].to_vec(), p[3]);
+    for x in points(4) {
+        let (gs, gk) = grad_damped([x[0], x[1]], x[2]);
+        let fd = central_difference(f, &x[..3]);
+        for (i, gi) in [gs[0], gs[1], gk].iter().enumerate() {
+            assert_close(*gi, fd[i], 1e-6, &format!("∂damped/∂{i} at {x:?}"));
+        }
+        let (_, dy) = jvp_damped([x[0], x[1]], x[2], [0.3, -0.7], 0.5);
+        assert_close(
+            dy,
+            0.3 * gs[0] - 0.7 * gs[1] + 0.5 * gk,
+            1e-12,
+            "jvp_damped",
+        );
+        let (gv, gc) = grad_rescaled(x[..3].to_vec(), x[3]);
+        let fd = central_difference(g, &x);
+        for (i, gi) in gv.iter().chain([&gc]).enumerate() {
+            assert_close(*gi, fd[i], 1e-6, &format!("∂rescaled/∂{i} at {x:?}"));
+        }
+        // ∂/∂v₀ = c·w₁·w₂ with w = c·v + 1.
+        let w: Vec<f64> = x[..3].iter().map(|v| v * x[3] + 1.0).collect();
+        assert_close(gv[0], x[3] * w[1] * w[2], 1e-12, "analytic ∂v₀");
+        let (_, dy) = jvp_rescaled(x[..3].to_vec(), x[3], vec![1.0, 0.0, 0.0], 0.0);
+        assert_close(dy, gv[0], 1e-12, "jvp_rescaled");
+    }
+}
+
+/// `mut` parameters, written and pushed onto as locals (UI test `push_onto_parameter` before).
+#[autodiff]
+fn appended(x: f64, mut v: Vec<f64>) -> f64 {
+    v.push(x * x);
+    v[0] *= x;
+    v[0] + v[v.len() - 1] * v[1]
+}
+
+#[autodiff]
+fn shifted(mut s: [f64; 2], k: f64) -> f64 {
+    for _ in 0..3 {
+        s = [s[1] * k, s[0] - s[1]];
+    }
+    s[0] * s[1]
+}
+
+#[test]
+fn mutable_parameters_are_locals() {
+    for x in points(4) {
+        let v = x[1..].to_vec();
+        // v₀x + x²·v₁
+        let (gx, gv) = grad_appended(x[0], v.clone());
+        assert_close(gx, v[0] + 2.0 * x[0] * v[1], 1e-12, "∂x");
+        assert_close(gv[0], x[0], 1e-12, "∂v₀");
+        assert_close(gv[1], x[0] * x[0], 1e-12, "∂v₁");
+        assert_close(gv[2], 0.0, 1e-12, "∂v₂");
+        let (_, dy) = jvp_appended(x[0], v.clone(), 1.0, vec![0.0; 3]);
+        assert_close(dy, gx, 1e-12, "jvp_appended");
+        let f = |p: &[f64]| shifted([p[0], p[1]], p[2]);
+        let (gs, gk) = grad_shifted([x[0], x[1]], x[2]);
+        let fd = central_difference(f, &x[..3]);
+        for (i, gi) in [gs[0], gs[1], gk].iter().enumerate() {
+            assert_close(*gi, fd[i], 1e-6, &format!("∂shifted/∂{i} at {x:?}"));
+        }
+    }
+}

@@ -70,6 +70,8 @@ pub struct Param {
     pub differentiable: bool,
     /// Numbers alone, whatever the kind: a number, a slice, a tuple or nested container of them.
     pub numbers: bool,
+    /// Declared `mut x: T`: the body may write it, as a local of its own.
+    pub mutable: bool,
 }
 
 /// What the derivative functions need to know of the signature.
@@ -500,6 +502,7 @@ fn params(
             kind: kind.unwrap_or(Kind::Other),
             differentiable: kind.is_some() && named,
             numbers,
+            mutable: pi.mutability.is_some(),
         });
     }
     for name in args.wrt.iter().flatten() {

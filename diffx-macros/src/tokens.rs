@@ -555,6 +555,23 @@ pub fn typed_floats(tokens: TokenStream, float: &Ident) -> TokenStream {
     })
 }
 
+/// `tokens` with `usize` suffixes dropped from integer literals (`s[0usize]` → `s[0]`), for
+/// showing code the macro wrote.
+#[cfg(feature = "explain")]
+pub fn unsuffixed(tokens: TokenStream) -> TokenStream {
+    replace_trees(tokens, &mut |tt| match tt {
+        TokenTree::Literal(l) => {
+            let text = l.to_string();
+            let digits = text.strip_suffix("usize")?;
+            digits
+                .parse::<usize>()
+                .ok()
+                .map(|n| TokenTree::Literal(proc_macro2::Literal::usize_unsuffixed(n)).into())
+        }
+        _ => None,
+    })
+}
+
 /// The number a constant operand stands for, if it is a float literal, possibly negated and
 /// possibly converted by [`float_lit`]: `"1.0"`, `"- 1.0"`.
 pub fn literal_value(tokens: &TokenStream) -> Option<String> {

@@ -1,10 +1,14 @@
-use diffx::autodiff;
+use diffx::{autodiff, Params};
+
+#[derive(Params, Clone)]
+struct Weights {
+    w: Vec<f64>,
+}
 
 #[autodiff]
-fn f(x: Vec<f64>) -> f64 {
-    let mut x = x;
-    x[0] = 1.0;
-    x[0] * x[1]
+fn f(mut p: Weights, x: f64) -> f64 {
+    p.w[0] = x;
+    p.w[0] * p.w[1]
 }
 
 fn main() {}

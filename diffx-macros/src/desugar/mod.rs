@@ -24,8 +24,21 @@ pub(crate) use flow::{is_never, is_unit};
 
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
-    let block = rows::flattened(block.clone())?;
+    let block = rows::flattened(mutable_params(block, sig))?;
     let block = sugar::block(&block, sig)?;
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))
+}
+
+/// `fn f(mut x: [f64; 2])`: the derivative functions take `x` as any parameter, and the body
+/// begins with `let mut x = x;`, a local it may write.
+fn mutable_params(block: &Block, sig: &Signature) -> Block {
+    let mut block = block.clone();
+    let copies = sig.params.iter().filter(|p| p.mutable).map(|p| {
+        let name = &p.name;
+        let copy: syn::Stmt = syn::parse_quote!(let mut #name = #name;);
+        copy
+    });
+    block.stmts.splice(0..0, copies);
+    block
 }

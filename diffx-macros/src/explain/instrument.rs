@@ -94,6 +94,63 @@ fn loop_cells(f: &Func) -> HashSet<Var> {
     cells
 }
 
+/// The elements of calls' vector results bound to names of the user's (`let (r, t) = polar(x,
+/// y);` reads `r` as element 0 of the call's result), by the call's value.
+fn named_parts(f: &Func, user: &BTreeSet<String>) -> HashMap<Var, Vec<(TokenStream, String)>> {
+    let mut calls = HashSet::new();
+    let mut parts: HashMap<Var, Vec<(TokenStream, String)>> = HashMap::new();
+    for s in &f.body {
+        s.walk(&mut |s| match s {
+            Stmt::Let {
+                dst,
+                op: Op::Call(_),
+                ..
+            } if f.kind(*dst) == Kind::Slice => {
+                calls.insert(*dst);
+            }
+            Stmt::Let {
+                dst,
+                op: Op::Id,
+                args,
+                ..
+            } => {
+                let name = f.name(*dst).to_string();
+                if let [Atom::Field(v, path)] = &args[..] {
+                    if let (true, true, Some(i)) =
+                        (calls.contains(v), user.contains(&name), index(path))
+                    {
+                        parts.entry(*v).or_default().push((i, name));
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+    parts
+}
+
+/// The element each value written into a vector goes into, as written: `s[0]`.
+fn elements_written(f: &Func) -> HashMap<Var, String> {
+    let mut out = HashMap::new();
+    for s in &f.body {
+        s.walk(&mut |s| {
+            if let Stmt::SetElem {
+                vec,
+                index,
+                value: Atom::Var(v),
+                ..
+            } = s
+            {
+                let name = f.name(*vec);
+                let index = crate::tokens::unsuffixed(index.clone());
+                let element = super::pretty_expr(&quote!(#name[#index]));
+                out.insert(*v, element);
+            }
+        });
+    }
+    out
+}
+
 /// `i` of the path `[i]`.
 pub(super) fn index(path: &TokenStream) -> Option<TokenStream> {
     let mut tokens = path.clone().into_iter();
@@ -133,10 +190,16 @@ pub struct Instrument<'a> {
     reads: HashMap<Var, Atom>,
     /// Loop cells: a cell initialized from an element changes, so it is no read.
     cells: HashSet<Var>,
+    /// The elements of a call's vector result that the user named (`let (r, t) = polar(x, y);`):
+    /// their rows take the names, by index expression.
+    pub(super) parts: HashMap<Var, Vec<(TokenStream, String)>>,
+    /// The element each value written into one is written into, `s[0]`.
+    elements_written: HashMap<Var, String>,
 }
 
 impl<'a> Instrument<'a> {
     pub fn new(rec: Ident, float: Ident, primal: &'a Func, user: BTreeSet<String>) -> Self {
+        let parts = named_parts(primal, &user);
         Instrument {
             rec,
             float,
@@ -149,7 +212,26 @@ impl<'a> Instrument<'a> {
             user,
             reads: HashMap::new(),
             cells: loop_cells(primal),
+            parts,
+            elements_written: elements_written(primal),
         }
+    }
+
+    /// The name of the row of `dst`: its own, but for a value the macro named that is written
+    /// into an element (`y[0]` of `let y = [x[0] - h * g[0], …];`), or a call's tuple result whose
+    /// parts the user named (`(r, t)`).
+    pub(super) fn row_name(&self, dst: Var) -> String {
+        let own = self.primal.name(dst).to_string();
+        if let Some(parts) = self.parts.get(&dst) {
+            let names: Vec<&str> = parts.iter().map(|(_, n)| n.as_str()).collect();
+            return format!("({})", names.join(", "));
+        }
+        if !self.user.contains(&own) {
+            if let Some(element) = self.elements_written.get(&dst) {
+                return element.clone();
+            }
+        }
+        own
     }
 
     /// An operand as an expression shows it: an element read, as the element.
@@ -285,11 +367,20 @@ impl<'a> Instrument<'a> {
         let (rec, k) = (self.rec.clone(), Self::key(dst));
         let stmt = match (op, args) {
             (Op::Id, [a]) if self.primal.kind(dst) == Kind::Slice => {
+                // A copy the macro made (to pass a vector by value) shows as what it copies.
+                let generated = !self.user.contains(&self.primal.name(dst).to_string());
+                if generated && a.var().is_some() && !self.cells.contains(&dst) {
+                    self.reads.insert(dst, self.shown(a));
+                }
                 let rows = self.sources(a);
                 quote!(#rec.bind_vector(#k, #rows);)
             }
             (Op::Id, [a]) => {
-                if matches!(a, Atom::Field(..)) && !self.cells.contains(&dst) {
+                // A part the user named (`r` of `let (r, t) = …`) has a row of that name.
+                let own = self.primal.name(dst);
+                let named_part = matches!(a, Atom::Field(v, _)
+                    if self.parts.get(v).is_some_and(|p| p.iter().any(|(_, n)| own == n)));
+                if matches!(a, Atom::Field(..)) && !self.cells.contains(&dst) && !named_part {
                     self.reads.insert(dst, a.clone());
                 }
                 let row = self.source(a);
@@ -321,7 +412,7 @@ impl<'a> Instrument<'a> {
     fn operation(&self, dst: Var, op: &Op, args: &[Atom], parts: Vec<TokenStream>) -> TokenStream {
         let f = self.primal;
         let (rec, k) = (&self.rec, Self::key(dst));
-        let name = f.name(dst).to_string();
+        let name = self.row_name(dst);
         let shown: Vec<Atom> = args.iter().map(|a| self.shown(a)).collect();
         let expr = pretty_expr(&emit::op_expr(f, dst, op, &shown));
         let value = place(f, &Atom::Var(dst));

@@ -17,7 +17,7 @@ use super::instrument::{index, Instrument};
 use super::pretty_expr;
 use crate::builder::Builder;
 use crate::emit;
-use crate::ir::operands::{place, value};
+use crate::ir::operands::{by_ref, place, value};
 use crate::ir::{Atom, Branch, Func, Kind, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
@@ -148,13 +148,18 @@ fn stmt(f: &Func, structs: &HashSet<Var>, s: &Stmt) -> bool {
     match s {
         Stmt::Let { dst, op, args, .. } => {
             let args_ok = args.iter().all(|a| operand(f, structs, a));
+            // A call may take vectors whole and return one.
+            let call_ok = args.iter().all(|a| {
+                operand(f, structs, a) || matches!(a, Atom::Var(v) if f.kind(*v) == Kind::Slice)
+            });
             match (f.kind(*dst), op) {
+                (_, Op::Call(_)) => call_ok,
                 (Kind::Slice, Op::Id) => {
                     matches!(&args[..], [Atom::Var(v)] if f.kind(*v) == Kind::Slice)
                         || matches!(&args[..], [Atom::Const(_)])
                 }
                 (Kind::Slice, _) => false,
-                (_, Op::Rule(_) | Op::Id | Op::Call(_)) => args_ok,
+                (_, Op::Rule(_) | Op::Id) => args_ok,
                 (_, Op::Expr(_)) => false,
             }
         }
@@ -304,9 +309,20 @@ impl Instrument<'_> {
     ) -> TokenStream {
         let f = self.primal;
         let (rec, k, val) = (&self.rec, Self::key(dst), self.value_type());
-        let name = f.name(dst).to_string();
+        let name = self.row_name(dst);
         let shown: Vec<Atom> = args.iter().map(|a| self.shown(a)).collect();
-        let expr = pretty_expr(&emit::op_expr(f, dst, op, &shown));
+        let expr = match op {
+            // As written: `rhs(s, k)`, not the copies and borrows the call is emitted with.
+            Op::Call(path) => {
+                let shown = args.iter().zip(&shown).map(|(a, s)| match a {
+                    Atom::Var(v) if f.vars[v.0].by_value && !f.vars[v.0].is_ref => place(f, s),
+                    _ if f.atom_kind(a) == Kind::Scalar => place(f, s),
+                    _ => by_ref(f, s),
+                });
+                pretty_expr(&quote!(#path(#(#shown),*)))
+            }
+            _ => pretty_expr(&emit::op_expr(f, dst, op, &shown)),
+        };
         let value = place(f, &Atom::Var(dst));
         quote!(#rec.operation_value(#k, #name, #expr, #val::of(&#value), ::std::vec![#(#operands),*]);)
     }
@@ -425,47 +441,77 @@ impl Instrument<'_> {
         )))
     }
 
-    /// A call of another `#[autodiff]` function, whose result may be a number or a tensor: per
-    /// argument, its forward code along that argument and its pullback.
+    /// A call of another `#[autodiff]` function, whose result may be a number, a tensor or a
+    /// vector: per argument, its forward code along that argument and its pullback. A vector
+    /// passed whole is first gathered into one row from its elements' rows; a vector result is
+    /// split into a row per element, which is what the function reads.
     pub(super) fn value_call(&self, dst: Var, path: &syn::Path, args: &[Atom]) -> TokenStream {
         let f = self.primal;
-        let val = self.value_type();
+        let (rec, val) = (&self.rec, self.value_type());
         let (jvp, vjp) = (
             Op::Call(emit::derived_path(path, "jvp")),
             Op::Call(emit::derived_path(path, "vjp")),
         );
+        let vector = |a: &Atom| matches!(a, Atom::Var(v) if f.kind(*v) == Kind::Slice);
+        let owned =
+            |a: &Atom| matches!(a, Atom::Var(v) if f.vars[v.0].by_value && !f.vars[v.0].is_ref);
         let copies: Vec<Ident> = (0..args.len()).map(|i| local(&format!("a{i}"))).collect();
-        // The copies as the call passes its arguments: numbers by value, the rest by reference.
+        // The copies as the call passes its arguments: numbers and vectors passed by value as
+        // values, the rest by reference.
+        let passed = |a: &Atom, c: &TokenStream| match f.atom_kind(a) {
+            Kind::Scalar if !borrows(a) => c.clone(),
+            // A value of a kind the macro cannot see, passed by value (a number).
+            Kind::Other | Kind::Slice if owned(a) => c.clone(),
+            _ => quote!(&#c),
+        };
         let copied: Vec<Atom> = args
             .iter()
             .zip(&copies)
-            .map(|(a, c)| match f.atom_kind(a) {
-                Kind::Scalar if !borrows(a) => Atom::Const(quote!(#c)),
-                // A value of a kind the macro cannot see, passed by value (a number).
-                Kind::Other if matches!(a, Atom::Var(v) if f.vars[v.0].by_value && !f.vars[v.0].is_ref) => {
-                    Atom::Const(quote!(#c))
-                }
-                _ => Atom::Const(quote!(&#c)),
-            })
+            .map(|(a, c)| Atom::Const(passed(a, &c.to_token_stream())))
             .collect();
-        // What each copy clones: the referent of an argument written `&(…)`, whose temporary
-        // would not outlive the statement.
+        // What each copy is made of: the referent of an argument written `&(…)`, whose temporary
+        // would not outlive the statement; a vector as an owned one (`x.to_vec()` of a slice).
         let values: Vec<TokenStream> = args
             .iter()
             .map(|a| match a {
-                Atom::Const(t) if borrows(a) => quote!(*#t),
-                _ => value(f, a),
+                Atom::Const(t) if borrows(a) => quote!(::core::clone::Clone::clone(&(*#t))),
+                _ if vector(a) => {
+                    let v = value(f, a);
+                    quote!(::std::borrow::ToOwned::to_owned(&(#v)))
+                }
+                _ => {
+                    let v = value(f, a);
+                    quote!(::core::clone::Clone::clone(&(#v)))
+                }
             })
             .collect();
-        let result = place(f, &Atom::Var(dst));
-        let map = Op::Call(path.clone()).name();
+        let rows: Vec<TokenStream> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match a {
+                Atom::Var(v) if vector(a) => local(&format!("v{i}")).to_token_stream(),
+                _ => self.source(a),
+            })
+            .collect();
+        let gathers = args
+            .iter()
+            .zip(&rows)
+            .filter(|(a, _)| vector(a))
+            .map(|(a, row)| {
+                let Atom::Var(v) = a else { return quote!() };
+                let (k, name, value) = (Self::key(*v), self.operand_name(a), value(f, a));
+                quote!(let #row = #rec.gather(#k, #name, #val::of(&(#value)));)
+            });
+        let shown_path = shown_callee(path);
+        let map = Op::Call(shown_path.clone()).name();
         let float = &self.float;
         let zero = crate::tokens::float_lit(float, "0.0");
         let (cast, probe) = (
             quote!(::diffx::explain::CastTo::<#float, _>::new),
             quote!(::diffx::explain::Probe::<#float, _>::new),
         );
-        let operands = args
+        let result = place(f, &Atom::Var(dst));
+        let operands: Vec<TokenStream> = args
             .iter()
             .enumerate()
             .filter(|(_, a)| a.var().is_some())
@@ -473,7 +519,7 @@ impl Instrument<'_> {
                 let mut with_tangents = args.to_vec();
                 with_tangents.extend((0..args.len()).map(|j| {
                     Atom::Const(if i == j {
-                        quote!(__diffx_t)
+                        passed(a, &quote!(__diffx_t))
                     } else {
                         quote!(::diffx::__private::Zero)
                     })
@@ -485,15 +531,15 @@ impl Instrument<'_> {
                 ))));
                 let pullback = emit::op_expr(f, dst, &vjp, &with_ct);
                 let k = proc_macro2::Literal::usize_unsuffixed(i);
-                let (row, name, rec) = (self.source(a), self.operand_name(a), &self.rec);
-                let operand = &values[i];
+                let (row, name) = (&rows[i], self.operand_name(a));
+                let like = &values[i];
                 quote!(::diffx::explain::Operand::linear(
                     #row, #name, #map,
                     #rec.tangent(#row)
-                        .and_then(|__diffx_dt: &#val| (&#cast(&(#operand))).cast(__diffx_dt))
+                        .and_then(|__diffx_dt: &#val| (&#cast(&(#like))).cast(__diffx_dt))
                         .map(|__diffx_t| #val::of(&#forward.1)),
                     {
-                        #(let #copies = ::core::clone::Clone::clone(&(#values));)*
+                        #(let #copies = #values;)*
                         let __diffx_z = ::core::clone::Clone::clone(&(#result));
                         move |__diffx_dg: &#val| {
                             let __diffx_grad = #pullback.1.#k;
@@ -503,8 +549,28 @@ impl Instrument<'_> {
                 ))
             })
             .collect();
-        self.record_value(dst, &Op::Call(path.clone()), args, operands)
+        let record = self.record_value(dst, &Op::Call(shown_path), args, operands);
+        let split = (f.kind(dst) == Kind::Slice).then(|| {
+            let (k, name) = (Self::key(dst), self.row_name(dst));
+            let parts = self.parts.get(&dst).into_iter().flatten();
+            let parts = parts.map(|(index, name)| quote!((#index, #name)));
+            quote!(#rec.split(#k, #name, &[#(#parts),*]);)
+        });
+        quote!({ #(#gathers)* #record #split })
     }
+}
+
+/// The callee as the user wrote it: `polar`, not `__diffx_array_polar` (the array version of a
+/// function returning a tuple, which the list calls).
+fn shown_callee(path: &syn::Path) -> syn::Path {
+    let mut p = path.clone();
+    if let Some(last) = p.segments.last_mut() {
+        let name = last.ident.to_string();
+        if let Some(user) = name.strip_prefix("__diffx_array_") {
+            last.ident = Ident::new(user, last.ident.span());
+        }
+    }
+    p
 }
 
 /// Whether `a` is a constant argument written as a borrow, `&(x * 0.5)`.

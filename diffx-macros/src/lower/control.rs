@@ -611,7 +611,7 @@ impl Lowerer<'_> {
         let Some(name) = name else {
             return err(
                 target.expr.span(),
-                "write elements of a local vector by its name: `v[i] = …`",
+                "write elements of a local vector by its name: `v[i] = …`; for a field, copy it into a local first (`let mut w = p.w.clone();`)",
             );
         };
         if self.mentions_active(&target.index) {

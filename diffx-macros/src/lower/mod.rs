@@ -429,6 +429,12 @@ impl<'b> Lowerer<'b> {
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
             }
+            // A vector this `let` built (`let y = [a, b];`), written element by element: no code
+            // names it yet, so it takes the user's name (which `explain_` shows).
+            Atom::Var(v) if self.b.is_new(&value, mark) && self.vectors.contains(&v) => {
+                self.b.rename_user(v, name);
+                self.bind(name, Atom::Var(v));
+            }
             // `let a: f64 = p.a;`: a field the macro cannot see the type of, declared a number.
             Atom::Var(_) | Atom::Field(..)
                 if self.b.func.atom_kind(&value) == Kind::Other
@@ -441,6 +447,21 @@ impl<'b> Lowerer<'b> {
                     .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Scalar);
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
+            }
+            // `let mut s = s0;` of a vector the body then writes (`s[0] = …`, `s = [a, b]` in a
+            // loop): a vector of its own, so `s0` keeps its value.
+            Atom::Var(v)
+                if mutable
+                    && self.written.contains(name)
+                    && self.b.func.kind(v) == Kind::Slice
+                    && !self.vectors.contains(&v) =>
+            {
+                let copy = self
+                    .b
+                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Slice);
+                self.b.rename_user(copy, name);
+                self.vectors.insert(copy);
+                self.bind(name, Atom::Var(copy));
             }
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {

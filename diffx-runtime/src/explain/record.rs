@@ -13,11 +13,20 @@
 //! and [`Recorder::finish`] sweeps the edges backwards from `ȳ = 1`, `ū += ∂v/∂u·v̄`. These are the
 //! sums `jvp_f` and `grad_f` compute, in the same order.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::value::{Partial, Value};
 use super::{Role, Trace};
 use crate::Float;
+
+/// The vector of `n` zeros but `x` at `k`: the tangent (or cotangent) of a vector that one of its
+/// elements contributes.
+fn one_hot<F: Float>(n: usize, k: usize, x: F) -> Value<F> {
+    let mut data = vec![F::ZERO; n];
+    data[k] = x;
+    Value::Tensor(crate::Tensor::from_vec(data, &[n]))
+}
 
 /// A loop or an `if` arm the rows being recorded are in.
 #[derive(Clone, Debug)]
@@ -35,7 +44,7 @@ enum Place {
 pub struct Operand<'a, F: Float> {
     pub from: Option<usize>,
     pub partial: Partial<'a, F>,
-    pub name: &'a str,
+    pub name: Cow<'a, str>,
     pub map: &'a str,
     /// For a linear map, its tangent map applied to the operand's tangent.
     pub tangent: Option<Value<F>>,
@@ -47,7 +56,7 @@ impl<'a, F: Float> Operand<'a, F> {
         Operand {
             from,
             partial,
-            name,
+            name: Cow::Borrowed(name),
             map: "",
             tangent: None,
         }
@@ -71,7 +80,7 @@ impl<'a, F: Float> Operand<'a, F> {
         Operand {
             from,
             partial: Partial::linear(transpose),
-            name,
+            name: Cow::Borrowed(name),
             map,
             tangent,
         }
@@ -311,6 +320,65 @@ impl<'a, F: Float> Recorder<'a, F> {
             self.edge(row, operand);
         }
         self.rows[var] = Some(row);
+    }
+
+    /// Vector `var` as one row, `name` (`[v[0], v[1]]`), from the rows of its elements: what a
+    /// call reads of a vector passed whole (`norm(&v)`). `None` if no element has a row.
+    pub fn gather(&mut self, var: usize, name: &str, value: Value<F>) -> Option<usize> {
+        let rows = self.elements[var].clone();
+        if rows.iter().all(Option::is_none) {
+            return None;
+        }
+        let n = value.shape().iter().product::<usize>();
+        let names: Vec<String> = (0..n).map(|j| format!("{name}[{j}]")).collect();
+        let row = self.push(
+            name,
+            &format!("[{}]", names.join(", ")),
+            Role::Operation,
+            value,
+        );
+        for (j, (from, operand)) in rows.into_iter().zip(names).enumerate() {
+            let Some(from) = from else { continue };
+            let tangent = one_hot(n, j, self.tangents[from].entry(0));
+            let pick = move |g: &Value<F>| Value::Scalar(g.entry(j));
+            let mut edge = Operand::linear(Some(from), "", "stack", Some(tangent), pick);
+            edge.name = Cow::Owned(operand);
+            self.edge(row, edge);
+        }
+        Some(row)
+    }
+
+    /// The elements of vector `var`, whose value is a row (a call's vector result): a row each,
+    /// `name[0]`, `name[1]`, … (or the name the code binds it to, by index in `named`), which is
+    /// what the function's code reads.
+    pub fn split(&mut self, var: usize, name: &str, named: &[(usize, &str)]) {
+        let Some(row) = self.rows[var] else {
+            self.elements[var] = Vec::new();
+            return;
+        };
+        let value = self.values[row].clone();
+        let n = value.shape().iter().product::<usize>();
+        self.elements[var] = (0..n)
+            .map(|k| {
+                // A part the code names (`r` of `(r, t)`) or an element (`d[0]`).
+                let (element, expr) = match named.iter().find(|(i, _)| *i == k) {
+                    Some((_, n)) => (n.to_string(), format!("{name}.{k}")),
+                    None => (format!("{name}[{k}]"), format!("{name}[{k}]")),
+                };
+                let tangent = Value::Scalar(self.tangents[row].entry(k));
+                let spread = move |g: &Value<F>| one_hot(n, k, g.entry(0));
+                let mut edge = Operand::linear(Some(row), "", "[·]", Some(tangent), spread);
+                edge.name = Cow::Owned(name.to_string());
+                let at = self.push(
+                    &element,
+                    &expr,
+                    Role::Operation,
+                    Value::Scalar(value.entry(k)),
+                );
+                self.edge(at, edge);
+                Some(at)
+            })
+            .collect();
     }
 
     /// The result, `expr`, at row `from`; its adjoint is the seed `ȳ = 1`.

@@ -80,6 +80,14 @@ impl<F: Float> Value<F> {
         }
     }
 
+    /// Entry `k` of a vector (flattened), or the number itself.
+    pub fn entry(&self, k: usize) -> F {
+        match self {
+            Value::Scalar(s) => *s,
+            Value::Tensor(t) => t.data()[k],
+        }
+    }
+
     /// What a table shows of it: the number, or a tensor's Frobenius norm.
     pub fn summary(&self) -> f64 {
         match self {
