@@ -596,6 +596,7 @@ fn tuple_parts_are_named_as_bound() {
     assert_close(t.adjoint("y").unwrap(), g.1, "∂y");
     assert_eq!(t.row("(r, t)").unwrap().expr, "to_polar(x, y)");
     assert_eq!(t.row("r").unwrap().expr, "(r, t).0");
+    assert!(t.rows().iter().any(|r| r.expr == "t5 * t"), "{t}");
     assert_close(
         t.adjoint("r").unwrap(),
         (y.atan2(x)) * (x * x + y * y).sqrt(),

@@ -339,3 +339,75 @@ fn calls_of_a_function_returning_a_tuple_that_holds_an_array() {
         }
     }
 }
+
+/// A body whose methods return tuples: one of numbers, one holding an array.
+struct Body {
+    mass: f64,
+}
+
+impl Body {
+    /// (m·x, sin x).
+    #[autodiff]
+    fn pair(&self, x: f64) -> (f64, f64) {
+        (x * self.mass, x.sin())
+    }
+
+    /// ([m·x, x²], sin x).
+    #[autodiff]
+    fn state(&self, x: f64) -> ([f64; 2], f64) {
+        ([x * self.mass, x * x], x.sin())
+    }
+
+    /// p₀·p₁ + s + a·b = m·x³ + sin x + m·x·sin x, through both methods.
+    #[autodiff]
+    fn energy(&self, x: f64) -> f64 {
+        let (p, s) = self.state(x);
+        let (a, b) = self.pair(x);
+        p[0] * p[1] + s + a * b
+    }
+}
+
+#[test]
+fn methods_returning_tuples() {
+    let body = Body { mass: 2.0 };
+    for x in [0.3, -0.7, 1.4] {
+        let m = body.mass;
+        // Every derivative function of the methods, against the hand derivatives.
+        assert_eq!(
+            body.jacobian_state(x),
+            vec![vec![m], vec![2.0 * x], vec![x.cos()]]
+        );
+        assert_eq!(body.jacobian_pair(x), vec![vec![m], vec![x.cos()]]);
+        let (v, t) = body.jvp_state(x, 0.5);
+        assert_eq!(v, body.state(x));
+        assert_close(t.0[1], x, 1e-15, "jvp_state");
+        let g = body.vjp_state(x, ([1.0, 0.0], 1.0));
+        assert_close(g, m + x.cos(), 1e-15, "vjp_state");
+        assert_close(
+            body.vjp_pair(x, (0.0, 2.0)),
+            2.0 * x.cos(),
+            1e-15,
+            "vjp_pair",
+        );
+        // A method calling them, by both modes, against the hand derivative and differences.
+        let hand = 3.0 * m * x * x + x.cos() + m * x.sin() + m * x * x.cos();
+        let fd = central_difference(|p: &[f64]| body.energy(p[0]), &[x])[0];
+        assert_close(body.grad_energy(x), hand, 1e-12, "grad_energy");
+        assert_close(fd, hand, 1e-6, "differences");
+        assert_close(body.jvp_energy(x, 1.0).1, hand, 1e-12, "jvp_energy");
+    }
+}
+
+#[cfg(feature = "explain")]
+#[test]
+fn explain_of_methods_returning_tuples() {
+    let body = Body { mass: 2.0 };
+    let t = body.explain_energy(0.7, 1.0);
+    assert_close(t.adjoint("x").unwrap(), body.grad_energy(0.7), 1e-12, "∂x");
+    // The calls as written, their parts named as bound, their reads as the user wrote them.
+    assert_eq!(t.row("(p, s)").unwrap().expr, "self.state(x)");
+    assert_eq!(t.row("p[1]").unwrap().expr, "(p, s).0[1]");
+    assert_eq!(t.row("s").unwrap().expr, "(p, s).1");
+    assert!(t.rows().iter().any(|r| r.expr == "p[0] * p[1]"), "{t}");
+    assert!(t.rows().iter().any(|r| r.expr == "a * b"), "{t}");
+}

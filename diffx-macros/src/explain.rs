@@ -19,6 +19,7 @@
 //! fields).
 
 mod instrument;
+mod parts;
 mod tensors;
 
 use std::collections::{BTreeSet, HashSet};
@@ -81,7 +82,7 @@ pub fn function(
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let list = p.primal.func.to_string();
+    let list = self_calls(&p.primal.func.to_string());
     let others: HashSet<Var> = p
         .params
         .iter()
@@ -293,11 +294,17 @@ fn recorded_body(
 
 /// `file` formatted as `rustfmt` would.
 fn unparse(items: Vec<syn::Item>) -> String {
-    prettyplease::unparse(&syn::File {
+    let text = prettyplease::unparse(&syn::File {
         shebang: None,
         attrs: Vec::new(),
         items,
-    })
+    });
+    self_calls(&text)
+}
+
+/// `text` with lowering's calls of another method (`__diffx_self::g(x)`) as written, `self.g(x)`.
+fn self_calls(text: &str) -> String {
+    text.replace("__diffx_self::", "self.")
 }
 
 /// The functions `names` of the emitted items, formatted, without their attributes (one parse

@@ -413,6 +413,63 @@ impl<T: Params, const N: usize> Params for [T; N] {
     }
 }
 
+/// An optional parameter (`bias: Option<Tensor>`, `offset: Option<f64>`): its leaves when it is
+/// `Some`, none when it is `None`. A gradient has the parameter's shape: `None` where it is.
+impl<T: Params> Params for Option<T> {
+    type Elem = T::Elem;
+    fn visit(&self, f: &mut dyn FnMut(Leaf<'_, T::Elem>)) {
+        if let Some(t) = self {
+            t.visit(f);
+        }
+    }
+    fn visit_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, T::Elem>)) {
+        if let Some(t) = self {
+            t.visit_mut(f);
+        }
+    }
+    #[track_caller]
+    fn zip_mut(
+        &mut self,
+        other: &Self,
+        f: &mut dyn FnMut(LeafMut<'_, T::Elem>, Leaf<'_, T::Elem>),
+    ) {
+        match (self, other) {
+            (Some(a), Some(b)) => a.zip_mut(b, f),
+            (None, None) => {}
+            (a, _) => panic!("{}", optional_misfit(a.is_some())),
+        }
+    }
+    fn zeros_like(&self) -> Self {
+        self.as_ref().map(Params::zeros_like)
+    }
+    fn unset_like(&self) -> Self {
+        self.as_ref().map(Params::unset_like)
+    }
+    fn settle(&mut self) {
+        if let Some(t) = self {
+            t.settle();
+        }
+    }
+    #[track_caller]
+    fn accumulate(&mut self, other: &Self) {
+        match (self, other) {
+            (Some(a), Some(b)) => a.accumulate(b),
+            // No contribution (a gradient that never reached the part).
+            (_, None) => {}
+            (None, Some(_)) => panic!("{}", optional_misfit(false)),
+        }
+    }
+}
+
+fn optional_misfit(present: bool) -> String {
+    let (this, that) = if present {
+        ("Some", "None")
+    } else {
+        ("None", "Some")
+    };
+    format!("an optional parameter that is `{this}` paired with one that is `{that}`: a gradient has the shape of its parameters")
+}
+
 /// A number is a parameter of one element (shape `[]`): `Vec<f64>`, `[f64; N]`, `Vec<[f64; 2]>`,
 /// `Vec<Vec<f64>>` are parameters through the impls for `Vec` and arrays, element by element.
 macro_rules! number_params {

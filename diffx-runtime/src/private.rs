@@ -25,6 +25,29 @@ use num_traits::Float as NumFloat;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Zero;
 
+/// The value inside an optional parameter, as a place: `#[autodiff]` reads `if let Some(b) =
+/// p.offset { … }` as `p.offset[Inner]` in the arm, which the gradient's `p_bar.offset[Inner]`
+/// receives (an index is a place to read and to write alike).
+#[derive(Clone, Copy, Debug)]
+pub struct Inner;
+
+impl<T> core::ops::Index<Inner> for Option<T> {
+    type Output = T;
+    #[track_caller]
+    fn index(&self, _: Inner) -> &T {
+        self.as_ref()
+            .expect("`#[autodiff]`: an optional parameter read as `Some` is `None` (or is in a gradient or tangent, which has the shape of its parameters)")
+    }
+}
+
+impl<T> core::ops::IndexMut<Inner> for Option<T> {
+    #[track_caller]
+    fn index_mut(&mut self, _: Inner) -> &mut T {
+        self.as_mut()
+            .expect("`#[autodiff]`: an optional parameter read as `Some` is `None` in its gradient (a gradient has the shape of its parameters)")
+    }
+}
+
 /// The bound of the `grad_g` that `#[autodiff]` writes for a vector-valued `g`: no type has it, so
 /// a call fails to compile with this message, at the call.
 #[diagnostic::on_unimplemented(

@@ -1,7 +1,8 @@
 //! Desugaring: the conveniences of Rust rewritten into the small core that lowering knows, so every
 //! mode gets them at once.
 //!
-//! 0. [`rows`]: a local array of arrays becomes one flat array, `m[i][j]` its element `i * k + j`.
+//! 0. [`rows`]: a local array of arrays becomes one flat array, `m[i][j]` its element `i * k + j`;
+//!    [`options`]: `if let` and `match` on an `Option` become `if`s.
 //! 1. [`sugar`]: local closures are written out where they are called, iterator chains become
 //!    loops ([`chains`]), and patterns become one `let` per name ([`patterns`]).
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
@@ -12,6 +13,7 @@ mod arms;
 mod chains;
 mod elements;
 mod flow;
+mod options;
 mod patterns;
 mod rows;
 mod sugar;
@@ -25,6 +27,7 @@ pub(crate) use flow::{is_never, is_unit};
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(mutable_params(block, sig))?;
+    let block = options::written_as_ifs(block);
     let block = sugar::block(&block, sig)?;
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))

@@ -285,7 +285,7 @@ fn is_name(e: &Expr) -> bool {
 }
 
 /// A place or constant, whose evaluation has no effect: reading it for `_` can be left out.
-fn is_place(e: &Expr) -> bool {
+pub(super) fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(_) | Expr::Lit(_) => true,
         Expr::Field(f) => is_place(&f.base),

@@ -5,7 +5,7 @@
 //! either way.
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::quote;
 use syn::{Expr, FnArg, Item, ReturnType, Stmt};
 
 /// `items`, written for `array` (the function returning `[F; n]`, `n` the layout's width), for
@@ -40,13 +40,15 @@ pub fn tuple_results(
             out.push(quote!(#function #f));
             continue;
         }
-        // Calls of the function and its `jvp_` and `vjp_` go to their array versions.
+        // Calls of the function and its `jvp_` and `vjp_` go to their array versions (for a
+        // method, `self.jvp_f(…)` and `Self::jvp_f(…)` too).
         super::rewrite_calls(&mut f.block, &mut |c| {
             let id = super::called(c, &|n| renamed.iter().any(|r| r == n))?;
             let array = quote::format_ident!("__diffx_array_{}", id);
             let args = &c.args;
             Some(syn::parse_quote!(#array(#args)))
         });
+        syn::visit_mut::VisitMut::visit_block_mut(&mut ArrayMethods(&renamed), &mut f.block);
         let array_version = (name.starts_with("jvp_") || name.starts_with("vjp_")).then(|| {
             // `jacobian_` calls the array versions of the wrappers.
             let mut a = f.clone();
@@ -76,29 +78,41 @@ pub fn tuple_results(
         }
         out.push(quote!(#f));
     }
-    let method = function.sig.receiver().is_some();
-    if !method {
-        out.push(layout.starts_const(&function.vis, &function.sig.ident));
-    }
-    let out = quote!(#(#out)*);
-    Ok(match layout.nested() && method {
-        true => apart(out, &function.sig.ident),
-        false => out,
-    })
+    // (For a method, an associated const: callers read `Self::__DIFFX_PARTS_f`.)
+    out.push(layout.starts_const(&function.vis, &function.sig.ident));
+    Ok(quote!(#(#out)*))
 }
 
-/// `out` with the hidden functions of the method `f` renamed (`__diffx_vjp_f` →
-/// `__diffx_vjp_f_parts`): a caller reads a method's tuple result by component, which for a tuple
-/// holding arrays is not by element, so an `#[autodiff]` caller of `f` finds none of them and
-/// stops at its call instead. (A free function's callers read where each part starts from its
-/// `__DIFFX_PARTS_f`.)
-fn apart(out: TokenStream, f: &syn::Ident) -> TokenStream {
-    let suffix = format!("_{f}");
-    crate::tokens::replace_all(out, &mut |id| {
-        let name = id.to_string();
-        let hidden = name.starts_with("__diffx_") && name.ends_with(&suffix);
-        hidden.then(|| quote::format_ident!("{}_parts", id, span = id.span()).into_token_stream())
-    })
+/// Rewrites `self.g(…)` and `Self::g(…)` for `g` among the names into calls of `g`'s array
+/// version, `__diffx_array_g`.
+struct ArrayMethods<'a>(&'a [String]);
+
+impl syn::visit_mut::VisitMut for ArrayMethods<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let is_ours = |id: &syn::Ident| self.0.iter().any(|r| id == r);
+        match e {
+            Expr::MethodCall(m) if is_ours(&m.method) && is_self(&m.receiver) => {
+                m.method =
+                    quote::format_ident!("__diffx_array_{}", m.method, span = m.method.span());
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &mut *c.func else { return };
+                let segments = &mut p.path.segments;
+                if segments.len() == 2 && segments[0].ident == "Self" && is_ours(&segments[1].ident)
+                {
+                    let id = &segments[1].ident;
+                    segments[1].ident =
+                        quote::format_ident!("__diffx_array_{}", id, span = id.span());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("self"))
 }
 
 /// The parts of a tuple result: a number (`None`) or an array of that many numbers.

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
 use quote::quote;
 
+use super::parts::TupleNames;
 use super::pretty_expr;
 use crate::builder::Builder;
 use crate::emit;
@@ -94,41 +95,6 @@ fn loop_cells(f: &Func) -> HashSet<Var> {
     cells
 }
 
-/// The elements of calls' vector results bound to names of the user's (`let (r, t) = polar(x,
-/// y);` reads `r` as element 0 of the call's result), by the call's value.
-fn named_parts(f: &Func, user: &BTreeSet<String>) -> HashMap<Var, Vec<(TokenStream, String)>> {
-    let mut calls = HashSet::new();
-    let mut parts: HashMap<Var, Vec<(TokenStream, String)>> = HashMap::new();
-    for s in &f.body {
-        s.walk(&mut |s| match s {
-            Stmt::Let {
-                dst,
-                op: Op::Call(_),
-                ..
-            } if f.kind(*dst) == Kind::Slice => {
-                calls.insert(*dst);
-            }
-            Stmt::Let {
-                dst,
-                op: Op::Id,
-                args,
-                ..
-            } => {
-                let name = f.name(*dst).to_string();
-                if let [Atom::Field(v, path)] = &args[..] {
-                    if let (true, true, Some(i)) =
-                        (calls.contains(v), user.contains(&name), index(path))
-                    {
-                        parts.entry(*v).or_default().push((i, name));
-                    }
-                }
-            }
-            _ => {}
-        });
-    }
-    parts
-}
-
 /// The element each value written into a vector goes into, as written: `s[0]`.
 fn elements_written(f: &Func) -> HashMap<Var, String> {
     let mut out = HashMap::new();
@@ -190,16 +156,15 @@ pub struct Instrument<'a> {
     reads: HashMap<Var, Atom>,
     /// Loop cells: a cell initialized from an element changes, so it is no read.
     cells: HashSet<Var>,
-    /// The elements of a call's vector result that the user named (`let (r, t) = polar(x, y);`):
-    /// their rows take the names, by index expression.
-    pub(super) parts: HashMap<Var, Vec<(TokenStream, String)>>,
+    /// The parts of calls' tuple results that the user named (`let (r, t) = polar(x, y);`).
+    pub(super) parts: HashMap<Var, TupleNames>,
     /// The element each value written into one is written into, `s[0]`.
     elements_written: HashMap<Var, String>,
 }
 
 impl<'a> Instrument<'a> {
     pub fn new(rec: Ident, float: Ident, primal: &'a Func, user: BTreeSet<String>) -> Self {
-        let parts = named_parts(primal, &user);
+        let parts = super::parts::named_parts(primal, &user);
         Instrument {
             rec,
             float,
@@ -223,8 +188,7 @@ impl<'a> Instrument<'a> {
     pub(super) fn row_name(&self, dst: Var) -> String {
         let own = self.primal.name(dst).to_string();
         if let Some(parts) = self.parts.get(&dst) {
-            let names: Vec<&str> = parts.iter().map(|(_, n)| n.as_str()).collect();
-            return format!("({})", names.join(", "));
+            return parts.row_name();
         }
         if !self.user.contains(&own) {
             if let Some(element) = self.elements_written.get(&dst) {
@@ -236,9 +200,18 @@ impl<'a> Instrument<'a> {
 
     /// An operand as an expression shows it: an element read, as the element.
     pub fn shown(&self, a: &Atom) -> Atom {
-        match a {
+        let shown = match a {
             Atom::Var(v) => self.reads.get(v).cloned().unwrap_or_else(|| a.clone()),
             _ => a.clone(),
+        };
+        // A part of a call's tuple result, as the user named it (`p[1]`).
+        match &shown {
+            Atom::Field(v, path) => self
+                .parts
+                .get(v)
+                .and_then(|p| p.shown(path))
+                .unwrap_or(shown),
+            _ => shown,
         }
     }
 
@@ -379,7 +352,7 @@ impl<'a> Instrument<'a> {
                 // A part the user named (`r` of `let (r, t) = …`) has a row of that name.
                 let own = self.primal.name(dst);
                 let named_part = matches!(a, Atom::Field(v, _)
-                    if self.parts.get(v).is_some_and(|p| p.iter().any(|(_, n)| own == n)));
+                    if self.parts.get(v).is_some_and(|p| p.names_part(&own.to_string())));
                 if matches!(a, Atom::Field(..)) && !self.cells.contains(&dst) && !named_part {
                     self.reads.insert(dst, a.clone());
                 }

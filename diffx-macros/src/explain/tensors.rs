@@ -251,7 +251,9 @@ impl Instrument<'_> {
             match t {
                 TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
                     let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                    if let [TokenTree::Literal(l)] = &inner[..] {
+                    if matches!(inner.last(), Some(TokenTree::Ident(i)) if i == "Inner") {
+                        // The value of an optional field (`if let Some(b) = p.offset`).
+                    } else if let [TokenTree::Literal(l)] = &inner[..] {
                         text.push_str(&format!("[{l}]"));
                     } else {
                         text.push_str("[{}]");
@@ -314,17 +316,23 @@ impl Instrument<'_> {
         let expr = match op {
             // As written: `rhs(s, k)`, not the copies and borrows the call is emitted with.
             Op::Call(path) => {
-                let shown = args.iter().zip(&shown).map(|(a, s)| match a {
-                    Atom::Var(v) if f.vars[v.0].by_value && !f.vars[v.0].is_ref => place(f, s),
-                    _ if f.atom_kind(a) == Kind::Scalar => place(f, s),
-                    _ => by_ref(f, s),
-                });
+                let shown: Vec<TokenStream> = args
+                    .iter()
+                    .zip(&shown)
+                    .map(|(a, s)| match a {
+                        Atom::Var(v) if f.vars[v.0].by_value && !f.vars[v.0].is_ref => place(f, s),
+                        _ if f.atom_kind(a) == Kind::Scalar => place(f, s),
+                        _ => by_ref(f, s),
+                    })
+                    .collect();
                 pretty_expr(&quote!(#path(#(#shown),*)))
             }
             _ => pretty_expr(&emit::op_expr(f, dst, op, &shown)),
         };
         let value = place(f, &Atom::Var(dst));
-        quote!(#rec.operation_value(#k, #name, #expr, #val::of(&#value), ::std::vec![#(#operands),*]);)
+        // (An array, not `vec![…]`: a method's calls in it are rewritten to `self.g(…)` later,
+        // and a macro's tokens are not visited.)
+        quote!(#rec.operation_value(#k, #name, #expr, #val::of(&#value), ::std::vec::Vec::from([#(#operands),*]));)
     }
 
     /// The operand `a` as its expression shows it: `x`, `model.layers[0].w`.
@@ -503,7 +511,7 @@ impl Instrument<'_> {
                 quote!(let #row = #rec.gather(#k, #name, #val::of(&(#value)));)
             });
         let shown_path = shown_callee(path);
-        let map = Op::Call(shown_path.clone()).name();
+        let map = super::self_calls(&Op::Call(shown_path.clone()).name());
         let float = &self.float;
         let zero = crate::tokens::float_lit(float, "0.0");
         let (cast, probe) = (
@@ -552,9 +560,11 @@ impl Instrument<'_> {
         let record = self.record_value(dst, &Op::Call(shown_path), args, operands);
         let split = (f.kind(dst) == Kind::Slice).then(|| {
             let (k, name) = (Self::key(dst), self.row_name(dst));
-            let parts = self.parts.get(&dst).into_iter().flatten();
-            let parts = parts.map(|(index, name)| quote!((#index, #name)));
-            quote!(#rec.split(#k, #name, &[#(#parts),*]);)
+            let parts = match self.parts.get(&dst) {
+                Some(parts) => parts.split_args(),
+                None => quote!(&[], &[]),
+            };
+            quote!(#rec.split(#k, #name, #parts);)
         });
         quote!({ #(#gathers)* #record #split })
     }

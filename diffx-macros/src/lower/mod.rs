@@ -68,9 +68,9 @@ pub struct Lowerer<'b> {
     tuple_call: bool,
     /// Names the body reads a tuple component of (`t.0`): a call bound to one returns a tuple.
     pub tuple_read: BTreeSet<String>,
-    /// The values of such calls, arrays of their components, with where each part starts (the
-    /// callee's `__DIFFX_PARTS_f[k]`, for a tuple that holds arrays; `k` for a method's).
-    tuple_values: std::collections::HashMap<crate::ir::Var, Parts>,
+    /// The values of such calls, arrays of their components, with the callee's const of where
+    /// each part starts (`__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f` for a method).
+    tuple_values: std::collections::HashMap<crate::ir::Var, TokenStream>,
     /// The parts read from such values (`p` of `let (p, z) = f(x);`), read as numbers where they
     /// are used whole, and the tuple and offset they index when they are indexed (`p[1]`).
     tuple_parts: std::collections::HashMap<crate::ir::Var, (crate::ir::Var, TokenStream)>,
@@ -513,7 +513,9 @@ impl<'b> Lowerer<'b> {
             );
         }
         let name = pi.ident.to_string();
-        let call = matches!(&*init.expr, Expr::Call(_));
+        // (`self.g(…)` calls another `#[autodiff]` method.)
+        let call = matches!(&*init.expr, Expr::Call(_))
+            || matches!(&*init.expr, Expr::MethodCall(m) if is_self(&m.receiver));
         self.tuple_call = call && self.tuple_read.contains(&name);
         let numbers = self.b.call_kind == Kind::Scalar;
         self.vector_call = call
@@ -694,8 +696,8 @@ impl<'b> Lowerer<'b> {
     /// number, and remembered, so that indexing it (`p[1]`) reads the element of `v` it stands for.
     fn tuple_part(&mut self, v: crate::ir::Var, k: usize, span: Span) -> Atom {
         let offset = match self.tuple_values.get(&v) {
-            Some(Parts::Starts(parts)) => quote!(#parts[#k]),
-            _ => {
+            Some(parts) => quote!(#parts[#k]),
+            None => {
                 let k = proc_macro2::Literal::usize_unsuffixed(k);
                 quote!(#k)
             }
@@ -711,10 +713,7 @@ impl<'b> Lowerer<'b> {
     /// something else; the literal component index where the callee gives no starts.
     fn parts_of(&self, id: &proc_macro2::Ident) -> Option<Option<TokenStream>> {
         match self.lookup(&id.to_string()) {
-            Some(Atom::Var(v)) => self.tuple_values.get(v).map(|p| match p {
-                Parts::Starts(path) => Some(path.clone()),
-                Parts::Numbers => None,
-            }),
+            Some(Atom::Var(v)) => self.tuple_values.get(v).map(|p| Some(p.clone())),
             _ => None,
         }
     }
@@ -850,6 +849,9 @@ impl<'b> Lowerer<'b> {
             return self.call(&call, e);
         }
         let receiver = self.expr(&m.receiver)?;
+        if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
+            return self.expr(&read);
+        }
         let tensor = match self.b.func.atom_kind(&receiver) {
             _ if receiver.var().is_none() => false,
             Kind::Scalar => false,
@@ -1197,25 +1199,33 @@ pub fn linear_map(
     }))
 }
 
-/// Where the parts of a called function's tuple result start in its array version.
-#[derive(Clone)]
-enum Parts {
-    /// The callee's const `__DIFFX_PARTS_f` (a free function: its tuple may hold arrays).
-    Starts(TokenStream),
-    /// Part `k` is element `k` (a method's, whose tuples hold numbers only).
-    Numbers,
+/// `p.offset.unwrap()` (or `expect`) and `p.offset.unwrap_or(v)` of an optional field: its value
+/// as the place `p.offset[Inner]` (see `desugar/options.rs`), in an `if` for `unwrap_or`.
+fn option_read(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let r = &m.receiver;
+    let inner = quote!(#r[::diffx::__private::Inner]);
+    match (m.method.to_string().as_str(), m.args.first()) {
+        ("unwrap" | "expect", _) => Some(syn::parse_quote_spanned!(m.method.span()=> #inner)),
+        ("unwrap_or", Some(v)) => Some(syn::parse_quote_spanned!(m.method.span()=>
+            if #r.is_some() { #inner } else { #v }
+        )),
+        _ => None,
+    }
 }
 
-/// The const holding where the parts of `f`'s tuple result start, by the path of `f`
-/// (`m::__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f`); a method's tuples hold numbers only.
-fn parts_path(path: &syn::Path) -> Parts {
-    if path.segments.iter().any(|s| s.ident == "__diffx_self") {
-        return Parts::Numbers;
-    }
+/// The const holding where the parts of `f`'s tuple result start in its array version, by the
+/// path of `f` (`m::__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f` for a method called `self.f(…)`).
+fn parts_path(path: &syn::Path) -> TokenStream {
     let mut p = path.clone();
+    if p.segments
+        .first()
+        .is_some_and(|s| s.ident == "__diffx_self")
+    {
+        p.segments[0].ident = Ident::new("Self", p.segments[0].ident.span());
+    }
     if let Some(last) = p.segments.last_mut() {
         last.ident = quote::format_ident!("__DIFFX_PARTS_{}", last.ident, span = last.ident.span());
         last.arguments = syn::PathArguments::None;
     }
-    Parts::Starts(quote!(#p))
+    quote!(#p)
 }

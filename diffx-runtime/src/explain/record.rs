@@ -20,6 +20,31 @@ use super::value::{Partial, Value};
 use super::{Role, Trace};
 use crate::Float;
 
+/// The row name and expression of element `k` of `n` of a call's result `name`: see
+/// [`Recorder::split`].
+fn element_name(
+    name: &str,
+    k: usize,
+    n: usize,
+    starts: &[usize],
+    named: &[(usize, &str)],
+) -> (String, String) {
+    let Some(part) = starts.iter().rposition(|s| *s <= k) else {
+        let element = format!("{name}[{k}]");
+        return (element.clone(), element);
+    };
+    let (start, end) = (starts[part], starts.get(part + 1).copied().unwrap_or(n));
+    let (whole, at) = (format!("{name}.{part}"), k - start);
+    let label = named
+        .iter()
+        .find(|(i, _)| *i == part)
+        .map_or(whole.clone(), |(_, n)| n.to_string());
+    match end - start {
+        1 => (label, whole),
+        _ => (format!("{label}[{at}]"), format!("{whole}[{at}]")),
+    }
+}
+
 /// The vector of `n` zeros but `x` at `k`: the tangent (or cotangent) of a vector that one of its
 /// elements contributes.
 fn one_hot<F: Float>(n: usize, k: usize, x: F) -> Value<F> {
@@ -349,9 +374,10 @@ impl<'a, F: Float> Recorder<'a, F> {
     }
 
     /// The elements of vector `var`, whose value is a row (a call's vector result): a row each,
-    /// `name[0]`, `name[1]`, … (or the name the code binds it to, by index in `named`), which is
-    /// what the function's code reads.
-    pub fn split(&mut self, var: usize, name: &str, named: &[(usize, &str)]) {
+    /// which is what the function's code reads. For a tuple (`starts` holds where each part
+    /// begins) they are named by part, `p[0]` or `s` for the parts the code names in `named`
+    /// (`let (p, s) = …`), else `name.1[0]`; for a vector, `name[0]`, `name[1]`, ….
+    pub fn split(&mut self, var: usize, name: &str, starts: &[usize], named: &[(usize, &str)]) {
         let Some(row) = self.rows[var] else {
             self.elements[var] = Vec::new();
             return;
@@ -360,11 +386,7 @@ impl<'a, F: Float> Recorder<'a, F> {
         let n = value.shape().iter().product::<usize>();
         self.elements[var] = (0..n)
             .map(|k| {
-                // A part the code names (`r` of `(r, t)`) or an element (`d[0]`).
-                let (element, expr) = match named.iter().find(|(i, _)| *i == k) {
-                    Some((_, n)) => (n.to_string(), format!("{name}.{k}")),
-                    None => (format!("{name}[{k}]"), format!("{name}[{k}]")),
-                };
+                let (element, expr) = element_name(name, k, n, starts, named);
                 let tangent = Value::Scalar(self.tangents[row].entry(k));
                 let spread = move |g: &Value<F>| one_hot(n, k, g.entry(0));
                 let mut edge = Operand::linear(Some(row), "", "[·]", Some(tangent), spread);
