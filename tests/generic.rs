@@ -253,6 +253,49 @@ fn const_generic_arrays() {
     assert_eq!(gw, [1.0, 4.0]);
 }
 
+/// `[x; N]` of a differentiable value and a const generic `N`, and a copy of an array parameter
+/// written in a loop; generic over the float type too.
+#[autodiff(order = 2)]
+fn spread<T: Float, const N: usize>(x: T, p: [T; N]) -> T {
+    let v = [x * x; N];
+    let mut s = p;
+    for i in 0..N {
+        s[i] = s[i] * v[i] + x;
+    }
+    let mut total = T::zero();
+    for i in 0..N {
+        total = total + s[i] * T::from(i + 1).unwrap();
+    }
+    total
+}
+
+#[test]
+fn repeats_of_a_const_generic_length() {
+    // f = Σ (i+1)·(pᵢx² + x): ∂/∂x = Σ (i+1)(2pᵢx + 1), ∂/∂pᵢ = (i+1)x².
+    let (x, p) = (1.5, [0.5, -1.0, 2.0]);
+    let (gx, gp) = grad_spread(x, p);
+    let want_x: f64 = (0..3)
+        .map(|i| (i as f64 + 1.0) * (2.0 * p[i] * x + 1.0))
+        .sum();
+    assert_close(gx, want_x, 1e-14, "∂x");
+    for i in 0..3 {
+        assert_close(gp[i], (i as f64 + 1.0) * x * x, 1e-14, "∂p");
+    }
+    let f = |q: &[f64]| spread(q[0], [q[1], q[2], q[3]]);
+    let fd = central_difference(f, &[x, p[0], p[1], p[2]]);
+    assert_close(gx, fd[0], 1e-6, "∂x vs differences");
+    assert_close(jvp_spread(x, p, 1.0, [0.0; 3]).1, gx, 1e-14, "jvp");
+    let h = hessian_spread(x, p);
+    assert_close(
+        h[0][0],
+        (0..3).map(|i| (i as f64 + 1.0) * 2.0 * p[i]).sum(),
+        1e-13,
+        "∂²x",
+    );
+    let (gx32, _) = grad_spread(1.5f32, [0.5f32, -1.0, 2.0]);
+    assert!((f64::from(gx32) - want_x).abs() < 1e-5);
+}
+
 struct Spring {
     k: f64,
 }

@@ -462,8 +462,18 @@ impl Sugar {
                     #v
                 })
             }
-            // (`[x; N]` of a const generic: left to say it is not supported.)
-            (None, false) => return None,
+            // `[x; N]` of a const generic: an array of zeros filled in a loop.
+            (None, false) => {
+                let (v, at) = (self.temps().fresh("repeat"), self.temps().fresh("at"));
+                self.active.insert(v.to_string());
+                let zero = chains::zero_of(&self.float);
+                syn::parse_quote_spanned!(span=> {
+                    let #t = #value;
+                    let mut #v = [#zero; #len];
+                    for #at in 0..#len { #v[#at] = #t; }
+                    #v
+                })
+            }
         })
     }
 
