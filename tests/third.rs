@@ -311,3 +311,81 @@ mod random_points {
         }
     }
 }
+
+/// A parameter struct with a `Vec` field and an optional one.
+#[derive(Clone, Debug, diffx::Params)]
+struct Curve {
+    a: f64,
+    c: Vec<f64>,
+    shift: Option<f64>,
+}
+
+/// (a·x + Σ cᵢ xⁱ⁺¹ + shift)³ + sin(a)·x: third order over a parameter struct.
+#[autodiff(order = 3)]
+fn curve(p: &Curve, x: f64) -> f64 {
+    let mut s = p.a * x;
+    let mut xp = x;
+    for i in 0..p.c.len() {
+        xp *= x;
+        s += p.c[i] * xp;
+    }
+    if let Some(b) = p.shift {
+        s += b;
+    }
+    s.powi(3) + p.a.sin() * x
+}
+
+/// A function that ignores its struct (the tester's s9393-f166 refused then).
+#[autodiff(order = 3)]
+fn quartic_beside(_p: &Curve, x: f64) -> f64 {
+    x.powi(4)
+}
+
+#[test]
+fn third_order_of_parameter_structs() {
+    use diffx::Params;
+    for shift in [Some(0.3), None] {
+        let p = Curve {
+            a: 0.5,
+            c: vec![0.25, -0.5],
+            shift,
+        };
+        let u = Curve {
+            a: 0.5,
+            c: vec![1.0, 0.25],
+            shift: shift.map(|_| -1.0),
+        };
+        let v = Curve {
+            a: -1.0,
+            c: vec![0.5, 0.5],
+            shift: shift.map(|_| 2.0),
+        };
+        let (x, ux, vx) = (0.8, 0.3, -0.6);
+        let d = dhvp_curve(&p, x, &u, ux, &v, vx);
+        // D³f[u, v, ·] = d/dε hvp(p + εu, v) at ε = 0, for every flat coordinate.
+        let mut flat = d.0.to_flat_vec();
+        flat.push(d.1);
+        for (i, got) in flat.iter().enumerate() {
+            let fd = derivative(
+                |e| {
+                    let mut q = p.clone();
+                    q.axpy(e, &u);
+                    let h = hvp_curve(&q, x + e * ux, &v, vx);
+                    let mut hf = h.0.to_flat_vec();
+                    hf.push(h.1);
+                    hf[i]
+                },
+                0.0,
+            );
+            assert!(close(*got, fd, 1e-6), "coordinate {i}: {got} vs {fd}");
+        }
+        assert_eq!(d.0.shift.is_some(), shift.is_some());
+    }
+    let p = Curve {
+        a: 1.0,
+        c: vec![2.0],
+        shift: None,
+    };
+    let d = dhvp_quartic_beside(&p, 2.0, &p, 1.0, &p, 1.0);
+    assert_eq!((d.0.a, d.0.c.clone(), d.1), (0.0, vec![0.0], 48.0));
+}

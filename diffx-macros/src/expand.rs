@@ -356,18 +356,14 @@ fn obstacle(
             format!("`order = {n}` needs a scalar result: {what} are for functions returning `f64` or `f32` (for a vector result, use `jacobian_`)"),
         ));
     }
-    let structs = match n {
-        2 => ", and parameter structs of numbers",
-        _ => " (and `hvp_` parameter structs of numbers)",
-    };
-    if let Some(p) = sig.params.iter().find(|p| {
-        let structs = n == 2 || p.numbers;
-        p.differentiable
-            && !(matches!(p.kind, Kind::Scalar | Kind::Slice) || (p.kind == Kind::Other && structs))
-    }) {
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| p.differentiable && !matches!(p.kind, Kind::Scalar | Kind::Slice | Kind::Other))
+    {
         return Some(syn::Error::new_spanned(
             &p.ty,
-            format!("`order = {n}`: {what} take `f64`/`f32` parameters, their slices, `Vec`s, arrays, tuples and nested containers{structs}, not tensors yet; leave this one out with `wrt(…)`"),
+            format!("`order = {n}`: {what} take `f64`/`f32` parameters, their slices, `Vec`s, arrays, tuples and nested containers, and parameter structs of numbers, not tensors yet; leave this one out with `wrt(…)`"),
         ));
     }
     let mut found = None;

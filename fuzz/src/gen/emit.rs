@@ -54,7 +54,7 @@ pub fn emit(units: &[Unit], header: &str) -> Emitted {
             push(
                 &mut e,
                 Some(i),
-                &format!("impl check::Flat for {name}{} {{\n    fn flat_into(self, out: &mut Vec<f64>) {{\n        out.extend([self.{a}, self.{b}]);\n    }}\n}}\n", if u.main.generic { "<f64>" } else { "" }),
+                &format!("impl check::Flat for {name}{} {{\n    fn flat_into(self, out: &mut Vec<f64>) {{\n        out.extend([self.{a}, self.{b}{}]);\n    }}\n}}\n", if u.main.generic { "<f64>" } else { "" }, if u.main.optional.is_some() { ".unwrap()" } else { "" }),
             );
         }
     }
@@ -108,8 +108,12 @@ fn args(f: &Function) -> Args {
         };
         let read = |v: &str| match (&f.fields, p.kind) {
             (Some([x, y]), ParamKind::Fields) => {
+                let (some, close) = match f.optional {
+                    Some(_) => ("Some(", ")"),
+                    None => ("", ""),
+                };
                 format!(
-                    "&{} {{ {x}: {v}[{at}], {y}: {v}[{}] }}",
+                    "&{} {{ {x}: {v}[{at}], {y}: {some}{v}[{}]{close} }}",
                     f.struct_name(),
                     at + 1
                 )

@@ -70,6 +70,17 @@ pub struct Function {
     /// The names of the two fields of its parameter struct, if it takes one
     /// ([`ParamKind::Fields`]).
     pub fields: Option<[String; 2]>,
+    /// Whether the second field is an `Option` (always `Some`), and how the body reads it: by
+    /// `match`, `unwrap_or` or `if let`.
+    pub optional: Option<OptionRead>,
+}
+
+/// How a body reads an optional field.
+#[derive(Clone, Copy, Debug)]
+pub enum OptionRead {
+    Match,
+    UnwrapOr,
+    IfLet,
 }
 
 impl Function {
@@ -82,8 +93,12 @@ impl Function {
                 true => ("<F: diffx::Float>", "F"),
                 false => ("", "f64"),
             };
+            let second = match self.optional {
+                Some(_) => format!("Option<{float}>"),
+                None => float.to_string(),
+            };
             head = format!(
-                "#[derive(Clone, Debug, diffx::Params)]\nstruct {}{generics} {{\n    {a}: {float},\n    {b}: {float},\n}}\n\n",
+                "#[derive(Clone, Debug, diffx::Params)]\nstruct {}{generics} {{\n    {a}: {float},\n    {b}: {second},\n}}\n\n",
                 self.struct_name()
             );
         }
@@ -184,6 +199,11 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
         pack(&mut main, false);
     } else if rng.chance(w(C::Fields) as f64 / 100.0) {
         pack(&mut main, true);
+        // The second field optional, read one of three ways (drawn last, as the rest).
+        if main.fields.is_some() && rng.chance(0.5) {
+            let read = *rng.pick(&[OptionRead::Match, OptionRead::UnwrapOr, OptionRead::IfLet]);
+            optional(&mut main, read);
+        }
     }
     Unit {
         index,
@@ -233,13 +253,29 @@ fn pack(f: &mut Function, fields: bool) {
         // its rows do not line up with the gradient's fields.
         f.explain = false;
     }
-    if fields && f.dhvp {
-        // (`dhvp_` does not take parameter structs yet; `hvp_` does.)
-        f.attr_args.retain(|a| !a.starts_with("order"));
-        f.attr_args.push("order = 2".into());
-        f.dhvp = false;
-    }
     f.used[construct as usize] += 1;
+}
+
+/// `f`'s struct with its second field an `Option` (given as `Some`), read by `read` instead of
+/// `let b = pf.b;`.
+fn optional(f: &mut Function, read: OptionRead) {
+    let Some([_, b]) = f.fields.clone() else {
+        return;
+    };
+    let plain = format!("let {b} = pf.{b};");
+    let with = match read {
+        OptionRead::Match => format!(
+            "let {b} = match pf.{b} {{\n        Some(v) => v,\n        None => 0.0,\n    }};"
+        ),
+        OptionRead::UnwrapOr => format!("let {b} = pf.{b}.unwrap_or(0.0);"),
+        OptionRead::IfLet => format!("let {b} = if let Some(v) = pf.{b} {{ v }} else {{ 0.0 }};"),
+    };
+    for s in &mut f.body.stmts {
+        if matches!(s, Stmt::Raw(r) if *r == plain) {
+            *s = Stmt::Raw(with.clone());
+        }
+    }
+    f.optional = Some(read);
 }
 
 /// Chooses the parameters: one to three floats, maybe a slice, `Vec` or array, maybe `n`.
@@ -396,6 +432,7 @@ fn function(
         methods,
         generic: false,
         fields: None,
+        optional: None,
     }
 }
 
@@ -536,5 +573,6 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         methods,
         generic: false,
         fields: None,
+        optional: None,
     }
 }
