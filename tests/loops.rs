@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_close, check_binary, check_unary};
+use common::{assert_close, check_binary, check_unary, close};
 use diffx::autodiff;
 
 #[path = "common/loop_functions.rs"]
@@ -362,5 +362,157 @@ fn an_unused_cell_carries_its_adjoint_through_the_loop() {
             jvp_sines_of_a_geometric_sequence,
             vjp_sines_of_a_geometric_sequence,
         );
+    }
+}
+
+/// `break 'outer` from an inner loop: the first row whose running product passes a bound.
+#[autodiff]
+fn first_big_row(x: &[f64], n: usize) -> f64 {
+    let mut found = 0.0;
+    let mut s = 1.0;
+    'rows: for i in 0..n {
+        let mut p = 1.0;
+        for j in 0..n {
+            p *= x[i * n + j];
+            if p > 2.0 {
+                found = p * s;
+                break 'rows;
+            }
+        }
+        s += p;
+    }
+    found + s
+}
+
+/// `continue 'outer` from an inner `while`, and a labelled `continue` to the loop it is in.
+#[autodiff]
+fn skip_rows(x: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    'outer: for i in 0..n {
+        let mut j = 0;
+        while j < n {
+            let v = x[i * n + j];
+            if v < 0.0 {
+                continue 'outer;
+            }
+            total += v * v;
+            j += 1;
+        }
+        total *= 0.5;
+    }
+    'again: for v in x.iter().take(n) {
+        if *v > 1.0 {
+            continue 'again;
+        }
+        total += v;
+    }
+    total
+}
+
+/// A `loop` used as a value: `break` with the value, from an arm (the UI test `break_with_value`
+/// before), and a labelled `break 'search value` from a nested loop.
+#[autodiff]
+fn halve_until(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    let last = loop {
+        s *= 0.5;
+        if s < 1.0 {
+            break s * y;
+        }
+    };
+    let mut k = 0.0;
+    let found: f64 = 'search: loop {
+        k += 1.0;
+        for _ in 0..3 {
+            k += 0.5;
+            if k > 4.0 {
+                break 'search k * last;
+            }
+        }
+    };
+    last * x + found
+}
+
+#[test]
+fn labelled_loops_and_loop_values() {
+    let grids = [
+        vec![0.5, 1.5, 2.0, 0.9, 1.1, 3.0, 1.2, 0.8, 1.3],
+        vec![0.5, 0.6, 0.7, 1.1, 1.9, 1.2, 2.5, 0.1, 1.0],
+        vec![0.9, -0.5, 2.0, 1.5, 0.7, 0.3, -0.2, 1.4, 0.6],
+    ];
+    for x in &grids {
+        for (f, g, j) in [
+            (
+                first_big_row as fn(&[f64], usize) -> f64,
+                grad_first_big_row as fn(&[f64], usize) -> Vec<f64>,
+                jvp_first_big_row as fn(&[f64], usize, &[f64]) -> (f64, f64),
+            ),
+            (skip_rows, grad_skip_rows, jvp_skip_rows),
+        ] {
+            let grad = g(x, 3);
+            let fd = diffx::check::central_difference(|v: &[f64]| f(v, 3), x);
+            for k in 0..x.len() {
+                assert!(
+                    close(grad[k], fd[k], 1e-6),
+                    "∂{k}: {} vs {} at {x:?}",
+                    grad[k],
+                    fd[k]
+                );
+            }
+            let mut t = vec![0.0; x.len()];
+            t[4] = 1.0;
+            let (v, d) = j(x, 3, &t);
+            assert_eq!(v, f(x, 3));
+            assert!(close(d, grad[4], 1e-12));
+        }
+    }
+    for (x, y) in [(5.0, 0.5), (1.5, -2.0), (17.0, 3.0)] {
+        let (gx, gy) = grad_halve_until(x, y);
+        let fd = diffx::check::central_difference(|v: &[f64]| halve_until(v[0], v[1]), &[x, y]);
+        assert!(
+            close(gx, fd[0], 1e-6) && close(gy, fd[1], 1e-6),
+            "({gx}, {gy}) vs {fd:?}"
+        );
+        assert_eq!(jvp_halve_until(x, y, 1.0, 0.0).0, halve_until(x, y));
+        assert!(close(jvp_halve_until(x, y, 1.0, 0.0).1, gx, 1e-12));
+    }
+}
+
+/// A `loop` assigned to a variable and one giving a function its value.
+#[autodiff]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut root = a;
+    for _ in 0..2 {
+        let mut x = root;
+        let mut steps = 0;
+        root = loop {
+            let next = 0.5 * (x + a / x);
+            steps += 1;
+            if (next - x).abs() < 1e-12 || steps > 50 {
+                break next;
+            }
+            x = next;
+        };
+    }
+    let mut k = 0.0;
+    loop {
+        k += 1.0;
+        if k >= 3.0 {
+            break root * k;
+        }
+    }
+}
+
+#[test]
+fn loops_assigned_and_returned() {
+    for a in [2.0, 9.0, 0.3] {
+        // 3·√a: ∂ = 3 / (2√a).
+        assert!(close(newton_sqrt(a), 3.0 * a.sqrt(), 1e-12));
+        assert!(
+            close(grad_newton_sqrt(a), 1.5 / a.sqrt(), 1e-9),
+            "{}",
+            grad_newton_sqrt(a)
+        );
+        assert!(close(jvp_newton_sqrt(a, 1.0).1, grad_newton_sqrt(a), 1e-12));
     }
 }

@@ -281,3 +281,34 @@ fn explain_reads_an_optional_field_as_the_field() {
     assert!(close(t.adjoint("p.slope").unwrap(), g.slope, 1e-12), "{t}");
     assert!(close(t.tangent("sse").unwrap(), g.slope, 1e-12), "{t}");
 }
+
+/// Generic over its float: the optional field is visited as numbers (`Leaves`).
+#[derive(Clone, Debug, Params)]
+struct GenericFit<F: diffx::Float> {
+    slope: F,
+    offset: Option<F>,
+}
+
+#[autodiff(order = 2)]
+fn generic_sq<T: diffx::Float>(p: &GenericFit<T>, x: T) -> T {
+    let y = p.slope * x + p.offset.unwrap_or(T::zero());
+    y * y
+}
+
+#[test]
+fn optional_fields_of_generic_structs() {
+    let p = GenericFit {
+        slope: 2.0f32,
+        offset: Some(0.5),
+    };
+    let (g, gx) = grad_generic_sq(&p, 1.5f32);
+    // y = 3.5: ∂/∂slope = 2y·x, ∂/∂offset = 2y, ∂/∂x = 2y·slope.
+    assert_eq!((g.slope, g.offset, gx), (10.5, Some(7.0), 14.0));
+    let q = GenericFit {
+        slope: 2.0f64,
+        offset: None,
+    };
+    let h = hessian_generic_sq(&q, 1.5);
+    // f = (s·x)²: ∂²/∂s² = 2x², ∂²/∂s∂x = 4sx, ∂²/∂x² = 2s².
+    assert_eq!(h, vec![vec![4.5, 12.0], vec![12.0, 8.0]]);
+}

@@ -208,6 +208,22 @@ fn number_nesting(ty: &syn::Type, floats: &[syn::Ident]) -> Option<String> {
     }
 }
 
+/// `T` of `Option<T>` (an optional field of numbers is visited as its numbers when `Some`), or
+/// the type itself.
+fn optional_inner(ty: &syn::Type) -> &syn::Type {
+    let syn::Type::Path(p) = ty else { return ty };
+    let Some(last) = p.path.segments.last().filter(|s| s.ident == "Option") else {
+        return ty;
+    };
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(inner) => inner,
+            _ => ty,
+        },
+        _ => ty,
+    }
+}
+
 /// The fields that are parameters, and the members of the skipped ones.
 fn parameter_fields<'a>(
     fields: &'a Fields,
@@ -228,7 +244,7 @@ fn parameter_fields<'a>(
         }
         // The containers of numbers the runtime's `Leaves` visits.
         const NESTINGS: [&str; 6] = ["", "a", "aa", "v", "va", "vv"];
-        let numbers = match number_nesting(&field.ty, floats) {
+        let numbers = match number_nesting(optional_inner(&field.ty), floats) {
             None => false,
             Some(n) if NESTINGS.contains(&n.as_str()) => true,
             Some(_) => {

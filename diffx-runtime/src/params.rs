@@ -646,6 +646,36 @@ contiguous_leaves! {
     [const N: usize] Vec<[F; N]>, v => v.as_flattened(), v.as_flattened_mut(), [v.len(), N], vec![[F::ZERO; N]; v.len()];
 }
 
+/// An optional field of numbers (`Option<f64>`, `Option<[F; 2]>`): its numbers when `Some`.
+impl<T: Leaves> Leaves for Option<T> {
+    type Elem = T::Elem;
+    fn visit_leaves(&self, f: &mut dyn FnMut(Leaf<'_, T::Elem>)) {
+        if let Some(t) = self {
+            t.visit_leaves(f);
+        }
+    }
+    fn visit_leaves_mut(&mut self, f: &mut dyn FnMut(LeafMut<'_, T::Elem>)) {
+        if let Some(t) = self {
+            t.visit_leaves_mut(f);
+        }
+    }
+    #[track_caller]
+    fn zip_leaves(
+        &mut self,
+        other: &Self,
+        f: &mut dyn FnMut(LeafMut<'_, T::Elem>, Leaf<'_, T::Elem>),
+    ) {
+        match (self, other) {
+            (Some(a), Some(b)) => a.zip_leaves(b, f),
+            (None, None) => {}
+            (a, _) => panic!("{}", optional_misfit(a.is_some())),
+        }
+    }
+    fn zero_leaves(&self) -> Self {
+        self.as_ref().map(Leaves::zero_leaves)
+    }
+}
+
 impl<F: Float> Leaves for Vec<Vec<F>> {
     type Elem = F;
     fn visit_leaves(&self, f: &mut dyn FnMut(Leaf<'_, F>)) {

@@ -14,6 +14,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Stmt};
 
 use crate::tokens;
@@ -23,15 +24,25 @@ use crate::tokens;
 struct Ctx {
     /// `returned` and the stored value, when the function returns early.
     ret: Option<(Ident, Ident)>,
-    /// The innermost loop's `brk` and `cont`.
-    looping: Option<(Ident, Ident)>,
+    /// The enclosing loops that have flags, innermost last.
+    loops: Vec<Flags>,
+}
+
+/// A loop's `brk` and `cont` flags, and its label (`'outer`), which a labelled jump names.
+#[derive(Clone)]
+struct Flags {
+    label: Option<String>,
+    brk: Ident,
+    cont: Ident,
 }
 
 impl Ctx {
-    /// The condition under which the rest of a block must not run.
+    /// The condition under which the rest of a block must not run: a jump to any enclosing loop
+    /// (a labelled one may target an outer loop) or a return.
     fn stop(&self) -> TokenStream {
         let mut parts = Vec::new();
-        if let Some((brk, cont)) = &self.looping {
+        for l in &self.loops {
+            let (brk, cont) = (&l.brk, &l.cont);
             parts.push(quote!(#brk));
             parts.push(quote!(#cont));
         }
@@ -41,16 +52,37 @@ impl Ctx {
         quote!(#(#parts)||*)
     }
 
-    /// The condition under which the innermost loop must stop iterating.
+    /// The condition under which the innermost loop must stop iterating: its own `break`, a jump
+    /// to an enclosing loop (`break 'outer`, `continue 'outer`), or a return.
     fn exit(&self) -> TokenStream {
         let mut parts = Vec::new();
-        if let Some((brk, _)) = &self.looping {
+        if let Some((own, outer)) = self.loops.split_last() {
+            let brk = &own.brk;
             parts.push(quote!(#brk));
+            for l in outer {
+                let (brk, cont) = (&l.brk, &l.cont);
+                parts.push(quote!(#brk));
+                parts.push(quote!(#cont));
+            }
         }
         if let Some((returned, _)) = &self.ret {
             parts.push(quote!(#returned));
         }
         quote!(#(#parts)||*)
+    }
+
+    /// The loop a jump goes to: the innermost, or the one its label names.
+    fn target(&self, label: Option<&syn::Lifetime>) -> Option<&Flags> {
+        match label {
+            None => self.loops.last(),
+            Some(l) => {
+                let name = l.ident.to_string();
+                self.loops
+                    .iter()
+                    .rev()
+                    .find(|f| f.label.as_deref() == Some(name.as_str()))
+            }
+        }
     }
 }
 
@@ -137,7 +169,7 @@ pub fn body(block: &Block, float: &Ident, ret: &syn::Type) -> syn::Result<Block>
     let (returned, value) = (ident("__diffx_returned"), ident("__diffx_value"));
     let ctx = Ctx {
         ret: Some((returned.clone(), value.clone())),
-        looping: None,
+        loops: Vec::new(),
     };
     let mut body = block.stmts.clone();
     if last_is_tail {
@@ -161,6 +193,112 @@ pub fn body(block: &Block, float: &Ident, ret: &syn::Type) -> syn::Result<Block>
         brace_token: block.brace_token,
         stmts: out,
     })
+}
+
+/// `let v = loop { … break x; … };` as `let v; loop { … { v = x; break; } … }`: a `let` without
+/// value, which `desugar/arms.rs` gives a placeholder, assigned where the loop breaks. So are
+/// `v = loop { … };` and a `loop` giving a block its value.
+pub fn loop_values(mut block: Block) -> Block {
+    LoopValues.visit_block_mut(&mut block);
+    block
+}
+
+struct LoopValues;
+
+impl VisitMut for LoopValues {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        syn::visit_mut::visit_block_mut(self, b);
+        // A block's value given by a `loop`: bound to a local first.
+        if let Some(Stmt::Expr(Expr::Loop(l), None)) = b.stmts.last() {
+            let value = ident("__diffx_loop_value");
+            let l = l.clone();
+            b.stmts.pop();
+            b.stmts.push(syn::parse_quote!(let #value = #l;));
+            b.stmts.push(Stmt::Expr(syn::parse_quote!(#value), None));
+        }
+        let mut out = Vec::with_capacity(b.stmts.len());
+        for s in b.stmts.drain(..) {
+            match (loop_value(&s), loop_assigned(&s)) {
+                (Some([declared, looped]), _) => out.extend([declared, looped]),
+                (None, Some(looped)) => out.push(looped),
+                (None, None) => out.push(s),
+            }
+        }
+        b.stmts = out;
+    }
+}
+
+/// `v = loop { … };` as the loop assigning `v` where it breaks.
+fn loop_assigned(s: &Stmt) -> Option<Stmt> {
+    let Stmt::Expr(Expr::Assign(a), Some(_)) = s else {
+        return None;
+    };
+    let (Expr::Path(p), Expr::Loop(l)) = (&*a.left, &*a.right) else {
+        return None;
+    };
+    let name = p.path.get_ident()?;
+    Some(breaking_into(l, name))
+}
+
+/// The loop `l` with each `break x` that leaves it written `{ name = x; break; }`.
+fn breaking_into(l: &syn::ExprLoop, name: &Ident) -> Stmt {
+    let mut l = l.clone();
+    let own = l.label.as_ref().map(|l| l.name.ident.to_string());
+    BreakValues {
+        name,
+        own,
+        depth: 0,
+    }
+    .visit_block_mut(&mut l.body);
+    syn::parse_quote!(#l;)
+}
+
+/// `let v = loop { … };` (`v` a name, maybe typed) as the declaration and the loop.
+fn loop_value(s: &Stmt) -> Option<[Stmt; 2]> {
+    let Stmt::Local(local) = s else { return None };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let Expr::Loop(l) = &*init.expr else {
+        return None;
+    };
+    let name = match &local.pat {
+        syn::Pat::Ident(p) => &p.ident,
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) => &p.ident,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let pat = &local.pat;
+    Some([syn::parse_quote!(let #pat;), breaking_into(l, name)])
+}
+
+/// Rewrites the `break x` that leave the loop of `name` into `{ name = x; break; }`.
+struct BreakValues<'a> {
+    name: &'a Ident,
+    own: Option<String>,
+    /// Loops nested in it: an unlabelled `break` there is theirs.
+    depth: usize,
+}
+
+impl VisitMut for BreakValues<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let nested = matches!(e, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+        if matches!(e, Expr::Closure(_)) {
+            return;
+        }
+        self.depth += usize::from(nested);
+        syn::visit_mut::visit_expr_mut(self, e);
+        self.depth -= usize::from(nested);
+        let Expr::Break(b) = e else { return };
+        let ours = match &b.label {
+            None => self.depth == 0,
+            Some(l) => self.own.as_deref() == Some(l.ident.to_string().as_str()),
+        };
+        if let (true, Some(v)) = (ours, b.expr.take()) {
+            let (name, label) = (self.name, &b.label);
+            *e = syn::parse_quote_spanned!(v.span()=> { #name = #v; break #label; });
+        }
+    }
 }
 
 /// Statements, each after one that may stop the block guarded by the context's flags.
@@ -225,7 +363,7 @@ fn may_stop(code: TokenStream, ctx: &Ctx) -> bool {
     if ctx.ret.is_some() {
         names.push("return");
     }
-    if ctx.looping.is_some() {
+    if !ctx.loops.is_empty() {
         names.extend(["break", "continue"]);
     }
     !names.is_empty() && tokens::find_ident(code, &names).is_some()
@@ -247,30 +385,20 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
             ))
         }
         Expr::Break(b) => {
-            if let Some(l) = &b.label {
-                return Err(syn::Error::new(
-                    l.span(),
-                    "labelled `break` is not supported yet: remove the label",
-                ));
-            }
             if let Some(v) = &b.expr {
-                return Err(syn::Error::new(v.span(), "`break` with a value is not supported: assign the value to a variable before the `break`"));
+                return Err(syn::Error::new(v.span(), "`break` with a value is supported in `let v = loop { … };`: assign the value to a variable before the `break` elsewhere"));
             }
-            let Some((brk, _)) = &ctx.looping else {
-                return Ok((e.clone(), false));
+            let Some(flags) = ctx.target(b.label.as_ref()) else {
+                return unknown_label(b.label.as_ref(), e);
             };
+            let brk = &flags.brk;
             Ok((syn::parse_quote_spanned!(b.span()=> { #brk = true; }), true))
         }
         Expr::Continue(c) => {
-            if let Some(l) = &c.label {
-                return Err(syn::Error::new(
-                    l.span(),
-                    "labelled `continue` is not supported yet: remove the label",
-                ));
-            }
-            let Some((_, cont)) = &ctx.looping else {
-                return Ok((e.clone(), false));
+            let Some(flags) = ctx.target(c.label.as_ref()) else {
+                return unknown_label(c.label.as_ref(), e);
             };
+            let cont = &flags.cont;
             Ok((
                 syn::parse_quote_spanned!(c.span()=> { #cont = true; }),
                 true,
@@ -337,6 +465,18 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
     }
 }
 
+/// A jump outside any loop with flags: left as written (a loop of its own, not rewritten, keeps
+/// it), or an error for a label no enclosing loop has.
+fn unknown_label(label: Option<&syn::Lifetime>, e: &Expr) -> syn::Result<(Expr, bool)> {
+    match label {
+        None => Ok((e.clone(), false)),
+        Some(l) => Err(syn::Error::new(
+            l.span(),
+            format!("no enclosing loop is labelled `{l}`"),
+        )),
+    }
+}
+
 /// `{ let tmp = rhs; if !(stop) { place = tmp; } }` for an assignment whose right side may stop.
 fn guarded_assignment(e: Expr, stops: bool, ctx: &Ctx, counter: &mut usize) -> Expr {
     if !stops {
@@ -373,18 +513,24 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
         || matches!(e, Expr::Loop(_));
     let returns =
         ctx.ret.is_some() && tokens::find_ident(body.to_token_stream(), &["return"]).is_some();
-    if label.is_some() || (!own && !returns) {
-        return Ok((e.clone(), returns));
+    if !own && !returns {
+        return Ok((unlabelled(e), returns));
     }
     *counter += 1;
     let (brk, cont) = (
         ident(&format!("__diffx_break_{counter}")),
         ident(&format!("__diffx_continue_{counter}")),
     );
-    let inner = Ctx {
-        ret: ctx.ret.clone(),
-        looping: Some((brk.clone(), cont.clone())),
-    };
+    let mut inner = ctx.clone();
+    inner.loops.push(Flags {
+        label: label.as_ref().map(|l| l.name.ident.to_string()),
+        brk: brk.clone(),
+        cont: cont.clone(),
+    });
+    // (A jump to an enclosing loop leaves this one through its exit condition, and stops the
+    // enclosing body as a `break` there would.)
+    let outer: Vec<String> = ctx.loops.iter().filter_map(|l| l.label.clone()).collect();
+    let jumps_out = labelled_jump(body.to_token_stream(), &outer);
     let guarded = stmts(&body.stmts, &inner, counter)?;
     let exit = inner.exit();
     let span = e.span();
@@ -405,5 +551,32 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
         let mut #cont = false;
         #looped
     }))?;
-    Ok((wrapped, returns))
+    Ok((wrapped, returns || jumps_out))
+}
+
+/// Whether `code` holds a `break 'l` or `continue 'l` for a label `l` among `labels`.
+fn labelled_jump(code: TokenStream, labels: &[String]) -> bool {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = code.into_iter().collect();
+    trees.iter().enumerate().any(|(i, t)| match t {
+        TokenTree::Group(g) => labelled_jump(g.stream(), labels),
+        TokenTree::Ident(kw) if kw == "break" || kw == "continue" => {
+            matches!((trees.get(i + 1), trees.get(i + 2)),
+                (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(name)))
+                    if p.as_char() == '\'' && labels.iter().any(|l| name == l))
+        }
+        _ => false,
+    })
+}
+
+/// The loop without its label: every jump to it has become a flag.
+fn unlabelled(e: &Expr) -> Expr {
+    let mut e = e.clone();
+    match &mut e {
+        Expr::ForLoop(f) => f.label = None,
+        Expr::While(w) => w.label = None,
+        Expr::Loop(l) => l.label = None,
+        _ => {}
+    }
+    e
 }

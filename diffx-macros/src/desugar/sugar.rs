@@ -392,9 +392,10 @@ impl Sugar {
         // (A local vector of constants too: lowering keeps one written in place as a vector.)
         let needed =
             !loop_binds(&f.pat) || self.mentions_active(&f.expr) || self.over_local(&f.expr);
-        if f.label.is_some() || is_generated(&f.pat) || !needed {
+        if is_generated(&f.pat) || !needed {
             return false;
         }
+        let label = f.label.clone();
         let found = {
             let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
             chains::header(&f.expr, &resolve)
@@ -412,7 +413,9 @@ impl Sugar {
                 let consumer = Consumer::For((*f.pat).clone(), f.body.stmts.clone());
                 self.check_captures(&f.expr, span);
                 self.replace(e, |s| {
-                    chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span)
+                    let looped =
+                        chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span);
+                    looped.map(|l| labelled(l, label))
                 })
             }
             Ok(_) => false,
@@ -720,4 +723,19 @@ fn first_mention(tokens: TokenStream, name: &str) -> Option<Span> {
         TokenTree::Group(g) => first_mention(g.stream(), name),
         _ => None,
     })
+}
+
+/// The loop a chain became (the `for` in the block `chains::desugar` writes), with the label of
+/// the loop it was (`'rows: for v in x.iter().take(n)`), which `continue 'rows` names.
+fn labelled(mut e: Expr, label: Option<syn::Label>) -> Expr {
+    let Some(label) = label else { return e };
+    if let Expr::Block(b) = &mut e {
+        for s in b.block.stmts.iter_mut().rev() {
+            if let Stmt::Expr(Expr::ForLoop(f), _) = s {
+                f.label = Some(label);
+                break;
+            }
+        }
+    }
+    e
 }

@@ -533,7 +533,12 @@ impl<'b> Lowerer<'b> {
         // `let e = &v[k];` (a chain's element by reference): a number here, `&` of it in code
         // kept as written, where the body reads `*e`.
         let number_ref = matches!(&*init.expr, Expr::Reference(_))
-            && matches!(value, Atom::Var(v) if self.b.func.kind(v) == Kind::Scalar);
+            && match value {
+                Atom::Var(v) => self.b.func.kind(v) == Kind::Scalar,
+                // `let v = &x[k];` of a slice's element.
+                Atom::Field(v, _) => self.b.func.kind(v) == Kind::Slice,
+                Atom::Const(_) => false,
+            };
         if number_ref {
             self.refs.insert(name.clone());
         } else if !matches!(value, Atom::Field(..)) {
