@@ -1075,3 +1075,34 @@ fn mutable_parameters_are_locals() {
         }
     }
 }
+
+/// `*e` of a local vector's element in kept code (`assert!`), in a loop with a `break`: the
+/// element was bound under its own name and lost its reference (the tester's labelled-jump run).
+#[autodiff(order = 3)]
+fn deref_in_assert(w: &[f64], y: f64) -> f64 {
+    let v = [y, y * y];
+    let mut s = 0.0;
+    for &wi in w {
+        for e in v.iter() {
+            if wi > 1.5 {
+                break;
+            } else {
+                assert!((*e).is_finite());
+                s += wi * *e;
+            }
+        }
+    }
+    s + v[1]
+}
+
+#[test]
+fn elements_by_reference_in_kept_code() {
+    // w = [1, 2, 0.5]: rows with w < 1.5 add w·(y + y²): s = 1.5·(y + y²), plus y².
+    let (w, y) = ([1.0, 2.0, 0.5], 0.7);
+    let (gw, gy) = grad_deref_in_assert(&w, y);
+    assert_close(gy, 1.5 * (1.0 + 2.0 * y) + 2.0 * y, 1e-12, "∂y");
+    assert_close(gw[0], y + y * y, 1e-12, "∂w₀");
+    assert_close(gw[1], 0.0, 1e-12, "∂w₁");
+    let h = hessian_deref_in_assert(&w, y);
+    assert_close(h[3][3], 1.5 * 2.0 + 2.0, 1e-12, "∂²y");
+}

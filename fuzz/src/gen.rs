@@ -104,6 +104,9 @@ pub enum C {
     Nested,
     /// A loop over a local vector's elements (`for &e in &v`), which the body does not write.
     ForLocal,
+    /// A `break` or `continue` in a nested loop that names an enclosing loop's label
+    /// (`break 'l0;`): the chance, in percent, that a jump there does.
+    Labelled,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -162,10 +165,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Fields, "fields", 10),
     (C::Nested, "nested", 25),
     (C::ForLocal, "for_local", 3),
+    (C::Labelled, "labelled", 30),
 ];
 
 impl C {
-    pub const COUNT: usize = C::ForLocal as usize + 1;
+    pub const COUNT: usize = C::Labelled as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

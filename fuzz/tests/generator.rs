@@ -122,7 +122,7 @@ fn known_bug_forms_only_when_allowed() {
 /// For each `if` whose arm ends with `break`, whether its condition reads a differentiable value.
 fn break_conditions(b: &Block, out: &mut Vec<bool>) {
     let arm = |b: &Block, active: bool, out: &mut Vec<bool>| {
-        if matches!(b.stmts.last(), Some(Stmt::Break)) {
+        if matches!(b.stmts.last(), Some(Stmt::Break(_))) {
             out.push(active);
         }
         break_conditions(b, out);

@@ -569,14 +569,22 @@ fn labelled_jump(code: TokenStream, labels: &[String]) -> bool {
     })
 }
 
-/// The loop without its label: every jump to it has become a flag.
+/// A loop that holds no jump, without its label and those of the loops in it (no jump names
+/// them).
 fn unlabelled(e: &Expr) -> Expr {
-    let mut e = e.clone();
-    match &mut e {
-        Expr::ForLoop(f) => f.label = None,
-        Expr::While(w) => w.label = None,
-        Expr::Loop(l) => l.label = None,
-        _ => {}
+    struct Labels;
+    impl VisitMut for Labels {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            match e {
+                Expr::ForLoop(f) => f.label = None,
+                Expr::While(w) => w.label = None,
+                Expr::Loop(l) => l.label = None,
+                _ => {}
+            }
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
     }
+    let mut e = e.clone();
+    Labels.visit_expr_mut(&mut e);
     e
 }

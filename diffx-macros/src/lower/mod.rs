@@ -566,7 +566,11 @@ impl<'b> Lowerer<'b> {
         let binds = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
-            .filter(|(n, a)| operands::place(&self.b.func, a).to_string() != *n)
+            // (An element bound by reference keeps its binding even under its own name: the
+            // value is a number, the code reads `*e`.)
+            .filter(|(n, a)| {
+                self.refs.contains(n) || operands::place(&self.b.func, a).to_string() != *n
+            })
             .map(|(n, a)| {
                 // An element bound by reference (`for e in w.iter()`) is `&w[i]` here too.
                 let a = match a {

@@ -38,8 +38,10 @@ pub enum Stmt {
     Loop {
         body: Block,
     },
-    Break,
-    Continue,
+    /// `break;`, or `break 'lD;` to the enclosing loop at depth `D` (0: the outermost).
+    Break(Option<usize>),
+    /// `continue;`, or `continue 'lD;`.
+    Continue(Option<usize>),
     Return(Expr),
     Block(Block),
     /// A statement written as is (`const K: f64 = 0.5;`, `assert!(…);`).
@@ -97,7 +99,9 @@ impl Stmt {
     /// its target).
     fn has_jump(&self, loops_count: bool) -> bool {
         match self {
-            Stmt::Break | Stmt::Continue => loops_count,
+            Stmt::Break(None) | Stmt::Continue(None) => loops_count,
+            // A labelled jump leaves the loops it is in as well.
+            Stmt::Break(Some(_)) | Stmt::Continue(Some(_)) => true,
             Stmt::Return(_) => true,
             Stmt::Let { init, .. } => expr_has_jump(init, loops_count),
             Stmt::Assign { value, .. } => expr_has_jump(value, loops_count),
@@ -133,7 +137,7 @@ impl Stmt {
         fn arm_ok(b: &Block) -> bool {
             let n = b.stmts.len();
             b.stmts.iter().enumerate().all(|(k, s)| {
-                matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return(_)) && k + 1 == n
+                matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(_)) && k + 1 == n
                     || !s.any_jump()
             })
         }
@@ -151,7 +155,7 @@ impl Stmt {
     /// Whether the statement holds a `break`, `continue` or `return` at any depth.
     pub fn any_jump(&self) -> bool {
         match self {
-            Stmt::Break | Stmt::Continue | Stmt::Return(_) => true,
+            Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(_) => true,
             Stmt::Let { init: e, .. } | Stmt::Assign { value: e, .. } => e.any_jump(),
             Stmt::If(i) => i.any_jump(),
             Stmt::Match { arms, .. } => arms.iter().any(|(_, b)| b.any_jump()),
@@ -370,19 +374,25 @@ pub fn write_stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push('}');
         }
         Stmt::For { pat, iter, body } => {
-            let _ = write!(out, "for {pat} in {iter} ");
-            write_braced(out, body, level);
+            let _ = write!(out, "{}for {pat} in {iter} ", loop_label());
+            write_loop_body(out, body, level);
         }
         Stmt::While { cond, body } => {
-            let _ = write!(out, "while {cond} ");
-            write_braced(out, body, level);
+            let _ = write!(out, "{}while {cond} ", loop_label());
+            write_loop_body(out, body, level);
         }
         Stmt::Loop { body } => {
-            out.push_str("loop ");
-            write_braced(out, body, level);
+            let _ = write!(out, "{}loop ", loop_label());
+            write_loop_body(out, body, level);
         }
-        Stmt::Break => out.push_str("break;"),
-        Stmt::Continue => out.push_str("continue;"),
+        Stmt::Break(None) => out.push_str("break;"),
+        Stmt::Continue(None) => out.push_str("continue;"),
+        Stmt::Break(Some(d)) => {
+            let _ = write!(out, "break 'l{d};");
+        }
+        Stmt::Continue(Some(d)) => {
+            let _ = write!(out, "continue 'l{d};");
+        }
         Stmt::Return(e) => {
             out.push_str("return ");
             write_expr(out, e, level);
@@ -392,6 +402,23 @@ pub fn write_stmt(out: &mut String, s: &Stmt, level: usize) {
         Stmt::Raw(t) => out.push_str(t),
     }
     out.push('\n');
+}
+
+thread_local! {
+    /// How many loops enclose the statement being written: loops are labelled by it (`'l0` the
+    /// outermost), which a labelled jump names.
+    static LOOP_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `'lD: ` for a loop at depth `D`, where a jump names it.
+fn loop_label() -> String {
+    format!("'l{}: ", LOOP_DEPTH.get())
+}
+
+fn write_loop_body(out: &mut String, body: &Block, level: usize) {
+    LOOP_DEPTH.set(LOOP_DEPTH.get() + 1);
+    write_braced(out, body, level);
+    LOOP_DEPTH.set(LOOP_DEPTH.get() - 1);
 }
 
 // Rewriting every piece of text (names, for renaming a function and its calls).
@@ -464,7 +491,7 @@ impl Stmt {
             Stmt::Loop { body } | Stmt::Block(body) => body.map_text(f),
             Stmt::Return(e) => e.map_text(f),
             Stmt::Raw(t) => *t = f(t),
-            Stmt::Break | Stmt::Continue => {}
+            Stmt::Break(_) | Stmt::Continue(_) => {}
         }
     }
 }

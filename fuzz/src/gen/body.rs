@@ -284,7 +284,7 @@ impl<'a> Gen<'a> {
     pub(super) fn fix_last(&mut self, stmts: &mut Vec<Stmt>, loop_body: bool) {
         let bad = match stmts.last() {
             Some(Stmt::Block(_)) => !self.allows(Bug::BlockStmtLast),
-            Some(Stmt::Break | Stmt::Continue | Stmt::Return(_)) => false,
+            Some(Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(_)) => false,
             Some(s) if s.any_jump() && !(loop_body && s.is_simple_jump_if()) => {
                 !self.allows(Bug::LoopWithJumpLast)
             }
@@ -294,7 +294,7 @@ impl<'a> Gen<'a> {
         // value, not with one that computes constants only.
         let jumps = stmts.iter().rev().skip(1).any(Stmt::any_jump);
         let inert_last = match stmts.last() {
-            Some(Stmt::Break | Stmt::Continue | Stmt::Return(_)) | None => false,
+            Some(Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(_)) | None => false,
             Some(Stmt::Assign { value, .. } | Stmt::Let { init: value, .. }) => {
                 !self.active(&super::ast::expr_text(value))
             }

@@ -28,7 +28,17 @@ impl Gen<'_> {
     /// The jump a conditional arm may end with, if any is allowed here.
     pub(super) fn jump(&mut self, cond_active: bool) -> Option<Stmt> {
         let mut options: Vec<(u32, u8)> = Vec::new();
-        if let Some(l) = self.loops.last() {
+        // A jump to the innermost loop, or (labelled) to an enclosing one.
+        let depth = self.loops.len();
+        let target = match depth {
+            0 | 1 => depth.checked_sub(1),
+            _ if self.rng.chance(self.w(C::Labelled) as f64 / 100.0) => {
+                self.used[C::Labelled as usize] += 1;
+                Some(self.rng.below(depth - 1))
+            }
+            _ => Some(depth - 1),
+        };
+        if let Some(l) = target.map(|d| &self.loops[d]) {
             let in_block = self.block_stmts > l.block_stmts_at_entry;
             let loop_ok = (!in_block || self.allows(Bug::JumpInBlockStmt))
                 && (self.value_arms == 0 || self.allows(Bug::JumpInValueArm));
@@ -40,6 +50,7 @@ impl Gen<'_> {
                 options.push((self.w(C::Continue), 1));
             }
         }
+        let label = target.filter(|&d| d + 1 < depth);
         if self.allow_return
             && (self.block_stmts == 0 || self.allows(Bug::JumpInBlockStmt))
             && (self.value_arms == 0 || self.allows(Bug::JumpInValueArm))
@@ -54,11 +65,11 @@ impl Gen<'_> {
         Some(match kind {
             0 => {
                 self.used[C::Break as usize] += 1;
-                Stmt::Break
+                Stmt::Break(label)
             }
             1 => {
                 self.used[C::Continue as usize] += 1;
-                Stmt::Continue
+                Stmt::Continue(label)
             }
             _ => {
                 self.used[C::Return as usize] += 1;
@@ -127,10 +138,9 @@ impl Gen<'_> {
             }
             _ => {
                 let mut b = self.arm(cf, 3);
-                let then_jumps = then
-                    .stmts
-                    .last()
-                    .is_some_and(|s| matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return(_)));
+                let then_jumps = then.stmts.last().is_some_and(|s| {
+                    matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(_))
+                });
                 if !then_jumps && self.rng.chance(0.1) {
                     if let Some(j) = self.jump_after(&b.stmts, cf) {
                         b.stmts.push(j);

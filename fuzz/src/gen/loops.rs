@@ -392,7 +392,7 @@ impl Gen<'_> {
         let stop = Stmt::If(If {
             active: self.active(&cond),
             cond,
-            then: Block::new(vec![Stmt::Break]),
+            then: Block::new(vec![Stmt::Break(None)]),
             els: None,
         });
         let v = var.clone();

@@ -70,7 +70,7 @@ pub fn reduce(runner: &mut Runner, seed: u64, unit: &Unit) -> io::Result<Option<
 fn well_formed(b: &Block) -> bool {
     let n = b.stmts.len();
     b.stmts.iter().enumerate().all(|(i, s)| {
-        let jump = matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return(_));
+        let jump = matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(_));
         (!jump || (i + 1 == n && b.tail.is_none()))
             && match s {
                 Stmt::If(i) => if_well_formed(i),
@@ -367,7 +367,7 @@ fn stmt_variants(s: &Stmt, simple: &str) -> Vec<Vec<Stmt>> {
                 out.push(vec![Stmt::Return(v)]);
             }
         }
-        Stmt::Break | Stmt::Continue | Stmt::Raw(_) => {}
+        Stmt::Break(_) | Stmt::Continue(_) | Stmt::Raw(_) => {}
     }
     out
 }
