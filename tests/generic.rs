@@ -296,6 +296,63 @@ fn repeats_of_a_const_generic_length() {
     assert!((f64::from(gx32) - want_x).abs() < 1e-5);
 }
 
+/// A polyline's length, generic over its float: a slice of points `&[[T; 2]]`.
+#[autodiff(order = 2)]
+fn polyline<T: Float>(p: &[[T; 2]]) -> T {
+    let mut s = T::zero();
+    for i in 1..p.len() {
+        let dx = p[i][0] - p[i - 1][0];
+        let dy = p[i][1] - p[i - 1][1];
+        s = s + (dx * dx + dy * dy).sqrt();
+    }
+    s
+}
+
+/// xᵀAx over rows (`&[Vec<T>]`), generic over its float.
+#[autodiff]
+fn quadratic<T: Float>(a: &[Vec<T>], x: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..x.len() {
+        for j in 0..x.len() {
+            s = s + x[i] * a[i][j] * x[j];
+        }
+    }
+    s
+}
+
+#[test]
+fn nested_containers_in_generic_functions() {
+    let p = [[0.0, 0.0], [3.0, 4.0], [3.0, 5.0]];
+    let g: Vec<[f64; 2]> = grad_polyline(&p);
+    // Each point's gradient: the unit vector of the segment before it minus that after it.
+    let want = [[-0.6, -0.8], [0.6, -0.2], [0.0, 1.0]];
+    for (got, want) in g.iter().zip(want) {
+        assert_close(got[0], want[0], 1e-12, "∂x");
+        assert_close(got[1], want[1], 1e-12, "∂y");
+    }
+    let g32: Vec<[f32; 2]> = grad_polyline(&[[0.0f32, 0.0], [3.0, 4.0]]);
+    assert_eq!(g32, vec![[-0.6, -0.8], [0.6, 0.8]]);
+    let (_, t) = jvp_polyline(&p, &[[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]]);
+    assert_close(t, g[1][0], 1e-12, "jvp along p[1][0]");
+    let h = hessian_polyline(&p);
+    let point = [0.0, 0.0, 3.0, 4.0, 3.0, 5.0];
+    for i in 0..6 {
+        let gi = |q: &[f64]| {
+            let pts = [[q[0], q[1]], [q[2], q[3]], [q[4], q[5]]];
+            grad_polyline(&pts).concat()[i]
+        };
+        let fd = central_difference(gi, &point);
+        for j in 0..6 {
+            assert_close(h[i][j], fd[j], 1e-6, "Hessian against differences of grad_");
+        }
+    }
+    let (ga, gx) = grad_quadratic(&[vec![1.0f32, 2.0], vec![0.0, 1.0]], &[1.0, 2.0]);
+    assert_eq!(
+        (ga, gx),
+        (vec![vec![1.0, 2.0], vec![2.0, 4.0]], vec![6.0, 6.0])
+    );
+}
+
 struct Spring {
     k: f64,
 }

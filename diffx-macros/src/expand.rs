@@ -252,7 +252,13 @@ fn expand_parsed(item: ItemFn, args: parse::Args) -> syn::Result<TokenStream> {
     };
     let generic = !item.sig.generics.params.is_empty() || tokens::is_generic(&sig.float);
     let out = match generic {
-        true => emit::generics::generic(out, &item, &sig.float)?,
+        true => {
+            let containers = sig
+                .params
+                .iter()
+                .any(|p| p.differentiable && p.numbers && p.kind == Kind::Other);
+            emit::generics::generic(out, &item, &sig.float, containers)?
+        }
         false => out,
     };
     match (&sig.receiver, names_self(&item.sig)) {

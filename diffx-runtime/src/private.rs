@@ -622,27 +622,30 @@ macro_rules! scalar_support {
                 self
             }
         }
-        impl Fit<$t> for $t {
-            #[inline(always)]
-            fn fit(&self, _: &$t) -> $t {
-                *self
-            }
-            #[inline(always)]
-            fn accumulate_into(&self, acc: &mut $t, _: &$t) {
-                *acc += *self;
-            }
-        }
-        impl Fit<$t> for Zero {
-            #[inline(always)]
-            fn fit(&self, _: &$t) -> $t {
-                0.0
-            }
-            #[inline(always)]
-            fn accumulate_into(&self, _: &mut $t, _: &$t) {}
-        }
     )*};
 }
 scalar_support!(f32, f64);
+
+// (Any float, so that a function generic over its float type adds into adjoints of `T`.)
+impl<F: Float> Fit<F> for F {
+    #[inline(always)]
+    fn fit(&self, _: &F) -> F {
+        *self
+    }
+    #[inline(always)]
+    fn accumulate_into(&self, acc: &mut F, _: &F) {
+        *acc += *self;
+    }
+}
+
+impl<F: Float> Fit<F> for Zero {
+    #[inline(always)]
+    fn fit(&self, _: &F) -> F {
+        F::ZERO
+    }
+    #[inline(always)]
+    fn accumulate_into(&self, _: &mut F, _: &F) {}
+}
 
 /// The shape of `t` as a tensor without elements: what the backward sweep needs of a value it reads
 /// only to sum a contribution to its shape (the `like` of [`fit`] and [`accumulate`]), so that the

@@ -13,11 +13,13 @@ use syn::{GenericParam, Generics, Item};
 use crate::tokens;
 
 /// `items` (the function and its derivative functions) with the generics of `primal`; `float` is
-/// its float type, a type parameter or `f64`/`f32` (`fn norm<const N: usize>(x: [f64; N])`).
+/// its float type, a type parameter or `f64`/`f32` (`fn norm<const N: usize>(x: [f64; N])`);
+/// `containers`: whether it differentiates nested containers or tuples of its float.
 pub fn generic(
     items: TokenStream,
     primal: &syn::ItemFn,
     float: &Ident,
+    containers: bool,
 ) -> syn::Result<TokenStream> {
     let file: syn::File = syn::parse2(items)?;
     let name = &primal.sig.ident;
@@ -58,6 +60,20 @@ pub fn generic(
                 w.predicates
                     .push(syn::parse_quote_spanned!(at=> #float: ::diffx::__private::FloatType));
             }
+            if containers && tokens::is_generic(float) && !ident.starts_with("explain_") {
+                // Nested containers and tuples of `T` are visited through `diffx::Params`, which
+                // `f32` and `f64` are (the function may be bound by num-traits' `Float` only).
+                add_bound(
+                    &mut f.sig.generics,
+                    float,
+                    syn::parse_quote!(::diffx::Float),
+                );
+                add_bound(
+                    &mut f.sig.generics,
+                    float,
+                    syn::parse_quote!(::diffx::Params<Elem = #float>),
+                );
+            }
             if ident.starts_with("explain_") && tokens::is_generic(float) {
                 // The trace records numbers of diffx's own float types, and their values (of the
                 // function's own type parameter: an `impl`'s guessed one is checked above).
@@ -80,6 +96,30 @@ pub fn generic(
         out.push(f.into_token_stream());
     }
     Ok(quote!(#(#out)*))
+}
+
+/// `bound` on the type parameter `t` where the user bounds it: in its `where` predicate if it has
+/// one, else at the parameter (clippy's `multiple_bound_locations` would flag a second place).
+fn add_bound(generics: &mut Generics, t: &Ident, bound: syn::TypeParamBound) {
+    let own = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident(t));
+    if let Some(w) = &mut generics.where_clause {
+        for p in w.predicates.iter_mut() {
+            if let syn::WherePredicate::Type(pt) = p {
+                if own(&pt.bounded_ty) {
+                    pt.bounds.push(bound);
+                    return;
+                }
+            }
+        }
+    }
+    for p in generics.params.iter_mut() {
+        if let GenericParam::Type(tp) = p {
+            if tp.ident == *t {
+                tp.bounds.push(bound);
+                return;
+            }
+        }
+    }
 }
 
 /// Whether the generated function `name` only calls the hidden ones (`dhvp_`, `explain_` and

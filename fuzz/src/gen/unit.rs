@@ -195,7 +195,7 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
             h.generic = true;
         }
     }
-    if !main.generic && rng.chance(w(C::Packed) as f64 / 100.0) {
+    if rng.chance(w(C::Packed) as f64 / 100.0) {
         pack(&mut main, false);
     } else if rng.chance(w(C::Fields) as f64 / 100.0) {
         pack(&mut main, true);
