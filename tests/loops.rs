@@ -516,3 +516,81 @@ fn loops_assigned_and_returned() {
         assert!(close(jvp_newton_sqrt(a, 1.0).1, grad_newton_sqrt(a), 1e-12));
     }
 }
+
+/// A tiny linear congruential generator: state changed by `&mut self`.
+#[derive(Clone)]
+struct Lcg(u64);
+
+impl Lcg {
+    fn next_unit(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Constants a loop body changes in place through methods (`stack.pop()`, `rng.next_unit()`,
+/// an iterator's `next()`). SILENT before: the backward sweep recomputed each iteration from the
+/// constants' final state (an empty stack, a generator run on), so `grad_` was 0 where `jvp_`
+/// gave 6. Each such constant is now a loop cell, changed in a copy per iteration.
+#[autodiff(wrt(x))]
+fn consumed(x: f64, seeds: &[f64], n: usize) -> f64 {
+    let mut stack = seeds.to_vec();
+    let mut rng = Lcg(7);
+    let mut steps = seeds.iter();
+    let mut y = 0.0;
+    for _ in 0..n {
+        let r = stack.pop().unwrap_or(0.0);
+        let u = rng.next_unit();
+        if let Some(s) = steps.next() {
+            y += s * x;
+        }
+        if u > 0.3 {
+            y += r * x * x;
+        } else {
+            y += u * x;
+        }
+    }
+    y
+}
+
+#[test]
+fn constants_changed_in_place_in_loops() {
+    let seeds = [1.0, 2.0, 3.0, -0.5];
+    for n in [0, 1, 3, 5] {
+        for x in [0.5, -1.25] {
+            let g = grad_consumed(x, &seeds, n);
+            let fd =
+                diffx::check::central_difference(|v: &[f64]| consumed(v[0], &seeds, n), &[x])[0];
+            assert!(close(g, fd, 1e-6), "n = {n}, x = {x}: {g} vs {fd}");
+            let (v, t) = jvp_consumed(x, &seeds, n, 1.0);
+            assert_eq!(v, consumed(x, &seeds, n));
+            assert!(close(t, g, 1e-12));
+        }
+    }
+}
+
+/// A constant vector pushed onto in a loop whose condition reads it: SILENT before (the backward
+/// sweep replayed the pushes on the final vector, so `idx.len() < 2` failed and the arm's adjoint
+/// was skipped).
+#[autodiff]
+fn first_two_positive(x: &[f64]) -> f64 {
+    let mut idx: Vec<usize> = Vec::new();
+    let mut y = 0.0;
+    for (i, &v) in x.iter().enumerate() {
+        if idx.len() < 2 && v > 0.0 {
+            idx.push(i);
+            y += v * v;
+        }
+    }
+    y + idx.len() as f64
+}
+
+#[test]
+fn constant_vectors_pushed_in_loops() {
+    let x = [-1.0, 0.5, 2.0, 3.0];
+    assert_eq!(grad_first_two_positive(&x), vec![0.0, 1.0, 4.0, 0.0]);
+    assert_eq!(jvp_first_two_positive(&x, &[0.0, 0.0, 1.0, 0.0]).1, 4.0);
+}

@@ -312,3 +312,28 @@ fn optional_fields_of_generic_structs() {
     // f = (s·x)²: ∂²/∂s² = 2x², ∂²/∂s∂x = 4sx, ∂²/∂x² = 2s².
     assert_eq!(h, vec![vec![4.5, 12.0], vec![12.0, 8.0]]);
 }
+
+/// `while let` over constants: a stack of step sizes popped until empty.
+#[autodiff(wrt(x))]
+fn steps(x: f64, sizes: &[f64]) -> f64 {
+    let mut stack = sizes.to_vec();
+    let mut y = x;
+    while let Some(h) = stack.pop() {
+        if h < 0.0 {
+            continue;
+        }
+        y = y * (1.0 + h) + h * x;
+    }
+    y
+}
+
+#[test]
+fn while_let_on_constants() {
+    // y = x·Π(1 + hᵢ) + Σ hᵢ x Π_{later}(1 + hⱼ): linear in x.
+    let sizes = [0.5, -1.0, 0.25];
+    let g = grad_steps(2.0, &sizes);
+    let fd = central_difference(|v: &[f64]| steps(v[0], &sizes), &[2.0])[0];
+    assert!(close(g, fd, 1e-9), "{g} vs {fd}");
+    assert!(close(g, steps(1.0, &sizes), 1e-12), "linear in x");
+    assert_eq!(jvp_steps(2.0, &sizes, 1.0).0, steps(2.0, &sizes));
+}

@@ -1,7 +1,7 @@
 //! Token-level helpers: finding and replacing the user's variable names in code that is kept as
 //! written (constant expressions, `println!` arguments, rule templates).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Group, Ident, Spacing, TokenStream, TokenTree};
 
@@ -150,6 +150,50 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
 pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     writes_into(tokens, false, &mut out);
+    out
+}
+
+/// Names that a method is called on in `tokens` (`stack.pop()`, `rng.next()`), but for methods
+/// that only read (`len`, `iter`, `get`, …), and names borrowed mutably (`&mut it`), each with
+/// where it is first.
+pub fn method_receivers(tokens: TokenStream) -> BTreeMap<String, proc_macro2::Span> {
+    const READ_ONLY: [&str; 14] = [
+        "len", "is_empty", "iter", "get", "contains", "clone", "first", "last", "to_vec",
+        "as_slice", "powi", "abs", "min", "max",
+    ];
+    let mut out = BTreeMap::new();
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => {
+                for (n, at) in method_receivers(g.stream()) {
+                    out.entry(n).or_insert(at);
+                }
+            }
+            TokenTree::Ident(id) => {
+                let after_dot =
+                    i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let dot =
+                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let method = match trees.get(i + 2) {
+                    Some(TokenTree::Ident(m)) => Some(m.to_string()),
+                    _ => None,
+                };
+                let called = matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                let borrowed_mut = i >= 2
+                    && matches!(&trees[i - 1], TokenTree::Ident(m) if m == "mut")
+                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == '&');
+                let changing = !after_dot
+                    && dot
+                    && called
+                    && method.is_some_and(|m| !READ_ONLY.contains(&m.as_str()));
+                if changing || borrowed_mut {
+                    out.entry(id.to_string()).or_insert(id.span());
+                }
+            }
+            _ => {}
+        }
+    }
     out
 }
 

@@ -25,6 +25,30 @@ use num_traits::Float as NumFloat;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Zero;
 
+/// A copy of a constant that a loop body changes in place (`stack.pop()`, `rng.next()`): each
+/// iteration changes a copy, so that reverse mode can replay it from where it started.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` changes in a loop here, and reverse mode replays each iteration from its value at the start: it needs `Clone`",
+    label = "changed here, in a loop",
+    note = "derive `Clone` for it, or move the call out of the loop"
+)]
+pub trait Replayed {
+    fn replayed(&self) -> Self;
+}
+
+impl<T: Clone> Replayed for T {
+    #[inline]
+    fn replayed(&self) -> Self {
+        self.clone()
+    }
+}
+
+/// See [`Replayed`].
+#[inline]
+pub fn replayed<T: Replayed>(x: &T) -> T {
+    x.replayed()
+}
+
 /// The value inside an optional parameter, as a place: `#[autodiff]` reads `if let Some(b) =
 /// p.offset { … }` as `p.offset[Inner]` in the arm, which the gradient's `p_bar.offset[Inner]`
 /// receives (an index is a place to read and to write alike).

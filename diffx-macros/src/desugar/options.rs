@@ -7,6 +7,8 @@
 //! optional field of a parameter struct (`bias: Option<Tensor>`) is differentiated where it is
 //! `Some`. `match p.offset { Some(b) => A, None => B }` is the same `if let`.
 //!
+//! `while let PAT = E { A }` becomes `loop { if let PAT = E { A } else { break; } }`.
+//!
 //! Any other `if let PAT = E` becomes `if matches!(E, PAT) { let (a, …) = match E { PAT => (a,
 //! …), _ => unreachable!() }; A } else { B }`, `E` bound first unless it is a place: its names
 //! are constants there (lowering refuses a differentiable `E` at the `match`).
@@ -34,6 +36,13 @@ impl VisitMut for IfLets {
                 *e = as_if;
             }
         }
+        if let Expr::While(w) = e {
+            if let Expr::Let(l) = &*w.cond {
+                self.counter += 1;
+                *e = while_let(w, l, self.counter);
+            }
+            return;
+        }
         let Expr::If(i) = e else { return };
         let Expr::Let(l) = &*i.cond else { return };
         let (then_, else_) = (&i.then_branch, i.else_branch.as_ref().map(|(_, e)| e));
@@ -54,6 +63,17 @@ impl VisitMut for IfLets {
             }
         };
     }
+}
+
+/// `while let PAT = e { A }` as `loop { if let PAT = e { A } else { break; } }`, the `if let` in
+/// its general form (`e` is evaluated once per iteration).
+fn while_let(w: &syn::ExprWhile, l: &syn::ExprLet, n: usize) -> Expr {
+    let else_: Expr = syn::parse_quote!({
+        break;
+    });
+    let arm = general(l, &w.body, &else_, n);
+    let label = &w.label;
+    syn::parse_quote!(#label loop { #arm })
 }
 
 /// `match e { Some(b) => A, None => B }` (either order, `_` for `None`) as `if let Some(b) = e`.

@@ -204,7 +204,28 @@ fn idents(tokens: &TokenStream) -> HashSet<String> {
 /// the arguments), a reference a kept statement made, or a copy of a borrowed parameter. (The
 /// results of operations, calls, shapes and residuals are owned.)
 fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool {
+    // Constants that may borrow (`let mut steps = x.iter();`): a loop cell copied from one
+    // borrows too.
+    let mut borrowing: BTreeSet<String> = BTreeSet::new();
+    let mut borrowing_cells = BTreeSet::new();
+    for s in forward {
+        match s {
+            Stmt::Const { name, expr, .. } if borrows(expr) => {
+                borrowing.insert(name.to_string());
+            }
+            Stmt::Let {
+                dst,
+                op: Op::Id,
+                args,
+                ..
+            } if matches!(&args[..], [Atom::Const(c)] if borrowing.contains(&c.to_string())) => {
+                borrowing_cells.insert(*dst);
+            }
+            _ => {}
+        }
+    }
     forward.iter().all(|s| match s {
+        Stmt::Loop { cells, .. } if cells.iter().any(|c| borrowing_cells.contains(c)) => false,
         // A loop's tape holds its cells and loop variables: owned over a range or in a `while`
         // (over a slice, its elements would be references).
         Stmt::Loop { head, .. } => match head {
@@ -224,7 +245,10 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
             args,
             ..
         } => {
-            let copied_ref = matches!(args[..], [Atom::Var(v)] if f.vars[v.0].is_ref);
+            let copied_ref = match &args[..] {
+                [Atom::Var(v)] => f.vars[v.0].is_ref,
+                _ => borrowing_cells.contains(dst),
+            };
             !copied_ref
                 || matches!(f.kind(*dst), Kind::Scalar | Kind::Tensor)
                 || !mentioned.contains(&f.name(*dst).to_string())

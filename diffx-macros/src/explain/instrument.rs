@@ -364,11 +364,16 @@ impl<'a> Instrument<'a> {
             (Op::Rule(rule), _) => {
                 let needed: Vec<bool> = args.iter().map(|a| a.var().is_some()).collect();
                 let parts = partials(b, rule, args, &Atom::Var(dst), &needed)?;
+                let float = &self.float;
                 let parts = parts.iter().map(|p| {
                     p.as_ref()
-                        .map_or(quote!(::core::option::Option::None), |p| {
-                            let p = place(&b.func, p);
-                            quote!(::core::option::Option::Some(#p))
+                        .map_or(quote!(::core::option::Option::None), |a| {
+                            let p = place(&b.func, a);
+                            match a {
+                                // (A constant may be a reference, `&f64` of `iter().next()`.)
+                                Atom::Const(_) => quote!(::core::option::Option::Some(*::core::borrow::Borrow::<#float>::borrow(&#p))),
+                                _ => quote!(::core::option::Option::Some(#p)),
+                            }
                         })
                 });
                 self.operation(dst, op, args, parts.collect())

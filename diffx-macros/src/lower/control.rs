@@ -259,21 +259,34 @@ impl Lowerer<'_> {
             );
         }
         let assigned = crate::tokens::assigned(body.to_token_stream());
-        let carried: Vec<(String, Atom)> = self
-            .visible()
-            .into_iter()
-            .filter(|(n, _)| assigned.contains(n))
+        // A `let mut` constant the body calls a method on may change (`stack.pop()`): a cell too,
+        // while it is a constant (a vector the body pushes differentiable values onto becomes a
+        // differentiable vector instead, whose writes are logged).
+        let receivers = crate::tokens::method_receivers(body.to_token_stream());
+        let changed: BTreeSet<String> = receivers
+            .into_keys()
+            .filter(|n| self.mutable_consts.contains(n) && !assigned.contains(n))
             .collect();
-        let mut active: BTreeSet<String> = carried
+        let written = crate::tokens::element_written(body.to_token_stream());
+        let carried_now = |l: &Self, active: &BTreeSet<String>| -> Vec<(String, Atom)> {
+            l.visible()
+                .into_iter()
+                .filter(|(n, _)| {
+                    assigned.contains(n)
+                        || (changed.contains(n) && !(written.contains(n) && active.contains(n)))
+                })
+                .collect()
+        };
+        let mut active: BTreeSet<String> = carried_now(self, &BTreeSet::new())
             .iter()
             .filter(|(_, a)| a.var().is_some())
             .map(|(n, _)| n.clone())
             .collect();
-        let written = crate::tokens::element_written(body.to_token_stream());
         // What each cell holds, as the previous pass found it: a cell that starts as a constant
         // (`let mut h = x.clone()`) may hold a tensor that carries derivatives.
         let mut kinds = HashMap::new();
         loop {
+            let carried = carried_now(self, &active);
             let (len, before) = (self.b.func.body.len(), self.visible());
             let pending = std::mem::take(&mut self.pending);
             let result = self.lower_loop(e, body, &carried, &active, &written, &mut kinds);
@@ -359,9 +372,31 @@ impl Lowerer<'_> {
         if let LoopHead::For { exit: e, .. } = &mut head {
             *e = exit;
         }
+        // A constant the body changes in place (`stack.pop()`) is changed in a copy made at the
+        // start of each iteration, which the iteration writes back: the cell keeps the value the
+        // iteration started from, which the backward sweep recomputes the body from.
+        let receivers = crate::tokens::method_receivers(body.to_token_stream());
+        let in_place: Vec<(String, crate::ir::Var, proc_macro2::Span)> = carried
+            .iter()
+            .zip(&cells)
+            .filter(|((n, _), (_, is_active))| !is_active && self.mutable_consts.contains(n))
+            .filter_map(|((n, _), (cell, _))| Some((n.clone(), *cell, *receivers.get(n)?)))
+            .collect();
         self.loop_depth += 1;
         let lowered = self.branch(|l| {
             l.scopes.push(bindings);
+            for (n, cell, at) in &in_place {
+                let copy = l.b.user_name(n);
+                let cell = Ident::new(&l.b.func.name(*cell).to_string(), *at);
+                l.b.push(Stmt::Const {
+                    name: copy.clone(),
+                    mutable: true,
+                    ty: None,
+                    // Spanned at the change: a type without `Clone` is reported there.
+                    expr: quote::quote_spanned!(*at=> ::diffx::__private::replayed(&#cell)),
+                });
+                l.rebind(n, Atom::Const(copy.into_token_stream()));
+            }
             let r = l.block(stmts_of_body, false);
             l.scopes.pop();
             r

@@ -52,6 +52,10 @@ pub struct Lowerer<'b> {
     /// is kept in a local where it is read, since the backward sweep evaluates partials later,
     /// after the vector may have changed.
     pub written: BTreeSet<String>,
+    /// Constant locals declared `let mut`: a loop body that calls a method on one may change it
+    /// (`stack.pop()`, `rng.next()`), so the loop carries it as a cell (the backward sweep
+    /// recomputes the body from the value it had).
+    pub(super) mutable_consts: BTreeSet<String>,
     /// Those of them that hold floats: even a constant written into one makes it a vector with
     /// an undo log, since the backward sweep recomputes code that reads it.
     pub(super) float_vectors: BTreeSet<String>,
@@ -102,6 +106,7 @@ impl<'b> Lowerer<'b> {
             in_template: false,
             const_types: std::collections::HashMap::new(),
             written: BTreeSet::new(),
+            mutable_consts: BTreeSet::new(),
             float_vectors: BTreeSet::new(),
             indexed: BTreeSet::new(),
             referenced: BTreeSet::new(),
@@ -477,6 +482,11 @@ impl<'b> Lowerer<'b> {
                 if let Some(ty) = &ty {
                     self.const_types.insert(fresh.to_string(), ty.clone());
                 }
+                if mutable {
+                    self.mutable_consts.insert(name.to_string());
+                } else {
+                    self.mutable_consts.remove(name);
+                }
                 self.b.push(Stmt::Const {
                     name: fresh.clone(),
                     mutable,
@@ -563,6 +573,9 @@ impl<'b> Lowerer<'b> {
             names.insert(id.to_string());
             None
         });
+        // A `let mut` constant the statement changes (`idx.push(i)`), held under another name
+        // (a loop's copy): bound by `&mut`, so the change lands in it.
+        let changed = tokens::method_receivers(ts.clone());
         let binds = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
@@ -577,6 +590,11 @@ impl<'b> Lowerer<'b> {
                     Atom::Field(..) | Atom::Var(_) if self.refs.contains(&n) => {
                         let place = operands::place(&self.b.func, &a);
                         Atom::Const(quote!(&#place))
+                    }
+                    Atom::Const(c)
+                        if changed.contains_key(&n) && self.mutable_consts.contains(&n) =>
+                    {
+                        Atom::Const(quote!(&mut #c))
                     }
                     Atom::Field(..) if self.copied.contains(&n) => {
                         Atom::Const(operands::place(&self.b.func, &a))
