@@ -594,3 +594,31 @@ fn constant_vectors_pushed_in_loops() {
     assert_eq!(grad_first_two_positive(&x), vec![0.0, 1.0, 4.0, 0.0]);
     assert_eq!(jvp_first_two_positive(&x, &[0.0, 0.0, 1.0, 0.0]).1, 4.0);
 }
+
+/// A constant changed in place in an arm outside any loop (SILENT before: the backward sweep
+/// recomputed the arm, popping a second element), and in a `match` arm.
+#[autodiff]
+fn popped_in_arm(x: f64, n: usize) -> f64 {
+    let mut stack = vec![1.0, 2.0];
+    let r = if x > 0.0 {
+        let k = stack.pop().unwrap_or(0.0);
+        k * x * x
+    } else {
+        x
+    };
+    let s = match n {
+        0 => stack.pop().unwrap_or(5.0) * x,
+        _ => x,
+    };
+    r + s + stack.len() as f64
+}
+
+#[test]
+fn constants_changed_in_place_in_arms() {
+    for (x, n) in [(0.5, 0), (0.5, 1), (-0.5, 0), (-0.5, 1)] {
+        let g = grad_popped_in_arm(x, n);
+        let fd = diffx::check::central_difference(|v: &[f64]| popped_in_arm(v[0], n), &[x])[0];
+        assert!(close(g, fd, 1e-6), "x = {x}, n = {n}: {g} vs {fd}");
+        assert!(close(jvp_popped_in_arm(x, n, 1.0).1, g, 1e-12));
+    }
+}

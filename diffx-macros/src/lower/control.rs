@@ -211,16 +211,60 @@ impl Lowerer<'_> {
         want_value: bool,
         before: &[(String, Atom)],
     ) -> syn::Result<(Arm, Arm)> {
-        let then_arm = self.branch(|l| l.block(&e.then_branch.stmts, want_value))?;
+        // A constant an arm changes in place (`stack.pop()`) is changed in a copy in each arm,
+        // which the `if` gives out: the backward sweep recomputes the arm that ran from the value
+        // before it. (In a loop, the iteration's copy does this.)
+        let changed: Vec<(String, proc_macro2::Span)> = match self.loop_depth {
+            0 => crate::tokens::method_receivers(e.to_token_stream())
+                .into_iter()
+                .filter(|(n, _)| {
+                    self.mutable_consts.contains(n)
+                        && before.iter().any(|(m, a)| m == n && a.var().is_none())
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let then_arm = self.branch(|l| {
+            l.copies(&changed);
+            l.block(&e.then_branch.stmts, want_value)
+        })?;
         self.restore(before);
         let else_arm = match e.else_branch.as_ref().map(|(_, e)| &**e) {
-            Some(Expr::If(inner)) => self.branch(|l| l.if_expr(inner, want_value).map(Some))?,
-            Some(Expr::Block(b)) => self.branch(|l| l.block(&b.block.stmts, want_value))?,
+            Some(Expr::If(inner)) => self.branch(|l| {
+                l.copies(&changed);
+                l.if_expr(inner, want_value).map(Some)
+            })?,
+            Some(Expr::Block(b)) => self.branch(|l| {
+                l.copies(&changed);
+                l.block(&b.block.stmts, want_value)
+            })?,
             Some(other) => return err(other.span(), "write the `else` arm as a block"),
-            None => (Vec::new(), None, before.to_vec()),
+            None if changed.is_empty() => (Vec::new(), None, before.to_vec()),
+            None => self.branch(|l| {
+                l.copies(&changed);
+                Ok(None)
+            })?,
         };
         self.restore(before);
         Ok((then_arm, else_arm))
+    }
+
+    /// `let mut n_1 = replayed(&n);` for each constant `n` changed in place, `n` bound to the copy.
+    fn copies(&mut self, changed: &[(String, proc_macro2::Span)]) {
+        for (n, at) in changed {
+            let Some(Atom::Const(current)) = self.lookup(n).cloned() else {
+                continue;
+            };
+            let copy = self.b.user_name(n);
+            let current = crate::tokens::respan(current, *at);
+            self.b.push(Stmt::Const {
+                name: copy.clone(),
+                mutable: true,
+                ty: None,
+                expr: quote::quote_spanned!(*at=> ::diffx::__private::replayed(&#current)),
+            });
+            self.rebind(n, Atom::Const(copy.into_token_stream()));
+        }
     }
 
     /// `for`/`while`: the names the body reassigns become cells. A cell whose value comes to depend
@@ -376,27 +420,17 @@ impl Lowerer<'_> {
         // start of each iteration, which the iteration writes back: the cell keeps the value the
         // iteration started from, which the backward sweep recomputes the body from.
         let receivers = crate::tokens::method_receivers(body.to_token_stream());
-        let in_place: Vec<(String, crate::ir::Var, proc_macro2::Span)> = carried
+        let in_place: Vec<(String, proc_macro2::Span)> = carried
             .iter()
             .zip(&cells)
             .filter(|((n, _), (_, is_active))| !is_active && self.mutable_consts.contains(n))
-            .filter_map(|((n, _), (cell, _))| Some((n.clone(), *cell, *receivers.get(n)?)))
+            .filter_map(|((n, _), _)| Some((n.clone(), *receivers.get(n)?)))
             .collect();
         self.loop_depth += 1;
         let lowered = self.branch(|l| {
             l.scopes.push(bindings);
-            for (n, cell, at) in &in_place {
-                let copy = l.b.user_name(n);
-                let cell = Ident::new(&l.b.func.name(*cell).to_string(), *at);
-                l.b.push(Stmt::Const {
-                    name: copy.clone(),
-                    mutable: true,
-                    ty: None,
-                    // Spanned at the change: a type without `Clone` is reported there.
-                    expr: quote::quote_spanned!(*at=> ::diffx::__private::replayed(&#cell)),
-                });
-                l.rebind(n, Atom::Const(copy.into_token_stream()));
-            }
+            // (Spanned at the change: a type without `Clone` is reported there.)
+            l.copies(&in_place);
             let r = l.block(stmts_of_body, false);
             l.scopes.pop();
             r

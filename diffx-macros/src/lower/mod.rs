@@ -206,15 +206,24 @@ impl<'b> Lowerer<'b> {
         }
     }
 
-    /// Whether `e` reads an element of a vector the body writes (`v[1]`, `v[i] * 2.0`).
+    /// Whether `e` reads an element of a vector the body writes (`v[1]`, `v[i] * 2.0`), or changes
+    /// a `let mut` constant in place.
     fn reads_written(&self, e: &Expr) -> bool {
-        !self.written.is_empty()
+        let changes = || {
+            // (`stack.pop()`: evaluated once, where it is, not again where a partial reads it.)
+            tokens::method_receivers(e.to_token_stream())
+                .keys()
+                .any(|n| self.mutable_consts.contains(n))
+        };
+        (!self.written.is_empty()
             && tokens::element_read(e.to_token_stream())
                 .iter()
-                .any(|n| self.written.contains(n))
+                .any(|n| self.written.contains(n)))
+            || (!self.mutable_consts.is_empty() && changes())
     }
 
-    /// A constant kept in a local of its own where it is read: `let c3 = v[1];`.
+    /// A constant kept in a local of its own where it is read: `let c3 = v[1];`, `let c4 =
+    /// stack.pop().unwrap_or(0.0);`.
     fn snapshot(&mut self, value: TokenStream) -> Atom {
         let name = self.b.fresh_name("c");
         self.b.push(Stmt::Verbatim {
