@@ -423,6 +423,9 @@ pub fn lower(
     b.func.numbers = numbers;
     let mut l = Lowerer::new(&mut b);
     l.written = tokens::element_written(item.block.to_token_stream());
+    l.changed_in_place = tokens::method_receivers(item.block.to_token_stream())
+        .into_keys()
+        .collect();
     l.indexed = tokens::element_read(item.block.to_token_stream());
     l.referenced = tokens::referenced(item.block.to_token_stream());
     l.tuple_read = tokens::component_read(item.block.to_token_stream());

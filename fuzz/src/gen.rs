@@ -107,6 +107,10 @@ pub enum C {
     /// A `break` or `continue` in a nested loop that names an enclosing loop's label
     /// (`break 'l0;`): the chance, in percent, that a jump there does.
     Labelled,
+    /// A `let mut stack = vec![…]` of constants declared first, and up to three of the body's
+    /// `0.5` literals read as `stack.pop().unwrap_or(0.5)`: a constant changed in place wherever
+    /// the body is (loops, arms, operands), which reverse mode must replay from where it was.
+    Changed,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -166,10 +170,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Nested, "nested", 25),
     (C::ForLocal, "for_local", 3),
     (C::Labelled, "labelled", 30),
+    (C::Changed, "changed", 15),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Labelled as usize + 1;
+    pub const COUNT: usize = C::Changed as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

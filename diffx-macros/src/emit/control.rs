@@ -87,10 +87,10 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         Stmt::Loop {
             head,
             cells,
+            active,
             body,
             tape,
             logs,
-            ..
         } => {
             let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
             let (inner, yields) = nested(f, &body.body, &body.yields, mutable);
@@ -108,9 +108,19 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 Some(t) => {
                     let entries: Vec<(String, TokenStream)> = cells
                         .iter()
-                        .map(|c| {
+                        .zip(active)
+                        .map(|(c, is_active)| {
                             let c = Atom::Var(*c);
-                            let value = if at_end { place(f, &c) } else { owned(f, &c) };
+                            // (A constant cell pushed as the iteration starts may be read after:
+                            // a copy, which a constant changed in place has.)
+                            let value = match (at_end, is_active) {
+                                (true, _) => place(f, &c),
+                                (false, true) => owned(f, &c),
+                                (false, false) => {
+                                    let p = place(f, &c);
+                                    quote!(::core::clone::Clone::clone(&#p))
+                                }
+                            };
                             (f.name(c.var().expect("a cell")).to_string(), value)
                         })
                         .chain(vars.iter().map(|v| (v.to_string(), quote!(#v))))

@@ -218,7 +218,8 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
                 op: Op::Id,
                 args,
                 ..
-            } if matches!(&args[..], [Atom::Const(c)] if borrowing.contains(&c.to_string())) => {
+            } if matches!(&args[..], [Atom::Const(c)] if idents(c).iter().any(|n| borrowing.contains(n))) =>
+            {
                 borrowing_cells.insert(*dst);
             }
             _ => {}

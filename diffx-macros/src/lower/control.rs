@@ -111,8 +111,8 @@ impl Lowerer<'_> {
             );
             if key(&t) != key(old) || key(&f) != key(old) {
                 names.push(n.clone());
-                then_yields.push(t);
-                else_yields.push(f);
+                then_yields.push(self.replayable(n, &t, e.span()));
+                else_yields.push(self.replayable(n, &f, e.span()));
             }
         }
         // `()` (an arm ending in a unit `if`) is no value.
@@ -247,6 +247,21 @@ impl Lowerer<'_> {
         };
         self.restore(before);
         Ok((then_arm, else_arm))
+    }
+
+    /// `a`, the value of `n`, as a cell's start or an arm's yield: a copy where `n` is a constant
+    /// changed in place (the backward sweep recomputes the code that reads it, and reads it again).
+    /// Spanned at `at`, where a type without `Clone` is reported.
+    fn replayable(&self, n: &str, a: &Atom, at: proc_macro2::Span) -> Atom {
+        match a {
+            Atom::Const(c)
+                if self.mutable_consts.contains(n) && self.changed_in_place.contains(n) =>
+            {
+                let c = crate::tokens::respan(c.clone(), at);
+                Atom::Const(quote::quote_spanned!(at=> ::diffx::__private::replayed(&#c)))
+            }
+            a => a.clone(),
+        }
     }
 
     /// `let mut n_1 = replayed(&n);` for each constant `n` changed in place, `n` bound to the copy.
@@ -388,11 +403,14 @@ impl Lowerer<'_> {
         kinds: &mut HashMap<String, Kind>,
     ) -> syn::Result<Vec<String>> {
         self.activate_vectors(written, active, e.span());
+        let receivers = crate::tokens::method_receivers(body.to_token_stream());
         let mut cells = Vec::new();
         for (n, init) in carried {
+            let at = receivers.get(n).copied().unwrap_or_else(|| e.span());
+            let init = self.replayable(n, init, at);
             let cell = match kinds.get(n) {
-                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init.clone()], e.span(), kind),
-                None => self.b.op(Op::Id, vec![init.clone()], e.span()),
+                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
+                None => self.b.op(Op::Id, vec![init], e.span()),
             };
             self.b.rename_user(cell, n);
             cells.push((cell, active.contains(n)));
@@ -419,7 +437,6 @@ impl Lowerer<'_> {
         // A constant the body changes in place (`stack.pop()`) is changed in a copy made at the
         // start of each iteration, which the iteration writes back: the cell keeps the value the
         // iteration started from, which the backward sweep recomputes the body from.
-        let receivers = crate::tokens::method_receivers(body.to_token_stream());
         let in_place: Vec<(String, proc_macro2::Span)> = carried
             .iter()
             .zip(&cells)

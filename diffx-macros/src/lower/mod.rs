@@ -56,6 +56,8 @@ pub struct Lowerer<'b> {
     /// (`stack.pop()`, `rng.next()`), so the loop carries it as a cell (the backward sweep
     /// recomputes the body from the value it had).
     pub(super) mutable_consts: BTreeSet<String>,
+    /// The names the body calls a changing method on (`stack` of `stack.pop()`), anywhere.
+    pub changed_in_place: BTreeSet<String>,
     /// Those of them that hold floats: even a constant written into one makes it a vector with
     /// an undo log, since the backward sweep recomputes code that reads it.
     pub(super) float_vectors: BTreeSet<String>,
@@ -107,6 +109,7 @@ impl<'b> Lowerer<'b> {
             const_types: std::collections::HashMap::new(),
             written: BTreeSet::new(),
             mutable_consts: BTreeSet::new(),
+            changed_in_place: BTreeSet::new(),
             float_vectors: BTreeSet::new(),
             indexed: BTreeSet::new(),
             referenced: BTreeSet::new(),

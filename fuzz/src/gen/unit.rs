@@ -205,6 +205,10 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
             optional(&mut main, read);
         }
     }
+    // (Drawn last too.)
+    if rng.chance(w(C::Changed) as f64 / 100.0) {
+        changed(&mut main);
+    }
     Unit {
         index,
         helper,
@@ -276,6 +280,41 @@ fn optional(f: &mut Function, read: OptionRead) {
         }
     }
     f.optional = Some(read);
+}
+
+/// `f` with `let mut stack = vec![…];` first and up to three of its `0.5` literals popped from it
+/// (`stack.pop().unwrap_or(0.5)`), outside constant items and macros.
+fn changed(f: &mut Function) {
+    let mut left = 3;
+    let mut pop = |text: &str| -> String {
+        if text.contains('"') || text.trim_start().starts_with("const") {
+            return text.to_string();
+        }
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("0.5") {
+            let before = rest[..at].chars().last();
+            let after = rest[at + 3..].chars().next();
+            let word =
+                |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '.' || c == '_');
+            out.push_str(&rest[..at]);
+            if left > 0 && !word(before) && !word(after) {
+                out.push_str("stack.pop().unwrap_or(0.5)");
+                left -= 1;
+            } else {
+                out.push_str("0.5");
+            }
+            rest = &rest[at + 3..];
+        }
+        out.push_str(rest);
+        out
+    };
+    f.body.map_text(&mut pop);
+    if left < 3 {
+        let stack = Stmt::Raw("let mut stack = vec![0.25, 1.5, -0.5, 2.0, 0.75, 1.25];".into());
+        f.body.stmts.insert(0, stack);
+        f.used[C::Changed as usize] += 1;
+    }
 }
 
 /// Chooses the parameters: one to three floats, maybe a slice, `Vec` or array, maybe `n`.
