@@ -433,11 +433,7 @@ impl<T: Params> Params for Option<T> {
         other: &Self,
         f: &mut dyn FnMut(LeafMut<'_, T::Elem>, Leaf<'_, T::Elem>),
     ) {
-        match (self, other) {
-            (Some(a), Some(b)) => a.zip_mut(b, f),
-            (None, None) => {}
-            (a, _) => panic!("{}", optional_misfit(a.is_some())),
-        }
+        zip_optional(self, other, |a, b| a.zip_mut(b, f));
     }
     fn zeros_like(&self) -> Self {
         self.as_ref().map(Params::zeros_like)
@@ -458,6 +454,16 @@ impl<T: Params> Params for Option<T> {
             (_, None) => {}
             (None, Some(_)) => panic!("{}", optional_misfit(false)),
         }
+    }
+}
+
+/// `zip` of the values of two optional parameters, both `Some` (or nothing, both `None`).
+#[track_caller]
+fn zip_optional<T>(a: &mut Option<T>, b: &Option<T>, zip: impl FnOnce(&mut T, &T)) {
+    match (a, b) {
+        (Some(a), Some(b)) => zip(a, b),
+        (None, None) => {}
+        (a, _) => panic!("{}", optional_misfit(a.is_some())),
     }
 }
 
@@ -665,11 +671,7 @@ impl<T: Leaves> Leaves for Option<T> {
         other: &Self,
         f: &mut dyn FnMut(LeafMut<'_, T::Elem>, Leaf<'_, T::Elem>),
     ) {
-        match (self, other) {
-            (Some(a), Some(b)) => a.zip_leaves(b, f),
-            (None, None) => {}
-            (a, _) => panic!("{}", optional_misfit(a.is_some())),
-        }
+        zip_optional(self, other, |a, b| a.zip_leaves(b, f));
     }
     fn zero_leaves(&self) -> Self {
         self.as_ref().map(Leaves::zero_leaves)

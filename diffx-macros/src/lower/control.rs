@@ -191,6 +191,18 @@ impl Lowerer<'_> {
         for (i, (n, o)) in names.iter().zip(&outs).enumerate() {
             let a = atom(self, i, *o);
             self.rebind(n, a);
+            // (A constant changed in place after the `if` is changed in a binding of its own.)
+            if constant[i] && self.mutable_consts.contains(n) && self.changed_in_place.contains(n) {
+                let held = self.b.user_name(n);
+                let out = self.b.func.name(*o).clone();
+                self.b.push(Stmt::Const {
+                    name: held.clone(),
+                    mutable: true,
+                    ty: None,
+                    expr: out.into_token_stream(),
+                });
+                self.rebind(n, Atom::Const(held.into_token_stream()));
+            }
         }
         Ok(match (want_value, outs.last()) {
             (true, Some(v)) => atom(self, outs.len() - 1, *v),
@@ -213,17 +225,15 @@ impl Lowerer<'_> {
     ) -> syn::Result<(Arm, Arm)> {
         // A constant an arm changes in place (`stack.pop()`) is changed in a copy in each arm,
         // which the `if` gives out: the backward sweep recomputes the arm that ran from the value
-        // before it. (In a loop, the iteration's copy does this.)
-        let changed: Vec<(String, proc_macro2::Span)> = match self.loop_depth {
-            0 => crate::tokens::method_receivers(e.to_token_stream())
+        // before it (in a loop, twice: with the iteration, and for the arm's adjoint).
+        let changed: Vec<(String, proc_macro2::Span)> =
+            crate::tokens::method_receivers(e.to_token_stream())
                 .into_iter()
                 .filter(|(n, _)| {
                     self.mutable_consts.contains(n)
                         && before.iter().any(|(m, a)| m == n && a.var().is_none())
                 })
-                .collect(),
-            _ => Vec::new(),
-        };
+                .collect();
         let then_arm = self.branch(|l| {
             l.copies(&changed);
             l.block(&e.then_branch.stmts, want_value)
