@@ -557,6 +557,12 @@ impl<'a, F: Float> Recorder<'a, F> {
             adjoints[row].accumulate(seed);
         }
         for (e, partial) in self.trace.edges.iter().zip(&self.partials).rev() {
+            // A row whose adjoint is zero passes nothing on (as the reverse code, which has no
+            // adjoint for a value the result does not read): not `0·NaN` of a partial at a
+            // point where an unused value is not finite.
+            if adjoints[e.to].is_zero() {
+                continue;
+            }
             if let Some(a) = partial.pull(&adjoints[e.to]) {
                 adjoints[e.from].accumulate(a);
             }

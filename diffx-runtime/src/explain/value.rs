@@ -80,6 +80,14 @@ impl<F: Float> Value<F> {
         }
     }
 
+    /// Whether every entry is zero.
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Value::Scalar(s) => *s == F::ZERO,
+            Value::Tensor(t) => t.data().iter().all(|x| *x == F::ZERO),
+        }
+    }
+
     /// Entry `k` of a vector (flattened), or the number itself.
     pub fn entry(&self, k: usize) -> F {
         match self {

@@ -311,7 +311,9 @@ fn changed(f: &mut Function) {
     };
     f.body.map_text(&mut pop);
     if left < 3 {
-        let stack = Stmt::Raw("let mut stack = vec![0.25, 1.5, -0.5, 2.0, 0.75, 1.25];".into());
+        // (In (0, 0.5]: a `0.5` of the generator may guard a domain, `asin(0.5 * s)`, `sqrt(z * z + 0.5)`.)
+        let stack =
+            Stmt::Raw("let mut stack = vec![0.25, 0.5, 0.125, 0.375, 0.0625, 0.4375];".into());
         f.body.stmts.insert(0, stack);
         f.used[C::Changed as usize] += 1;
     }
