@@ -337,3 +337,22 @@ fn while_let_on_constants() {
     assert!(close(g, steps(1.0, &sizes), 1e-12), "linear in x");
     assert_eq!(jvp_steps(2.0, &sizes, 1.0).0, steps(2.0, &sizes));
 }
+
+/// `if let` on a constant `Option` whose value is not `Copy`, by reference (the backward sweep
+/// recomputes the arm, so the `Option` is read again: `if let Some(w) = weights` by value does not
+/// compile, "use of moved value" at `w`).
+#[autodiff(wrt(x))]
+fn weighted_by(x: f64, weights: Option<Vec<f64>>) -> f64 {
+    if let Some(w) = &weights {
+        x * x * w[0]
+    } else {
+        x
+    }
+}
+
+#[test]
+fn if_let_moving_a_constant() {
+    assert_eq!(grad_weighted_by(1.5, Some(vec![2.0])), 6.0);
+    assert_eq!(grad_weighted_by(1.5, None), 1.0);
+    assert_eq!(jvp_weighted_by(1.5, Some(vec![2.0]), 1.0), (4.5, 6.0));
+}

@@ -27,7 +27,9 @@ pub(crate) use flow::{is_never, is_unit};
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(mutable_params(block, sig))?;
-    let block = flow::loop_values(options::written_as_ifs(block));
+    let differentiable = sig.params.iter().filter(|p| p.differentiable);
+    let differentiable = differentiable.map(|p| p.name.to_string()).collect();
+    let block = flow::loop_values(options::written_as_ifs(block, differentiable));
     let block = sugar::block(&block, sig)?;
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))

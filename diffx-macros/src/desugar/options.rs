@@ -1,6 +1,6 @@
 //! `if let` and `match` on `Option`s, into the `if` lowering knows.
 //!
-//! `if let Some(b) = p.offset { A } else { B }` on a place (a name, a field, an element) becomes
+//! `if let Some(b) = p.offset { A } else { B }` on a place under a differentiable parameter becomes
 //! `if p.offset.is_some() { let b = p.offset[Inner]; A } else { B }`: the value is the place
 //! `p.offset[Inner]` (the runtime indexes an `Option` by `Inner`), which reverse mode writes the
 //! adjoint through (`p_bar.offset[Inner] += …`) as through any field of a parameter struct. So an
@@ -18,14 +18,43 @@ use syn::{Block, Expr, Pat};
 
 use super::patterns::is_place;
 
-/// `block` with its `if let`s and `match`es on `Option`s written as `if`s.
-pub fn written_as_ifs(mut block: Block) -> Block {
-    IfLets { counter: 0 }.visit_block_mut(&mut block);
+/// `block` with its `if let`s and `match`es on `Option`s written as `if`s; `differentiable` are
+/// the parameters differentiated (the place form is for their fields: elsewhere the general form
+/// moves the value as `if let` does, which a value without `Copy` needs).
+pub fn written_as_ifs(mut block: Block, differentiable: Vec<String>) -> Block {
+    IfLets {
+        counter: 0,
+        differentiable,
+    }
+    .visit_block_mut(&mut block);
     block
 }
 
 struct IfLets {
     counter: usize,
+    differentiable: Vec<String>,
+}
+
+impl IfLets {
+    /// Whether `e` is a place under a differentiable parameter (`p.offset`, `&l.bias`).
+    fn parameter_place(&self, e: &Expr) -> bool {
+        let mut root = e;
+        loop {
+            root = match root {
+                Expr::Field(f) => &f.base,
+                Expr::Index(i) => &i.expr,
+                Expr::Reference(r) if r.mutability.is_none() => &r.expr,
+                Expr::Paren(p) => &p.expr,
+                Expr::Path(p) => {
+                    return p
+                        .path
+                        .get_ident()
+                        .is_some_and(|id| self.differentiable.iter().any(|d| id == d));
+                }
+                _ => return false,
+            };
+        }
+    }
 }
 
 impl VisitMut for IfLets {
@@ -51,10 +80,7 @@ impl VisitMut for IfLets {
             None => syn::parse_quote!({}),
         };
         *e = match some_binding(&l.pat) {
-            Some(name)
-                if is_place(&l.expr)
-                    && !matches!(&*l.expr, Expr::Reference(r) if r.mutability.is_some()) =>
-            {
+            Some(name) if self.parameter_place(&l.expr) => {
                 some_of_place(&l.expr, name, then_, &else_block)
             }
             _ => {
