@@ -162,39 +162,31 @@ pub fn method_receivers(tokens: TokenStream) -> BTreeMap<String, proc_macro2::Sp
         "as_slice", "powi", "abs", "min", "max",
     ];
     let mut out = BTreeMap::new();
+    method_calls(tokens.clone(), &mut |id, method| {
+        if !READ_ONLY.contains(&method) {
+            out.entry(id.to_string()).or_insert(id.span());
+        }
+    });
+    borrowed_mut(tokens, &mut out);
+    out
+}
+
+/// Names borrowed mutably (`&mut it`), at any depth, each with where it is first.
+fn borrowed_mut(tokens: TokenStream, out: &mut BTreeMap<String, proc_macro2::Span>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tt) in trees.iter().enumerate() {
         match tt {
-            TokenTree::Group(g) => {
-                for (n, at) in method_receivers(g.stream()) {
-                    out.entry(n).or_insert(at);
-                }
-            }
-            TokenTree::Ident(id) => {
-                let after_dot =
-                    i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-                let dot =
-                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
-                let method = match trees.get(i + 2) {
-                    Some(TokenTree::Ident(m)) => Some(m.to_string()),
-                    _ => None,
-                };
-                let called = matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
-                let borrowed_mut = i >= 2
+            TokenTree::Group(g) => borrowed_mut(g.stream(), out),
+            TokenTree::Ident(id)
+                if i >= 2
                     && matches!(&trees[i - 1], TokenTree::Ident(m) if m == "mut")
-                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == '&');
-                let changing = !after_dot
-                    && dot
-                    && called
-                    && method.is_some_and(|m| !READ_ONLY.contains(&m.as_str()));
-                if changing || borrowed_mut {
-                    out.entry(id.to_string()).or_insert(id.span());
-                }
+                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == '&') =>
+            {
+                out.entry(id.to_string()).or_insert(id.span());
             }
             _ => {}
         }
     }
-    out
 }
 
 /// The names of a path's segments: `["diffx", "__private", "never"]`.
@@ -212,18 +204,25 @@ pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
 
 /// Names followed by `.push(…)`.
 fn pushed_onto(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    method_calls(tokens, &mut |id, method| {
+        if method == "push" {
+            out.insert(id.to_string());
+        }
+    });
+}
+
+/// Calls `f` with each name a method is called on (`v` and `push` of `v.push(x)`; not `b` of
+/// `a.b.c()`), at any depth.
+fn method_calls(tokens: TokenStream, f: &mut dyn FnMut(&Ident, &str)) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let dot = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '.');
     for (i, tt) in trees.iter().enumerate() {
         match tt {
-            TokenTree::Group(g) => pushed_onto(g.stream(), out),
-            TokenTree::Ident(id) => {
-                let dot =
-                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
-                let push = matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "push");
-                let first =
-                    i == 0 || !matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-                if dot && push && first {
-                    out.insert(id.to_string());
+            TokenTree::Group(g) => method_calls(g.stream(), f),
+            TokenTree::Ident(id) if !(i > 0 && dot(trees.get(i - 1))) && dot(trees.get(i + 1)) => {
+                let called = matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                if let (Some(TokenTree::Ident(m)), true) = (trees.get(i + 2), called) {
+                    f(id, &m.to_string());
                 }
             }
             _ => {}
@@ -652,6 +651,13 @@ pub fn is_bare_literal(tokens: &TokenStream) -> bool {
 mod tests {
     use super::*;
     use quote::quote;
+
+    #[test]
+    fn receivers_of_changing_methods() {
+        let ts = quote!(let r = stack.pop().unwrap_or(0.5) + v.len() as f64; f(&mut it); a.b.c(); w.push(1.0););
+        let names: Vec<String> = method_receivers(ts).into_keys().collect();
+        assert_eq!(names, ["it", "stack", "w"]);
+    }
 
     #[test]
     fn substitutes_variables_only() {

@@ -295,9 +295,10 @@ impl Lowerer<'_> {
     /// `for`/`while`: the names the body reassigns become cells. A cell whose value comes to depend
     /// on the inputs inside the body carries derivatives; finding that out may take another pass.
     pub(super) fn loop_stmt(&mut self, e: &Expr) -> syn::Result<()> {
-        let (label, body) = match e {
-            Expr::ForLoop(f) => (&f.label, &f.body),
-            Expr::While(w) => (&w.label, &w.body),
+        // (Labels are gone: `desugar/flow.rs` made every jump a flag.)
+        let body = match e {
+            Expr::ForLoop(f) => &f.body,
+            Expr::While(w) => &w.body,
             _ => {
                 return err(
                     e.span(),
@@ -305,12 +306,6 @@ impl Lowerer<'_> {
                 )
             }
         };
-        if let Some(l) = label {
-            return err(
-                l.span(),
-                "labelled loops are not supported yet: remove the label",
-            );
-        }
         // Even in code that is kept as written: a `break` would also leave the backward loop.
         if let Some(kw) = crate::tokens::find_ident(body.to_token_stream(), &["break", "continue"])
         {
@@ -532,20 +527,13 @@ impl Lowerer<'_> {
                 };
                 Ok((head, bindings))
             }
-            Expr::While(w) => {
-                if let Expr::Let(l) = &*w.cond {
-                    return err(
-                        l.span(),
-                        "`while let` is not supported: write `while condition`",
-                    );
-                }
-                Ok((
-                    LoopHead::While {
-                        cond: self.constant(&w.cond),
-                    },
-                    Vec::new(),
-                ))
-            }
+            // (`while let` is a `loop` by now: `desugar/options.rs`.)
+            Expr::While(w) => Ok((
+                LoopHead::While {
+                    cond: self.constant(&w.cond),
+                },
+                Vec::new(),
+            )),
             _ => err(e.span(), "expected a `for` or `while` loop"),
         }
     }
