@@ -81,7 +81,7 @@ fn train(train: &Dataset, step: fn(&Mlp, &Tensor, &[usize]) -> (f32, Mlp)) -> f3
 }
 
 fn iris_training() -> Dataset {
-    let iris: Dataset = data::iris("data/iris.csv").expect("data/iris.csv");
+    let iris: Dataset = data::iris();
     let (train, _) = data::train_test_split(&iris, 0.2, 0, true);
     let scaler = Standardizer::fit(&train.features);
     Dataset {

@@ -24,7 +24,7 @@ fn loss(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
 }
 
 fn digits_training() -> Dataset {
-    let digits: Dataset = data::digits("data/digits.csv").expect("data/digits.csv");
+    let digits: Dataset = data::read_digits("data/digits.csv").expect("data/digits.csv");
     let (train, _) = data::train_test_split(&digits, 0.2, 0, true);
     Dataset {
         features: &train.features / 16.0,

@@ -65,7 +65,7 @@ fn load(args: &Args) -> Result<(Dataset, Dataset), data::DataError> {
         let m = data::mnist(dir)?;
         return Ok((m.train, m.test));
     }
-    let digits: Dataset = data::digits(&args.data)?;
+    let digits: Dataset = data::read_digits(&args.data)?;
     let (train, test) = data::train_test_split(&digits, 0.2, args.seed, true);
     let scale = |d: Dataset| Dataset {
         features: &d.features / 16.0,

@@ -60,9 +60,9 @@ pub struct Args {
     /// Seed of the split, the initial weights and the batch order.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The Iris CSV (scikit-learn's file).
-    #[arg(long, default_value = "data/iris.csv")]
-    data: PathBuf,
+    /// An Iris CSV in scikit-learn's layout; without it, the copy bundled with diffx.
+    #[arg(long)]
+    data: Option<PathBuf>,
     /// Where to write the loss curve.
     #[arg(long, default_value = "target/iris_loss.svg")]
     plot: PathBuf,
@@ -164,7 +164,10 @@ pub fn run(args: &Args) -> Result<(), Box<dyn Error>> {
 
 /// The stratified 80/20 split, standardized with the training set's statistics only.
 fn load(args: &Args) -> Result<(Dataset, Dataset), Box<dyn Error>> {
-    let iris: Dataset = data::iris(&args.data)?;
+    let iris: Dataset = match &args.data {
+        Some(path) => data::read_iris(path)?,
+        None => data::iris(),
+    };
     let (train, test) = data::train_test_split(&iris, 0.2, args.seed, true);
     let scaler = Standardizer::fit(&train.features);
     let standardize = |d: Dataset| Dataset {

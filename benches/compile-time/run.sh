@@ -27,7 +27,7 @@ version = "0.0.0"
 edition = "2021"
 publish = false
 [dependencies]
-diffx = { path = "$repo" ${feat:+, $feat} }
+diffx = { package = "diffx-ad", path = "$repo" ${feat:+, $feat} }
 [workspace]
 TOML
   "$2" "$3" > "$dir/src/lib.rs"

@@ -69,12 +69,21 @@ pub fn read_csv<F: Float>(
     let path = path.as_ref();
     let bytes =
         std::fs::read(path).map_err(|e| DataError::new(path, "cannot read").caused_by(e))?;
+    parse_csv(path, &bytes, opts)
+}
+
+/// [`read_csv`] of text already in memory; `path` names it in errors.
+fn parse_csv<F: Float>(
+    path: &Path,
+    bytes: &[u8],
+    opts: &CsvOptions,
+) -> Result<Dataset<F>, DataError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(opts.header)
         .delimiter(opts.delimiter)
         .flexible(true) // ragged rows are reported below, with the expected count
-        .from_reader(bytes.as_slice());
-    let mut lines = Lines::new(&bytes);
+        .from_reader(bytes);
+    let mut lines = Lines::new(bytes);
     let mut rows = Rows {
         path,
         opts,
@@ -272,29 +281,62 @@ fn csv_error(path: &Path, lines: &mut Lines<'_>, e: csv::Error) -> DataError {
     .caused_by(e)
 }
 
-/// Iris as scikit-learn ships it (`data/iris.csv`): a header line `150,4,setosa,versicolor,virginica`
-/// (sample count, feature count, class names), then 150 rows of 4 features and a label 0, 1 or 2.
-/// Also reads the same data with a header of column names.
+/// The Iris data set, bundled with the crate: no file to find. 150 flowers, 4 features (sepal
+/// length and width, petal length and width, in cm) and a label 0, 1 or 2 (setosa, versicolor,
+/// virginica), in the order of scikit-learn's `load_iris` (Fisher's 1936 values, as R's `iris`).
+///
+/// ```
+/// use diffx::data;
+/// let iris = data::iris::<f64>();
+/// assert_eq!(iris.features.shape(), &[150, 4]);
+/// assert_eq!(iris.features.data()[..4], [5.1, 3.5, 1.4, 0.2]);
+/// assert_eq!(iris.num_classes(), 3);
+/// ```
+pub fn iris<F: Float>() -> Dataset<F> {
+    let path = Path::new("iris.csv (bundled)");
+    // The bundled file is checked by this crate's tests; it cannot fail to parse.
+    parse_with_features(path, IRIS_CSV, 4, 3).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// scikit-learn's `iris.csv`, byte for byte: a header `150,4,setosa,versicolor,virginica`, then
+/// the rows.
+const IRIS_CSV: &[u8] = include_bytes!("iris.csv");
+
+/// Iris read from a file in scikit-learn's layout (a header line `150,4,setosa,versicolor,virginica`
+/// — sample count, feature count, class names — then rows of 4 features and a label 0, 1 or 2),
+/// or with a header of column names. [`iris`] needs no file.
 ///
 /// # Errors
 /// Any [`read_csv`] error (a label other than 0, 1 or 2 is one), or a file without 4 feature
 /// columns.
-pub fn iris<F: Float>(path: impl AsRef<Path>) -> Result<Dataset<F>, DataError> {
+pub fn read_iris<F: Float>(path: impl AsRef<Path>) -> Result<Dataset<F>, DataError> {
     with_features(path.as_ref(), 4, 3)
 }
 
-/// Digits (scikit-learn's 8×8 handwritten digits, `data/digits.csv`): a header `p0,…,p63,label`,
-/// then 1797 rows of 64 pixel intensities 0..=16 and a label 0..=9.
+/// Digits (scikit-learn's 8×8 handwritten digits, `data/digits.csv` in the repository): a header
+/// `p0,…,p63,label`, then 1797 rows of 64 pixel intensities 0..=16 and a label 0..=9.
 ///
 /// # Errors
 /// Any [`read_csv`] error (a label above 9 is one), or a file without 64 feature columns.
-pub fn digits<F: Float>(path: impl AsRef<Path>) -> Result<Dataset<F>, DataError> {
+pub fn read_digits<F: Float>(path: impl AsRef<Path>) -> Result<Dataset<F>, DataError> {
     with_features(path.as_ref(), 64, 10)
 }
 
-/// A dataset of `expected` features and labels below `classes`.
+/// A dataset of `expected` features and labels below `classes`, read from `path`.
 fn with_features<F: Float>(
     path: &Path,
+    expected: usize,
+    classes: usize,
+) -> Result<Dataset<F>, DataError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| DataError::new(path, "cannot read").caused_by(e))?;
+    parse_with_features(path, &bytes, expected, classes)
+}
+
+/// [`with_features`] of text in memory.
+fn parse_with_features<F: Float>(
+    path: &Path,
+    bytes: &[u8],
     expected: usize,
     classes: usize,
 ) -> Result<Dataset<F>, DataError> {
@@ -302,7 +344,7 @@ fn with_features<F: Float>(
         classes: Some(classes),
         ..CsvOptions::default()
     };
-    let ds = read_csv(path, &opts)?;
+    let ds = parse_csv(path, bytes, &opts)?;
     let found = ds.features.cols();
     if found != expected {
         let msg = format!(
@@ -442,7 +484,7 @@ mod tests {
             r#"line 4, column 2: expected a class label below 3 (the number of classes), found "7""#
         );
         let (_dir, path) = file("a,b,c,d,label\n5.1,3.5,1.4,0.2,7\n");
-        let e = iris::<f32>(&path).unwrap_err().to_string();
+        let e = read_iris::<f32>(&path).unwrap_err().to_string();
         assert!(e.ends_with(r#"line 2, column 5: expected a class label below 3 (the number of classes), found "7""#), "{e}");
     }
 
@@ -496,8 +538,11 @@ mod tests {
     #[test]
     fn shipped_iris_and_digits() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-        let iris: Dataset = iris(root.join("iris.csv")).unwrap();
+        let iris: Dataset = iris();
         assert_eq!(iris.features.shape(), &[150, 4]);
+        // The bundled copy is the repository's data file.
+        let file: Dataset = read_iris(root.join("iris.csv")).unwrap();
+        assert_eq!((&file.features, &file.labels), (&iris.features, &iris.labels));
         assert_eq!(iris.features.row(0), &[5.1, 3.5, 1.4, 0.2]);
         assert_eq!(
             (0..3)
@@ -505,10 +550,10 @@ mod tests {
                 .collect::<Vec<_>>(),
             [50; 3]
         );
-        let digits: Dataset = digits(root.join("digits.csv")).unwrap();
+        let digits: Dataset = read_digits(root.join("digits.csv")).unwrap();
         assert_eq!(digits.features.shape(), &[1797, 64]);
         assert_eq!(digits.num_classes(), 10);
-        let e = super::digits::<f32>(root.join("iris.csv"))
+        let e = read_digits::<f32>(root.join("iris.csv"))
             .unwrap_err()
             .to_string();
         assert!(

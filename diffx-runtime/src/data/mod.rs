@@ -1,4 +1,4 @@
-//! Data: loading ([`read_csv`], [`iris`], [`digits`], [`mnist`]), splitting
+//! Data: loading ([`read_csv`], the bundled [`iris`], [`read_iris`], [`read_digits`], [`mnist`]), splitting
 //! ([`train_test_split`], [`Dataset::select`]), preprocessing ([`Standardizer`], [`one_hot`]),
 //! minibatches ([`Batches`]) and evaluation ([`accuracy`]).
 //!
@@ -10,7 +10,7 @@ mod csv_file;
 mod error;
 mod idx;
 
-pub use csv_file::{digits, iris, read_csv, CsvOptions};
+pub use csv_file::{iris, read_csv, read_digits, read_iris, CsvOptions};
 pub use error::DataError;
 pub use idx::{mnist, read_idx_images, read_idx_labels, Mnist};
 
