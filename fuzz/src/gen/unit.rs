@@ -16,9 +16,9 @@ pub enum ParamKind {
     VecParam,
     /// `[f64; n]`
     Array(usize),
-    /// `(f64, f64)`: two numbers packed by [`pack`].
+    /// `(f64, f64)`: two numbers packed by `pack`.
     Pair,
-    /// `&P…`: two numbers as the fields of a parameter struct ([`pack`] with `fields`), named
+    /// `&P…`: two numbers as the fields of a parameter struct (`pack` with `fields`), named
     /// after them in [`Function::fields`].
     Fields,
 }
