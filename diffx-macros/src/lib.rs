@@ -34,25 +34,23 @@ mod tests;
 
 use proc_macro::TokenStream;
 
-/// In short: `grad_f`, `value_and_grad_f` and `vjp_f` (reverse mode) and `jvp_f` (forward mode)
-/// beside `f`; `hvp_f` and `hessian_f` with `order = 2`, `dhvp_f` and `d3_f` with `order = 3`;
-/// `explain_f` with the `explain` feature. Arguments: `wrt(…)`, `order = 1 | 2 | 3`.
+/// `#[autodiff]`, defined in the `diffx-macros` crate and used as `diffx::autodiff` through
+/// `diffx-ad`, whose documentation of it states the contract with examples.
 #[proc_macro_attribute]
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::autodiff(attr.into(), item.into()).into()
 }
 
-/// In short: implements `diffx::Params` for a struct of numbers, arrays, `Vec`s, tensors and
-/// parameter structs, so that its gradient is a value of the same struct; fields that are not
-/// parameters are marked `#[params(skip)]`.
+/// `#[derive(Params)]`, defined in the `diffx-macros` crate and used as `diffx::Params` through
+/// `diffx-ad`, whose documentation of it states the contract with examples.
 #[proc_macro_derive(Params, attributes(params))]
 pub fn derive_params(input: TokenStream) -> TokenStream {
     derive::params(input.into()).into()
 }
 
-/// In short: `#[custom_derivative(jvp = f_jvp, vjp = f_vjp)]`, optionally with `hvp = f_hvp`:
-/// hand-written rules used instead of differentiating the body, by `f`'s generated functions and
-/// by every `#[autodiff]` function that calls `f`.
+/// `#[custom_derivative]`, defined in the `diffx-macros` crate and used as
+/// `diffx::custom_derivative` through `diffx-ad`, whose documentation of it states the contract
+/// with examples.
 #[proc_macro_attribute]
 pub fn custom_derivative(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: proc_macro2::TokenStream = item.into();
