@@ -6,7 +6,7 @@
 //! for smooth `f` in `f64`.
 //!
 //! ```
-//! use diffx_runtime::check::{central_difference, check_gradient};
+//! use diffx::check::{central_difference, check_gradient};
 //! // f(x, y) = x²·y has gradient (2xy, x²).
 //! let f = |v: &[f64]| v[0] * v[0] * v[1];
 //! let fd = central_difference(f, &[3.0, 2.0]);
@@ -42,7 +42,7 @@ pub fn central_difference(mut f: impl FnMut(&[f64]) -> f64, x: &[f64]) -> Vec<f6
 /// Estimates the derivative of a scalar function of one variable by central differences.
 ///
 /// ```
-/// let d = diffx_runtime::check::derivative(f64::sin, 0.5);
+/// let d = diffx::check::derivative(f64::sin, 0.5);
 /// assert!((d - 0.5_f64.cos()).abs() < 1e-9);
 /// ```
 pub fn derivative(mut f: impl FnMut(f64) -> f64, x: f64) -> f64 {
@@ -107,12 +107,12 @@ impl fmt::Display for GradCheck {
 /// with central differences over every element of `p`, in [`Params::to_flat_vec`] order.
 ///
 /// ```
-/// use diffx_runtime::check::check_params;
-/// use diffx_runtime::Params;
+/// use diffx::check::check_params;
+/// use diffx::Params;
 /// // f(p) = p₀² + 3p₁ over a `Vec` of two numbers held in tensors.
-/// let p = vec![diffx_runtime::Tensor::from_vec(vec![2.0_f64, 5.0], &[2])];
-/// let f = |p: &Vec<diffx_runtime::Tensor<f64>>| p[0].data()[0].powi(2) + 3.0 * p[0].data()[1];
-/// let g = vec![diffx_runtime::Tensor::from_vec(vec![4.0, 3.0], &[2])];
+/// let p = vec![diffx::Tensor::from_vec(vec![2.0_f64, 5.0], &[2])];
+/// let f = |p: &Vec<diffx::Tensor<f64>>| p[0].data()[0].powi(2) + 3.0 * p[0].data()[1];
+/// let g = vec![diffx::Tensor::from_vec(vec![4.0, 3.0], &[2])];
 /// check_params(f, &p, &g).assert_close(1e-8);
 /// ```
 ///

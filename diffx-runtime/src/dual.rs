@@ -12,7 +12,7 @@ use crate::Float;
 /// A dual number `re + du·ε`, `ε² = 0`.
 ///
 /// ```
-/// use diffx_runtime::Dual;
+/// use diffx::Dual;
 /// // f(x) = x·x + 3x at x = 2: value 10, derivative 2x + 3 = 7.
 /// let x = Dual::variable(2.0_f64);
 /// let y = x * x + Dual::constant(3.0) * x;

@@ -33,7 +33,7 @@
 //!
 //! A trace can also be built by hand:
 //! ```
-//! use diffx_runtime::explain::Trace;
+//! use diffx::explain::Trace;
 //!
 //! // y = x·x at x = 3, along ẋ = 1.
 //! let mut t = Trace::new("square");

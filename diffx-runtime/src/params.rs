@@ -38,7 +38,7 @@ pub struct LeafMut<'a, F> {
 /// leaf in a fixed order (the same order in all three); the rest is provided.
 ///
 /// ```
-/// use diffx_runtime::{Params, Tensor};
+/// use diffx::{Params, Tensor};
 /// let p = vec![Tensor::<f64>::ones(&[2, 2]), Tensor::full(&[3], 2.0)];
 /// assert_eq!(p.num_params(), 7);
 /// assert_eq!(p.to_flat_vec(), vec![1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
