@@ -1,6 +1,6 @@
 //! A function that writes a local vector in loops and `if` arms, elements overwritten after they
-//! were read: second order (`tests/hessians.rs`) and third order (`tests/third.rs`) through the undo
-//! logs of the vector and of its tangents.
+//! were read: second order (`second_order/hessians.rs`) and third order (`second_order/third.rs`)
+//! through the undo logs of the vector and of its tangents.
 
 use diffx::autodiff;
 

@@ -1,0 +1,17 @@
+//! Containers as parameters and results: slices, `Vec`s and arrays (`slices`), local vectors
+//! written element by element (`vectors`), nested containers (`nested`), parameter structs
+//! (`structs`), `Option` fields and `if let` (`options`), tuple results (`tuples`) and
+//! vector-valued functions' Jacobians (`jacobians`).
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../common/loop_functions.rs"]
+mod loop_functions;
+
+mod jacobians;
+mod nested;
+mod options;
+mod slices;
+mod structs;
+mod tuples;
+mod vectors;

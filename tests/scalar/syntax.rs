@@ -1,0 +1,234 @@
+//! The Rust that `#[autodiff]` bodies may contain, each form checked in both modes against the
+//! derivative worked out by hand and against finite differences.
+
+use crate::common;
+
+use common::{assert_close, check_binary, check_unary};
+use diffx::autodiff;
+
+/// `let` with and without types, shadowing, `let mut` with reassignment and compound operators,
+/// blocks and parentheses.
+#[autodiff]
+#[allow(clippy::assign_op_pattern)]
+fn bindings(x: f64, y: f64) -> f64 {
+    let a: f64 = x * y;
+    let a = a + 1.0; // shadowing: a = xy + 1
+    let mut s = a;
+    s += x; // xy + 1 + x
+    s *= 2.0; // 2xy + 2 + 2x
+    s -= y; // 2xy + 2 + 2x − y
+    s /= 2.0; // xy + 1 + x − y/2
+    let b = {
+        let t = s * s;
+        t - (s + 1.0)
+    };
+    s = s + b; // s² − 1 (plain assignment)
+    s
+}
+
+#[test]
+fn bindings_shadowing_mutation_and_blocks() {
+    let s = |x: f64, y: f64| x * y + 1.0 + x - y / 2.0;
+    let f = |x: f64, y: f64| s(x, y) * s(x, y) - 1.0;
+    let d = |x: f64, y: f64| [2.0 * s(x, y) * (y + 1.0), 2.0 * s(x, y) * (x - 0.5)];
+    for p in [[1.0, 2.0], [-0.5, 3.0]] {
+        assert_close(bindings(p[0], p[1]), f(p[0], p[1]), 1e-14, "value");
+        check_binary(
+            p,
+            d(p[0], p[1]),
+            bindings,
+            grad_bindings,
+            jvp_bindings,
+            vjp_bindings,
+        );
+    }
+}
+
+/// Integer constants, casts, local `const` items and paths such as `std::f64::consts::PI`.
+#[autodiff]
+fn constants(x: f64, n: usize, label: &str) -> f64 {
+    const HALF: f64 = 0.5;
+    let k = n * 2 + 1; // an integer computed from a constant parameter
+    let scale = k as f64 * HALF;
+    assert!(!label.is_empty(), "labels are not empty");
+    scale * x.powi(2) + std::f64::consts::PI * x + 3.0
+}
+
+#[test]
+fn constants_casts_and_items() {
+    // (2n+1)/2 · x² + πx + 3, n = 2: 2.5x² + πx + 3, derivative 5x + π.
+    let (v, d) = value_and_grad_constants(1.5, 2, "run");
+    assert_close(
+        v,
+        2.5 * 2.25 + std::f64::consts::PI * 1.5 + 3.0,
+        1e-15,
+        "value",
+    );
+    assert_close(d, 5.0 * 1.5 + std::f64::consts::PI, 1e-15, "derivative");
+    assert_eq!(jvp_constants(1.5, 2, "run", 1.0), (v, d));
+    assert_eq!(vjp_constants(1.5, 2, "run", 2.0), 2.0 * d);
+}
+
+/// `println!` and `assert!` keep working and see the current values of the names they mention.
+#[autodiff]
+fn with_macros(x: f64) -> f64 {
+    let mut y = x * x;
+    y += 1.0;
+    assert!(y >= 1.0, "y = {y} is x² + 1");
+    println!("x = {x}, y = {}", y);
+    y * x
+}
+
+#[test]
+fn macros_see_current_values() {
+    // x³ + x: derivative 3x² + 1.
+    assert_eq!(grad_with_macros(2.0), 13.0);
+    assert_eq!(jvp_with_macros(2.0, 1.0), (10.0, 13.0));
+}
+
+mod physics {
+    use diffx::autodiff;
+
+    /// Kinetic energy ½mv².
+    #[autodiff]
+    pub fn kinetic(m: f64, v: f64) -> f64 {
+        0.5 * m * v * v
+    }
+
+    /// Potential energy mgh with a constant number of floors.
+    #[autodiff]
+    pub fn potential(m: f64, floors: u32, h: f64) -> f64 {
+        m * 9.81 * h * floors as f64
+    }
+}
+
+#[autodiff]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+/// Calls of other `#[autodiff]` functions, by any path, through both modes.
+#[autodiff]
+fn energy(m: f64, v: f64) -> f64 {
+    let h = square(v) / 10.0;
+    physics::kinetic(m, v) + crate::syntax::physics::potential(m, 2, h) + self::square(2.0)
+}
+
+#[test]
+fn calls_are_differentiated_through() {
+    // ½mv² + 2·9.81·m·v²/10 + 4: ∂/∂m = v²(½ + 1.962), ∂/∂v = 2mv(½ + 1.962).
+    let c = 0.5 + 2.0 * 9.81 / 10.0;
+    let f = |m: f64, v: f64| c * m * v * v + 4.0;
+    for p in [[2.0, 3.0], [0.5, -1.0]] {
+        let (m, v) = (p[0], p[1]);
+        assert_close(energy(m, v), f(m, v), 1e-14, "value");
+        check_binary(
+            p,
+            [c * v * v, 2.0 * c * m * v],
+            energy,
+            grad_energy,
+            jvp_energy,
+            vjp_energy,
+        );
+    }
+}
+
+/// Nested calls: a function of a function of a function.
+#[autodiff]
+fn quartic(x: f64) -> f64 {
+    square(square(x))
+}
+
+#[test]
+fn nested_calls() {
+    for x in [0.5, -2.0] {
+        check_unary(
+            x,
+            4.0 * x * x * x,
+            quartic,
+            grad_quartic,
+            jvp_quartic,
+            vjp_quartic,
+        );
+    }
+}
+
+/// `f32` throughout.
+#[autodiff]
+fn single(x: f32, y: f32) -> f32 {
+    (x * y).sin() + x.sqrt()
+}
+
+#[test]
+fn f32_functions() {
+    let (x, y) = (0.7_f32, 1.3_f32);
+    let (dx, dy) = grad_single(x, y);
+    assert!((dx - (y * (x * y).cos() + 0.5 / x.sqrt())).abs() < 1e-6);
+    assert!((dy - x * (x * y).cos()).abs() < 1e-6);
+    assert!((jvp_single(x, y, 1.0, 0.0).1 - dx).abs() < 1e-6);
+}
+
+/// `wrt` restricts the differentiable parameters; the others are constants.
+#[autodiff(wrt(w))]
+fn weighted(x: f64, w: f64) -> f64 {
+    (w * x).tanh()
+}
+
+#[test]
+fn wrt_selects_parameters() {
+    let (x, w) = (0.4, 1.5);
+    let d: f64 = grad_weighted(x, w);
+    assert_close(d, x * (1.0 - (w * x).tanh().powi(2)), 1e-15, "∂/∂w");
+    assert_eq!(jvp_weighted(x, w, 1.0).1, d);
+}
+
+/// A function that does not depend on its input has gradient zero.
+#[autodiff]
+fn flat(x: f64) -> f64 {
+    let _unused = x * 2.0;
+    7.0
+}
+
+#[test]
+fn constant_functions_have_zero_gradient() {
+    assert_eq!(value_and_grad_flat(3.0), (7.0, 0.0));
+    assert_eq!(jvp_flat(3.0, 1.0), (7.0, 0.0));
+}
+
+/// Destructuring assignment: `(a, b) = (b, a·x + b)` reads both parts before it assigns either;
+/// `[p, q] = …` and `_` too.
+#[autodiff]
+fn recurrence(x: f64, y: f64) -> f64 {
+    let (mut a, mut b) = (1.0, y);
+    for _ in 0..3 {
+        (a, b) = (b, a * x + b);
+    }
+    let (mut p, mut q) = (a, b);
+    [p, q] = [p * y, q];
+    (q, _) = (q + p, p);
+    q
+}
+
+#[test]
+fn destructuring_assignment_swaps() {
+    // a, b: (1, y) → (y, x + y) → (x + y, xy + x + y) → (xy + x + y, x² + 2xy + x + y); the
+    // result is b + a·y = x² + 3xy + xy² + x + y + y².
+    let f = |x: f64, y: f64| x * x + 3.0 * x * y + x * y * y + x + y + y * y;
+    let d = |x: f64, y: f64| {
+        [
+            2.0 * x + 3.0 * y + y * y + 1.0,
+            3.0 * x + 2.0 * x * y + 1.0 + 2.0 * y,
+        ]
+    };
+    for p in [[1.0, 2.0], [-0.5, 3.0], [0.3, -1.1]] {
+        assert_close(recurrence(p[0], p[1]), f(p[0], p[1]), 1e-14, "value");
+        check_binary(
+            p,
+            d(p[0], p[1]),
+            recurrence,
+            grad_recurrence,
+            jvp_recurrence,
+            vjp_recurrence,
+        );
+    }
+}
