@@ -5,6 +5,8 @@
 
 use core::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
 
+mod small_gemm;
+
 /// The two float types diffx computes in: `f32` and `f64`.
 ///
 /// It extends num-traits' [`Float`](num_traits::Float) (with `FromPrimitive`, `Sum`, `Product` and
@@ -68,7 +70,7 @@ pub trait Float:
         beta: Self,
         c: (*mut Self, isize, isize),
     );
-    /// `C ← A·B` by `nano-gemm`'s small-matrix kernels, which skip the packing that dominates
+    /// `C ← A·B` by nano-gemm's small-matrix kernels, which skip the packing that dominates
     /// `matrixmultiply` below a few dozen rows and columns. Strides in elements; `c` is written
     /// without being read, so it may be uninitialized.
     ///
@@ -86,7 +88,7 @@ pub trait Float:
 }
 
 macro_rules! impl_float {
-    ($t:ident, $gemm:path, $plan:path, $fast_exp:expr, $fast_tanh:expr) => {
+    ($t:ident, $gemm:path, $fast_exp:expr, $fast_tanh:expr) => {
         impl Float for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -141,17 +143,8 @@ macro_rules! impl_float {
                 b: (*const Self, isize, isize),
                 c: (*mut Self, isize, isize),
             ) {
-                // nano-gemm is column-major and vectorizes down its rows, so it computes the
-                // row-major `C = A·B` as `Cᵀ = Bᵀ·Aᵀ`: the long contiguous run of `C` is a row.
-                // Its `execute` computes `dst ← α·dst + β·lhs·rhs` (α and β swapped from BLAS).
-                let plan = $plan(n, m, k);
-                // SAFETY: forwarded from the caller's contract; the strides are the transposes'.
-                unsafe {
-                    plan.execute_unchecked(
-                        n, m, k, c.0, c.2, c.1, b.0, b.2, b.1, a.0, a.2, a.1, 0.0, 1.0, false,
-                        false,
-                    )
-                }
+                // SAFETY: forwarded from the caller's contract.
+                unsafe { small_gemm::matmul(m, k, n, a, b, c) }
             }
         }
     };
@@ -159,17 +152,10 @@ macro_rules! impl_float {
 impl_float!(
     f32,
     matrixmultiply::sgemm,
-    nano_gemm::Plan::new_f32,
     crate::fastmath::exp_f32,
     crate::fastmath::tanh_f32
 );
-impl_float!(
-    f64,
-    matrixmultiply::dgemm,
-    nano_gemm::Plan::new_f64,
-    f64::exp,
-    f64::tanh
-);
+impl_float!(f64, matrixmultiply::dgemm, f64::exp, f64::tanh);
 
 /// The logistic function `1 / (1 + e^-x)`, computed without overflow for large `|x|`.
 ///
