@@ -7,6 +7,8 @@
 //! cargo run --release --example iris -- --epochs 1000
 //! cargo run --release --example iris -- --batch-size 1 --lr 0.1   # the DiffX code's own regime
 //! cargo run --release --example iris -- --optimizer adam --lr 0.01
+//! cargo run --release --example iris --features serde -- --save target/iris_model.json
+//! cargo run --release --example iris --features serde -- --load target/iris_model.json
 //! ```
 
 use std::error::Error;
@@ -66,6 +68,23 @@ pub struct Args {
     /// Where to write the loss curve.
     #[arg(long, default_value = "target/iris_loss.svg")]
     plot: PathBuf,
+    /// After training, write the model and its standardizer to this JSON file (needs the
+    /// `serde` feature).
+    #[arg(long)]
+    save: Option<PathBuf>,
+    /// Train nothing: read a model saved by `--save` and evaluate it on the split of `--seed`.
+    #[arg(long, conflicts_with = "save")]
+    load: Option<PathBuf>,
+}
+
+/// What `--save` writes: the network and the statistics its inputs are standardized with.
+#[derive(Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Saved {
+    /// The trained network.
+    pub model: Mlp,
+    /// The training set's statistics, which standardize the network's inputs.
+    pub scaler: Standardizer,
 }
 
 fn optimizer(args: &Args) -> Box<dyn Optimizer<Mlp>> {
@@ -102,13 +121,17 @@ fn epoch(
 }
 
 fn main() -> ExitCode {
-    cli::exit_code(run(&Args::parse()))
+    cli::exit_code(run(&Args::parse()).map(drop))
 }
 
-/// The whole run; every error names what it concerns (a file, a line, the epoch).
-pub fn run(args: &Args) -> Result<(), Box<dyn Error>> {
+/// The whole run; every error names what it concerns (a file, a line, the epoch). Returns the
+/// model trained (or read, with `--load`).
+pub fn run(args: &Args) -> Result<Saved, Box<dyn Error>> {
+    if let Some(path) = &args.load {
+        return evaluate_saved(args, path);
+    }
     cli::check_writable(&args.plot)?;
-    let (train, test) = load(args)?;
+    let (train, test, scaler) = load(args)?;
     let mut model = Mlp::new(&[4, args.hidden, 3], Activation::Tanh, args.seed);
     let mut opt = optimizer(args);
     println!(
@@ -159,16 +182,72 @@ pub fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     plot(&curve, &args.plot)
         .map_err(|e| cli::PathError::new("cannot write the loss curve to", &args.plot, e))?;
     println!("loss curve written to {}", args.plot.display());
+    let trained = Saved { model, scaler };
+    if let Some(path) = &args.save {
+        save(&trained, path)?;
+        println!("model written to {}", path.display());
+    }
+    Ok(trained)
+}
+
+/// `--load`: the accuracy of a saved model on the split of `--seed`, standardized by the saved
+/// statistics.
+fn evaluate_saved(args: &Args, path: &Path) -> Result<Saved, Box<dyn Error>> {
+    let saved = read_saved(path)?;
+    let (train, test) = split(args)?;
+    let (model, scaler) = (&saved.model, &saved.scaler);
+    let acc = |d: &Dataset| accuracy(&model.predict(&scaler.transform(&d.features)), &d.labels);
+    println!("model read from {}", path.display());
+    println!(
+        "train accuracy {:.1} %, test accuracy {:.1} %",
+        100.0 * acc(&train),
+        100.0 * acc(&test)
+    );
+    Ok(saved)
+}
+
+#[cfg(feature = "serde")]
+fn save(saved: &Saved, path: &Path) -> Result<(), Box<dyn Error>> {
+    let json = serde_json::to_string(saved)?;
+    std::fs::write(path, json)
+        .map_err(|e| cli::PathError::new("cannot write the model to", path, e))?;
     Ok(())
 }
 
-/// The stratified 80/20 split, standardized with the training set's statistics only.
-fn load(args: &Args) -> Result<(Dataset, Dataset), Box<dyn Error>> {
+#[cfg(feature = "serde")]
+fn read_saved(path: &Path) -> Result<Saved, Box<dyn Error>> {
+    let json = std::fs::read_to_string(path)
+        .map_err(|e| cli::PathError::new("cannot read the model from", path, e))?;
+    serde_json::from_str(&json)
+        .map_err(|e| cli::PathError::new("not a model saved by --save:", path, e).into())
+}
+
+#[cfg(not(feature = "serde"))]
+fn save(_: &Saved, _: &Path) -> Result<(), Box<dyn Error>> {
+    Err(NEEDS_SERDE.into())
+}
+
+#[cfg(not(feature = "serde"))]
+fn read_saved(_: &Path) -> Result<Saved, Box<dyn Error>> {
+    Err(NEEDS_SERDE.into())
+}
+
+#[cfg(not(feature = "serde"))]
+const NEEDS_SERDE: &str = "--save and --load need the serde feature: cargo run --release \
+    --example iris --features serde -- …";
+
+/// The stratified 80/20 split of `--seed`, as read.
+fn split(args: &Args) -> Result<(Dataset, Dataset), Box<dyn Error>> {
     let iris: Dataset = match &args.data {
         Some(path) => data::read_iris(path)?,
         None => data::iris(),
     };
-    let (train, test) = data::train_test_split(&iris, 0.2, args.seed, true);
+    Ok(data::train_test_split(&iris, 0.2, args.seed, true))
+}
+
+/// The split, standardized with the training set's statistics only, and those statistics.
+fn load(args: &Args) -> Result<(Dataset, Dataset, Standardizer), Box<dyn Error>> {
+    let (train, test) = split(args)?;
     let scaler = Standardizer::fit(&train.features);
     let standardize = |d: Dataset| Dataset {
         features: scaler.transform(&d.features),
@@ -177,7 +256,7 @@ fn load(args: &Args) -> Result<(Dataset, Dataset), Box<dyn Error>> {
     let (train, test) = (standardize(train), standardize(test));
     cli::check_finite(&train.features, "standardized training")?;
     cli::check_finite(&test.features, "standardized test")?;
-    Ok((train, test))
+    Ok((train, test, scaler))
 }
 
 /// The training loss per epoch as an SVG line chart (its directory exists: see

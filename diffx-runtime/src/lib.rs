@@ -1,4 +1,4 @@
-//! Runtime of [diffx](https://docs.rs/diffx): what the code written by `#[autodiff]` calls, and what
+//! Runtime of [diffx](https://crates.io/crates/diffx-ad): what the code written by `#[autodiff]` calls, and what
 //! users train with.
 //!
 //! - [`Dual`]: dual numbers `a + b·ε` (ε² = 0), forward-mode AD by operator overloading.
@@ -10,12 +10,20 @@
 //! - [`Params`]: a struct of tensors treated as one differentiable value (a JAX pytree); the
 //!   gradient of a model is a value of the model's own type.
 //! - [`nn`] (layers, MLP), [`optim`] (SGD, momentum, Adam, RMSprop), [`data`] (CSV and IDX loading,
-//!   splits, standardization, minibatches).
+//!   splits, standardization, minibatches, and the bundled Iris set [`data::iris`]).
+//! - Random draws (initial weights, splits, batch orders) take a seed or any `&mut impl rand::Rng`
+//!   (`Mlp::with_rng`, `Tensor::randn_with_rng`, `Dataset::batches_with_rng`, …).
+//! - Feature `serde`: `Serialize`/`Deserialize` for [`Tensor`], layers, models, optimizer state
+//!   and data sets. Feature `argmin`: `argmin::Problem`, an `#[autodiff]` function as an argmin
+//!   problem.
 //! - [`explain`]: the evaluation trace of an `#[autodiff]` function at a point (values, tangents,
 //!   adjoints, local partials, the derivative code), as a table and as a Graphviz graph.
 //!
-//! Users depend on the `diffx` crate, which re-exports everything here.
+//! Users depend on the `diffx-ad` package (library name `diffx`), which re-exports everything
+//! here next to the macros.
 
+#[cfg(feature = "argmin")]
+pub mod argmin;
 pub mod check;
 pub mod data;
 mod dual;

@@ -8,8 +8,12 @@
 
 use crate::{Float, Leaf, LeafMut, Params, Tensor};
 
+#[cfg(feature = "serde")]
+mod serialize;
+
 /// How initial weights are drawn (biases start at 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Init {
     /// Glorot/Xavier uniform: `U(−a, a)`, `a = √(6 / (in + out))`; suits tanh and sigmoid.
     Xavier,
@@ -32,6 +36,11 @@ impl Init {
 
 /// A fully connected layer `x·w + b`.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "serialize::StoredLinear<F>")
+)]
 pub struct Linear<F: Float = f32> {
     /// The weight, `[in, out]`.
     pub w: Tensor<F>,
@@ -42,9 +51,30 @@ pub struct Linear<F: Float = f32> {
 impl<F: Float> Linear<F> {
     /// A layer `inputs → outputs` with weights drawn by `init` from `seed`, biases 0.
     pub fn new(inputs: usize, outputs: usize, init: Init, seed: u64) -> Self {
+        Self::with_rng(inputs, outputs, init, &mut crate::rng::seeded(seed))
+    }
+
+    /// A layer `inputs → outputs` with weights drawn by `init` from `rng` (any [`rand::Rng`]),
+    /// biases 0.
+    ///
+    /// ```
+    /// use diffx::nn::{Init, Linear};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_pcg::Pcg64::seed_from_u64(0);
+    /// let layer = Linear::<f32>::with_rng(4, 3, Init::Xavier, &mut rng);
+    /// let bound = (6.0_f32 / 7.0).sqrt();
+    /// assert!(layer.w.data().iter().all(|w| w.abs() <= bound));
+    /// assert_eq!(layer.b.data(), &[0.0; 3]);
+    /// ```
+    pub fn with_rng(
+        inputs: usize,
+        outputs: usize,
+        init: Init,
+        rng: &mut (impl rand::Rng + ?Sized),
+    ) -> Self {
         let a = F::of_f64(init.bound(inputs, outputs));
         Linear {
-            w: Tensor::rand_uniform(&[inputs, outputs], -a, a, seed),
+            w: Tensor::rand_uniform_with_rng(&[inputs, outputs], -a, a, rng),
             b: Tensor::zeros(&[1, outputs]),
         }
     }
@@ -158,6 +188,7 @@ impl<F: Float> Params for Linear<F> {
 
 /// An elementwise nonlinearity between layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Activation {
     /// `tanh(x)`.
     Tanh,
@@ -190,6 +221,11 @@ impl Activation {
 /// A multilayer perceptron: linear layers with `activation` between them; the last layer outputs
 /// logits (no activation).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "serialize::StoredMlp<F>")
+)]
 pub struct Mlp<F: Float = f32> {
     /// The layers, input first.
     pub layers: Vec<Linear<F>>,
@@ -204,8 +240,8 @@ impl<F: Float> Mlp<F> {
     /// those of networks with neighbouring seeds are unrelated.
     ///
     /// ```
-    /// use diffx_runtime::nn::{Activation, Mlp};
-    /// use diffx_runtime::{Params, Tensor};
+    /// use diffx::nn::{Activation, Mlp};
+    /// use diffx::{Params, Tensor};
     /// let mlp: Mlp = Mlp::new(&[4, 10, 3], Activation::Tanh, 0);
     /// assert_eq!(mlp.num_params(), 4 * 10 + 10 + 10 * 3 + 3);
     /// let x = Tensor::randn(&[5, 4], 1);
@@ -226,15 +262,41 @@ impl<F: Float> Mlp<F> {
     /// If fewer than two sizes are given, or a size is 0.
     #[track_caller]
     pub fn with_init(sizes: &[usize], activation: Activation, init: Init, seed: u64) -> Self {
-        if sizes.len() < 2 || sizes.contains(&0) {
-            panic!(
-                "Mlp::new: expected at least an input and an output size, each at least 1, got {sizes:?}"
-            );
-        }
+        check_sizes(sizes);
         let layers = sizes
             .windows(2)
             .enumerate()
             .map(|(i, w)| Linear::new(w[0], w[1], init, layer_seed(seed, i)))
+            .collect();
+        Mlp { layers, activation }
+    }
+
+    /// An MLP whose layers draw their weights, input layer first, from `rng` (any
+    /// [`rand::Rng`]) by `init` ([`Activation::default_init`] is what [`Mlp::new`] uses).
+    ///
+    /// ```
+    /// use diffx::nn::{Activation, Mlp};
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    /// let act = Activation::Tanh;
+    /// let a: Mlp = Mlp::with_rng(&[4, 10, 3], act, act.default_init(), &mut rng);
+    /// let b: Mlp = Mlp::with_rng(&[4, 10, 3], act, act.default_init(), &mut rng);
+    /// assert_ne!(a, b); // the generator moved on
+    /// ```
+    ///
+    /// # Panics
+    /// If fewer than two sizes are given, or a size is 0.
+    #[track_caller]
+    pub fn with_rng(
+        sizes: &[usize],
+        activation: Activation,
+        init: Init,
+        rng: &mut (impl rand::Rng + ?Sized),
+    ) -> Self {
+        check_sizes(sizes);
+        let layers = sizes
+            .windows(2)
+            .map(|w| Linear::with_rng(w[0], w[1], init, rng))
             .collect();
         Mlp { layers, activation }
     }
@@ -281,6 +343,16 @@ impl<F: Float> Mlp<F> {
     #[track_caller]
     pub fn predict(&self, x: &Tensor<F>) -> Vec<usize> {
         self.forward(x).argmax_rows()
+    }
+}
+
+/// Panics, at the caller, unless `sizes` has an input and an output size, none of them 0.
+#[track_caller]
+fn check_sizes(sizes: &[usize]) {
+    if sizes.len() < 2 || sizes.contains(&0) {
+        panic!(
+            "Mlp::new: expected at least an input and an output size, each at least 1, got {sizes:?}"
+        );
     }
 }
 

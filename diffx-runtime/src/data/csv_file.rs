@@ -50,7 +50,7 @@ impl Default for CsvOptions {
 /// Numbers are parsed as `f64` and rounded to `F`.
 ///
 /// ```
-/// use diffx_runtime::data::{read_csv, CsvOptions, Dataset};
+/// use diffx::data::{read_csv, CsvOptions, Dataset};
 /// let path = std::env::temp_dir().join(format!("diffx-doc-{}.csv", std::process::id()));
 /// std::fs::write(&path, "a,b,label\n1.5,2,0\n3,4.25,1\n").unwrap();
 /// let ds: Dataset<f64> = read_csv(&path, &CsvOptions::default()).unwrap();
@@ -542,7 +542,10 @@ mod tests {
         assert_eq!(iris.features.shape(), &[150, 4]);
         // The bundled copy is the repository's data file.
         let file: Dataset = read_iris(root.join("iris.csv")).unwrap();
-        assert_eq!((&file.features, &file.labels), (&iris.features, &iris.labels));
+        assert_eq!(
+            (&file.features, &file.labels),
+            (&iris.features, &iris.labels)
+        );
         assert_eq!(iris.features.row(0), &[5.1, 3.5, 1.4, 0.2]);
         assert_eq!(
             (0..3)

@@ -1,5 +1,5 @@
 //! Data: loading ([`read_csv`], the bundled [`iris`], [`read_iris`], [`read_digits`], [`mnist`]), splitting
-//! ([`train_test_split`], [`Dataset::select`]), preprocessing ([`Standardizer`], [`one_hot`]),
+//! ([`train_test_split`], [`train_test_split_with_rng`], [`Dataset::select`]), preprocessing ([`Standardizer`], [`one_hot`]),
 //! minibatches ([`Batches`]) and evaluation ([`accuracy`]).
 //!
 //! Readers never panic on a bad file: they return a [`DataError`] that names the file, the line and
@@ -14,11 +14,12 @@ pub use csv_file::{iris, read_csv, read_digits, read_iris, CsvOptions};
 pub use error::DataError;
 pub use idx::{mnist, read_idx_images, read_idx_labels, Mnist};
 
-use crate::rng::Rng;
+use crate::rng::{seeded, Draw};
 use crate::{Float, Tensor};
 
 /// Examples for classification: one row of features and one class label per example.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Dataset<F: Float = f32> {
     /// `[n, d]`: one example per row.
     pub features: Tensor<F>,
@@ -84,6 +85,30 @@ impl<F: Float> Dataset<F> {
     pub fn batches(&self, batch_size: usize, seed: u64) -> Batches<'_, F> {
         Batches::new(self, batch_size, seed)
     }
+
+    /// Shuffled minibatches of `batch_size` examples, in an order drawn from `rng` (any
+    /// [`rand::Rng`]): one generator can drive the initial weights and every epoch's order.
+    ///
+    /// ```
+    /// use diffx::data;
+    /// use rand::SeedableRng;
+    /// let iris = data::iris::<f32>();
+    /// let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+    /// let first: Vec<usize> = iris.batches_with_rng(150, &mut rng).next().unwrap().1;
+    /// let second: Vec<usize> = iris.batches_with_rng(150, &mut rng).next().unwrap().1;
+    /// assert_ne!(first, second); // each epoch draws a new order
+    /// ```
+    ///
+    /// # Panics
+    /// If `batch_size` is 0.
+    #[track_caller]
+    pub fn batches_with_rng(
+        &self,
+        batch_size: usize,
+        rng: &mut (impl rand::Rng + ?Sized),
+    ) -> Batches<'_, F> {
+        Batches::with_rng(self, batch_size, rng)
+    }
 }
 
 /// `labels` one-hot encoded: the `[n, classes]` matrix with a 1 at `(i, labels[i])`.
@@ -108,11 +133,33 @@ pub fn train_test_split<F: Float>(
     seed: u64,
     stratified: bool,
 ) -> (Dataset<F>, Dataset<F>) {
+    train_test_split_with_rng(data, test_fraction, &mut seeded(seed), stratified)
+}
+
+/// [`train_test_split`] with the shuffles drawn from `rng`, any [`rand::Rng`].
+///
+/// ```
+/// use diffx::data;
+/// use rand::SeedableRng;
+/// let mut rng = rand_pcg::Pcg64::seed_from_u64(0);
+/// let (train, test) = data::train_test_split_with_rng(&data::iris::<f64>(), 0.2, &mut rng, true);
+/// assert_eq!((train.len(), test.len()), (120, 30));
+/// assert_eq!(test.labels.iter().filter(|&&l| l == 0).count(), 10); // stratified
+/// ```
+///
+/// # Panics
+/// If `test_fraction` is not in `[0, 1]`.
+#[track_caller]
+pub fn train_test_split_with_rng<F: Float>(
+    data: &Dataset<F>,
+    test_fraction: f64,
+    rng: &mut (impl rand::Rng + ?Sized),
+    stratified: bool,
+) -> (Dataset<F>, Dataset<F>) {
     assert!(
         (0.0..=1.0).contains(&test_fraction),
         "train_test_split: test_fraction {test_fraction} is not in [0, 1]"
     );
-    let mut rng = Rng::new(seed);
     let groups: Vec<Vec<usize>> = if stratified {
         (0..data.num_classes())
             .map(|c| (0..data.len()).filter(|&i| data.labels[i] == c).collect())
@@ -135,6 +182,7 @@ pub fn train_test_split<F: Float>(
 /// Z-scoring: `(x − mean) / std` per feature, with the statistics of the data it was fit on (the
 /// training set), applied unchanged to other data.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Standardizer<F: Float = f32> {
     /// `[1, d]`: the mean of each column.
     pub mean: Tensor<F>,
@@ -194,8 +242,8 @@ impl<F: Float> Standardizer<F> {
 /// holding the remainder. The order is a seeded permutation; use a different seed per epoch.
 ///
 /// ```
-/// use diffx_runtime::data::Dataset;
-/// use diffx_runtime::Tensor;
+/// use diffx::data::Dataset;
+/// use diffx::Tensor;
 /// let ds = Dataset { features: Tensor::<f32>::zeros(&[5, 2]), labels: vec![0, 1, 0, 1, 0] };
 /// let sizes: Vec<usize> = ds.batches(2, 0).map(|(x, y)| { assert_eq!(x.rows(), y.len()); y.len() }).collect();
 /// assert_eq!(sizes, vec![2, 2, 1]);
@@ -215,9 +263,22 @@ impl<'a, F: Float> Batches<'a, F> {
     /// If `batch_size` is 0.
     #[track_caller]
     pub fn new(data: &'a Dataset<F>, batch_size: usize, seed: u64) -> Self {
+        Self::with_rng(data, batch_size, &mut seeded(seed))
+    }
+
+    /// Batches of `data` in an order drawn from `rng`, any [`rand::Rng`].
+    ///
+    /// # Panics
+    /// If `batch_size` is 0.
+    #[track_caller]
+    pub fn with_rng(
+        data: &'a Dataset<F>,
+        batch_size: usize,
+        rng: &mut (impl rand::Rng + ?Sized),
+    ) -> Self {
         assert!(batch_size > 0, "Batches::new: batch_size must be positive");
         let mut order: Vec<usize> = (0..data.len()).collect();
-        Rng::new(seed).shuffle(&mut order);
+        rng.shuffle(&mut order);
         Batches {
             data,
             order,

@@ -26,7 +26,7 @@ fn shown(n: usize) -> Vec<Option<usize>> {
 
 impl<F: Float> fmt::Display for Tensor<F> {
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let t = Tensor::from_rows(&[&[1.0, -2.5], &[10.0, 0.25]]);
     /// assert_eq!(format!("{t:.2}"), "Tensor [2, 2]\n[[ 1.00, -2.50],\n [10.00,  0.25]]");
     /// ```
@@ -67,7 +67,7 @@ const DEBUG_EDGE: usize = 3;
 
 impl<F: Float> fmt::Debug for Tensor<F> {
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let t = Tensor::<f32>::from_vec((0..10_000).map(|i| i as f32).collect(), &[100, 100]);
     /// assert_eq!(
     ///     format!("{t:?}"),

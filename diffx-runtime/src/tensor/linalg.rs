@@ -117,7 +117,7 @@ impl<F: Float> Tensor<F> {
     /// The matrix product `self·other` of `[m, k]` and `[k, n]`: an `[m, n]` tensor.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let x = Tensor::from_rows(&[&[1.0, 2.0, 3.0]]); // [1, 3]
     /// let w = Tensor::from_rows(&[&[1.0, 0.0], &[0.0, 1.0], &[1.0, 1.0]]); // [3, 2]
     /// assert_eq!(x.matmul(&w).data(), &[4.0, 5.0]);

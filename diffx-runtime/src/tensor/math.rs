@@ -122,7 +122,7 @@ impl<F: Float> Tensor<F> {
     /// `self · tanh′(x)` elementwise, from `y = tanh(x)`: `self · (1 − y²)`.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let y = Tensor::from_vec(vec![0.0, 0.5], &[2]);
     /// let g = Tensor::from_vec(vec![2.0, 2.0], &[2]);
     /// assert_eq!(g.mul_dtanh(&y).data(), &[2.0, 1.5]);

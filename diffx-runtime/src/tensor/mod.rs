@@ -38,18 +38,20 @@ mod linalg;
 mod math;
 mod ops;
 mod reduce;
+#[cfg(feature = "serde")]
+mod serialize;
 mod shape;
 mod tile;
 
 use core::fmt;
 
-use crate::rng::Rng;
+use crate::rng::{seeded, Draw};
 use crate::Float;
 
 /// A dense row-major tensor of `f32` (the default) or `f64`.
 ///
 /// ```
-/// use diffx_runtime::Tensor;
+/// use diffx::Tensor;
 /// let a = Tensor::from_rows(&[&[1.0, 2.0], &[3.0, 4.0]]);
 /// let b = Tensor::from_vec(vec![10.0, 20.0], &[2]);
 /// assert_eq!((&a + &b).data(), &[11.0, 22.0, 13.0, 24.0]); // b is added to every row
@@ -152,7 +154,7 @@ impl<F: Float> Tensor<F> {
     /// If `data.len()` is not the product of `shape`; [`Tensor::try_from_vec`] returns the error.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let t = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     /// assert_eq!(t.at(1, 0), 4.0);
     /// ```
@@ -296,7 +298,25 @@ impl<F: Float> Tensor<F> {
     /// If the product of `shape` overflows a `usize`.
     #[track_caller]
     pub fn randn(shape: &[usize], seed: u64) -> Self {
-        let mut rng = Rng::new(seed);
+        Self::randn_with_rng(shape, &mut seeded(seed))
+    }
+
+    /// Samples of the standard normal distribution drawn from `rng`, any [`rand::Rng`].
+    ///
+    /// ```
+    /// use diffx::Tensor;
+    /// use rand::SeedableRng;
+    /// let mut rng = rand_pcg::Pcg64::seed_from_u64(42);
+    /// let a = Tensor::<f64>::randn_with_rng(&[2, 3], &mut rng);
+    /// let b = Tensor::<f64>::randn_with_rng(&[2, 3], &mut rng); // the stream goes on
+    /// assert_eq!(a.shape(), &[2, 3]);
+    /// assert_ne!(a, b);
+    /// ```
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
+    pub fn randn_with_rng(shape: &[usize], rng: &mut (impl rand::Rng + ?Sized)) -> Self {
         let data = (0..ok(checked_count("randn", shape)))
             .map(|_| F::of_f64(rng.normal()))
             .collect();
@@ -312,7 +332,20 @@ impl<F: Float> Tensor<F> {
     /// If the product of `shape` overflows a `usize`.
     #[track_caller]
     pub fn rand_uniform(shape: &[usize], lo: F, hi: F, seed: u64) -> Self {
-        let mut rng = Rng::new(seed);
+        Self::rand_uniform_with_rng(shape, lo, hi, &mut seeded(seed))
+    }
+
+    /// Samples of the uniform distribution on `[lo, hi)` drawn from `rng`, any [`rand::Rng`].
+    ///
+    /// # Panics
+    /// If the product of `shape` overflows a `usize`.
+    #[track_caller]
+    pub fn rand_uniform_with_rng(
+        shape: &[usize],
+        lo: F,
+        hi: F,
+        rng: &mut (impl rand::Rng + ?Sized),
+    ) -> Self {
         let (lo, width) = (lo.as_f64(), hi.as_f64() - lo.as_f64());
         let data = (0..ok(checked_count("rand_uniform", shape)))
             .map(|_| F::of_f64(lo + width * rng.uniform()))

@@ -218,7 +218,7 @@ impl<F: Float> Tensor<F> {
     /// (`mse`'s derivative rule uses it in both modes).
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let a = Tensor::from_vec(vec![3.0, 5.0], &[2]);
     /// let b = Tensor::from_vec(vec![1.0, 1.0], &[2]);
     /// assert_eq!(a.scaled_difference(&b, 0.5).data(), &[1.0, 2.0]);

@@ -229,7 +229,7 @@ impl<F: Float> Tensor<F> {
     /// `e^x / Σ e^x` along each row (last axis), stable for any finite logits.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let p = Tensor::from_rows(&[&[1000.0_f64, 1000.0, -1000.0]]).softmax();
     /// assert_eq!(p.data(), &[0.5, 0.5, 0.0]);
     /// ```
@@ -276,7 +276,7 @@ impl<F: Float> Tensor<F> {
     /// (`[n, classes]`) against integer labels, as PyTorch's `cross_entropy`.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let logits = Tensor::from_rows(&[&[0.0_f64, 0.0], &[1000.0, -1000.0]]);
     /// // Row 0: ln 2; row 1: the right class, certain: 0.
     /// assert_eq!(logits.cross_entropy(&[1, 0]), 2f64.ln() / 2.0);
@@ -305,7 +305,7 @@ impl<F: Float> Tensor<F> {
     /// and one allocation. The derivative rule of `cross_entropy` uses it in both modes.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let g = Tensor::from_rows(&[&[0.0_f64, 0.0]]).cross_entropy_grad(&[1], 2.0);
     /// assert_eq!(g.data(), &[1.0, -1.0]); // 2 · ([½, ½] − [0, 1])
     /// ```
@@ -333,7 +333,7 @@ impl<F: Float> Tensor<F> {
     /// sweep computes, so that the backward sweep only scales the gradient by the cotangent.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let logits = Tensor::from_rows(&[&[0.0_f64, 0.0], &[1000.0, -1000.0]]);
     /// let (loss, grad) = logits.cross_entropy_with_grad(&[1, 0]);
     /// assert_eq!(loss, logits.cross_entropy(&[1, 0]));

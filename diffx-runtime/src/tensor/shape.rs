@@ -69,7 +69,7 @@ impl<F: Float> Tensor<F> {
     /// `sum_to(&[])` or `sum_to(&[1])` sums everything.
     ///
     /// ```
-    /// use diffx_runtime::Tensor;
+    /// use diffx::Tensor;
     /// let g = Tensor::from_rows(&[&[1.0, 2.0], &[3.0, 4.0]]);
     /// assert_eq!(g.sum_to(&[1, 2]).data(), &[4.0, 6.0]);
     /// assert_eq!(g.sum_to(&[2, 1]).data(), &[3.0, 7.0]);

@@ -157,3 +157,27 @@ fn non_finite_data_is_named_instead_of_the_learning_rate() {
         "the loss became inf in epoch 3: lower the learning rate"
     );
 }
+
+#[test]
+fn a_saved_model_is_read_back_as_trained() {
+    // `--save` then `--load`: the model and standardizer read back are the ones trained, bit for
+    // bit (the serde feature; without it both flags are refused with the command to use).
+    let (plot, model) = (temp_path("svg"), temp_path("json"));
+    let run = |extra: [&str; 2]| {
+        let argv = ["iris", "--epochs", "20", "--plot", plot.to_str().unwrap()];
+        iris::run(&iris::Args::try_parse_from(argv.into_iter().chain(extra)).unwrap())
+    };
+    let saved = run(["--save", model.to_str().unwrap()]);
+    let loaded = run(["--load", model.to_str().unwrap()]);
+    if cfg!(feature = "serde") {
+        let (saved, loaded) = (saved.unwrap(), loaded.unwrap());
+        assert_eq!(loaded, saved);
+        assert!(
+            saved.model.layers[0].w
+                != diffx::nn::Mlp::new(&[4, 10, 3], diffx::nn::Activation::Tanh, 0).layers[0].w
+        );
+    } else {
+        let e = cli::report(loaded.unwrap_err().as_ref());
+        assert!(e.contains("--features serde"), "{e}");
+    }
+}
