@@ -12,6 +12,10 @@
 //! 6. [Hand-written derivative rules](custom_rules): `#[custom_derivative]`.
 //! 7. [Seeing inside](explain): `explain_`, the evaluation trace of a function at a point.
 //! 8. [Errors](errors): what the macro refuses, and what the runtime checks.
+//! 9. [Random generators, saving and loading](saving_and_loading): `&mut impl rand::Rng`,
+//!    serde (feature `serde`).
+//! 10. [Optimization with argmin](argmin): an `#[autodiff]` function handed to argmin's solvers
+//!     (feature `argmin`).
 
 #[doc = include_str!("generated_functions.md")]
 pub mod generated_functions {}
@@ -36,3 +40,9 @@ pub mod explain {}
 
 #[doc = include_str!("errors.md")]
 pub mod errors {}
+
+#[doc = include_str!("saving_and_loading.md")]
+pub mod saving_and_loading {}
+
+#[doc = include_str!("argmin.md")]
+pub mod argmin {}
