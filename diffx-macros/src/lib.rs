@@ -38,14 +38,27 @@ use proc_macro::TokenStream;
 /// `diffx-ad`, whose documentation of it states the contract with examples.
 #[proc_macro_attribute]
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::autodiff(attr.into(), item.into()).into()
+    on_a_deep_stack(|| expand::autodiff(attr.into(), item.into()).into())
 }
+
+/// Runs `f` on a stack of its own, grown as needed: parsing and every pass walk expressions by
+/// recursion, and a sum of thousands of terms (which rustc compiles without the attribute) is a
+/// tree that deep. rustc itself walks such trees on `stacker`'s stacks; the proc-macro bridge is
+/// per thread, not per stack, so the tokens of `f` stay valid.
+fn on_a_deep_stack<R>(f: impl FnOnce() -> R) -> R {
+    // Address space only: the pages a run does not touch are never allocated.
+    stacker::grow(STACK_BYTES, f)
+}
+
+/// The expansion's stack: enough for expressions of 10,000 terms or 500 nested parentheses (the
+/// tests), in a debug build of the macro, as cargo builds it.
+const STACK_BYTES: usize = 1 << 30;
 
 /// `#[derive(Params)]`, defined in the `diffx-macros` crate and used as `diffx::Params` through
 /// `diffx-ad`, whose documentation of it states the contract with examples.
 #[proc_macro_derive(Params, attributes(params))]
 pub fn derive_params(input: TokenStream) -> TokenStream {
-    derive::params(input.into()).into()
+    on_a_deep_stack(|| derive::params(input.into()).into())
 }
 
 /// `#[custom_derivative]`, defined in the `diffx-macros` crate and used as
@@ -53,12 +66,14 @@ pub fn derive_params(input: TokenStream) -> TokenStream {
 /// with examples.
 #[proc_macro_attribute]
 pub fn custom_derivative(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item2: proc_macro2::TokenStream = item.into();
-    match custom::expand(attr.into(), item2.clone()) {
-        Ok(ts) => ts.into(),
-        Err(e) => {
-            let errors = e.to_compile_error();
-            quote::quote!(#item2 #errors).into()
+    on_a_deep_stack(|| {
+        let item2: proc_macro2::TokenStream = item.into();
+        match custom::expand(attr.into(), item2.clone()) {
+            Ok(ts) => ts.into(),
+            Err(e) => {
+                let errors = e.to_compile_error();
+                quote::quote!(#item2 #errors).into()
+            }
         }
-    }
+    })
 }

@@ -814,3 +814,22 @@ fn a_pullback_skips_unwanted_gradients() {
     let caller = reverse_program(&caller, "loss");
     assert!(caller.contains(", [true , false])"), "{caller}");
 }
+
+#[test]
+fn deep_expressions_expand_on_a_stack_of_their_own() {
+    // 3,000 terms in one sum (rustc compiles 5,000 without the attribute; its own parser overflows
+    // near 7,000) and 500 nested parentheses: parsing and every pass recurse that deep. On the test
+    // thread's stack (2 MiB) the sum overflows; the entry points expand on `on_a_deep_stack`.
+    let sum = (1..=3000)
+        .map(|i| format!("x * {i}.0"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let nested = format!("{}x{}", "(".repeat(500), " * 1.0)".repeat(500));
+    for body in [sum, nested] {
+        let item: proc_macro2::TokenStream =
+            format!("fn f(x: f64) -> f64 {{ {body} }}").parse().unwrap();
+        let out = crate::on_a_deep_stack(|| expand::expand(quote!(), item).map(|t| t.to_string()));
+        let out = out.unwrap();
+        assert!(out.contains("fn grad_f") && out.contains("fn jvp_f"));
+    }
+}
