@@ -22,6 +22,8 @@
 //! Users depend on the `diffx-ad` package (library name `diffx`), which re-exports everything
 //! here next to the macros.
 
+#![warn(missing_docs)]
+
 #[cfg(feature = "argmin")]
 pub mod argmin;
 pub mod check;
