@@ -3,7 +3,7 @@
 //! against the same training with backpropagation written out by hand, in one run.
 //!
 //! ```text
-//! cargo bench --bench iris
+//! cargo bench -p diffx-benches --bench iris
 //! ```
 //! For scale (the issue's figures on a machine like this one): PyTorch eager 11–12 ms, JAX with the
 //! whole loop in one jit 0.9 ms. `benches/peers/iris_digits.py` times PyTorch here.

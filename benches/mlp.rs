@@ -3,7 +3,7 @@
 //! of its layers in GFLOP/s, measured in one run.
 //!
 //! ```text
-//! cargo bench --bench mlp
+//! cargo bench -p diffx-benches --bench mlp
 //! ```
 //! For scale (the issue's figures on a machine like this one): PyTorch eager 6.5 ms per epoch,
 //! JAX jitted 1.5 ms.
@@ -24,7 +24,9 @@ fn loss(model: &Mlp, x: &Tensor, labels: &[usize]) -> f32 {
 }
 
 fn digits_training() -> Dataset {
-    let digits: Dataset = data::read_digits("data/digits.csv").expect("data/digits.csv");
+    let digits: Dataset =
+        data::read_digits(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/digits.csv"))
+            .expect("data/digits.csv");
     let (train, _) = data::train_test_split(&digits, 0.2, 0, true);
     Dataset {
         features: &train.features / 16.0,

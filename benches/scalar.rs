@@ -3,7 +3,7 @@
 //! in one run so that their ratios are meaningful on a noisy machine.
 //!
 //! ```text
-//! cargo bench --bench scalar
+//! cargo bench -p diffx-benches --bench scalar
 //! ```
 
 use std::hint::black_box;

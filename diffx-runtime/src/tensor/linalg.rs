@@ -27,7 +27,7 @@ impl<F: Float> Operand<'_, F> {
 }
 
 /// Whether a product is small enough that packing its operands (what makes `matrixmultiply` fast
-/// on large ones) costs more than it saves: `cargo bench --bench mlp` times both at the layer shapes.
+/// on large ones) costs more than it saves: `cargo bench -p diffx-benches --bench mlp` times both at the layer shapes.
 fn is_small(m: usize, k: usize, n: usize) -> bool {
     m * k * n <= SMALL_GEMM_WORK
 }
