@@ -24,6 +24,7 @@ use syn::spanned::Spanned;
 use syn::ItemFn;
 
 use crate::emit::signature::{grad_types, param_list, tangent_inputs};
+use crate::names;
 use crate::parse::{self, Signature};
 
 struct Rules {
@@ -105,7 +106,7 @@ fn hidden_jvp(
     dots: &[Option<Ident>],
 ) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
-    let name = format_ident!("__diffx_jvp_{}", item.sig.ident);
+    let name = names::jvp(&item.sig.ident);
     let params = param_list(sig);
     let (tangents, converts) = tangent_inputs(sig, dots);
     let args = sig.params.iter().map(|p| p.name.to_token_stream());
@@ -137,7 +138,7 @@ fn hidden_hvp(
     dots: &[Option<Ident>],
 ) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
-    let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
+    let name = names::hvp(&item.sig.ident);
     let params = param_list(sig);
     let (tangents, converts) = tangent_inputs(sig, dots);
     let id = |s: String| Ident::new(&s, Span::mixed_site());
@@ -208,7 +209,7 @@ fn hidden_hvp(
 
 fn hidden_vjp(item: &ItemFn, sig: &Signature, rule: &syn::Path, ct: &Ident) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
-    let name = format_ident!("__diffx_vjp_{}", item.sig.ident);
+    let name = names::vjp(&item.sig.ident);
     let params = sig.params.iter().map(|p| {
         let (n, t) = (&p.name, &p.ty);
         quote!(#n: #t)

@@ -11,7 +11,7 @@ use crate::builder::Builder;
 use crate::ir::{Atom, Kind, Op, Stmt, Var};
 use crate::lower::Lowerer;
 use crate::parse::{self, Order, Signature};
-use crate::{desugar, emit, forward, reverse, tape, tokens};
+use crate::{desugar, emit, forward, names, reverse, tape, tokens};
 
 /// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
 /// function is still emitted unchanged, so its callers see no follow-on errors.
@@ -140,9 +140,6 @@ impl syn::visit_mut::VisitMut for Returns {
     }
 }
 
-/// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it.
-pub const SELF_PARAM: &str = "__diffx_self";
-
 /// For a method with `wrt(self, …)`: the method as an associated function taking `self` as its
 /// first parameter `__diffx_self: &Self` (differentiated as a parameter struct), the arguments
 /// with `self` renamed, and the receiver to give back to the public functions.
@@ -153,7 +150,7 @@ fn receiver_as_param(
     let wrt = args.wrt.as_ref()?;
     wrt.iter().find(|n| *n == "self")?;
     let receiver = item.sig.receiver()?.clone();
-    let name = Ident::new(SELF_PARAM, receiver.self_token.span);
+    let name = Ident::new(names::SELF_PARAM, receiver.self_token.span);
     let mut as_fn = item.clone();
     let ty = &receiver.ty;
     as_fn.sig.inputs[0] = syn::parse_quote!(#name: #ty);

@@ -33,6 +33,7 @@ use crate::emit;
 use crate::forward::Forward;
 use crate::ir::operands::place;
 use crate::ir::{Atom, Kind, Var};
+use crate::names;
 use crate::parse::Signature;
 use instrument::Instrument;
 
@@ -128,13 +129,7 @@ pub fn function(
     let ct_name = cotangent_name(item);
     let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, #ct_name: #ret));
     let fn_str = name.to_string();
-    let [jvp, vjp] = pretty_items(
-        emitted,
-        [
-            format_ident!("__diffx_jvp_{}", name),
-            format_ident!("__diffx_vjp_{}", name),
-        ],
-    );
+    let [jvp, vjp] = pretty_items(emitted, [names::jvp(name), names::vjp(name)]);
     let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
     let doc = doc(name, sig.ret_kind);
     Ok(quote! {
@@ -178,7 +173,7 @@ fn cotangent_name(item: &ItemFn) -> Ident {
     let name = ["ct", "cotangent", "y_bar"]
         .into_iter()
         .find(|n| !user.contains(*n))
-        .unwrap_or("__diffx_ct");
+        .unwrap_or(names::COTANGENT);
     Ident::new(name, Span::call_site())
 }
 
@@ -206,12 +201,13 @@ fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
             Kind::Other if !ins.struct_tangents.contains_key(v) => {
                 // Not read by field: a tensor under another name (`&T`), recorded if its type
                 // says it is a value; else it is never read as one.
+                let (value, tangent) = (names::local("v"), names::local("t"));
                 quote! {
-                    if let (::core::option::Option::Some(__diffx_v), ::core::option::Option::Some(__diffx_t)) = (
+                    if let (::core::option::Option::Some(#value), ::core::option::Option::Some(#tangent)) = (
                         (&::diffx::explain::Probe::<#float, _>::new(&#x)).probe(),
                         (&::diffx::explain::Probe::<#float, _>::new(&#dx)).probe(),
                     ) {
-                        #rec.input_value(#k, #name, __diffx_v, __diffx_t);
+                        #rec.input_value(#k, #name, #value, #tangent);
                     } else {
                         #rec.not_a_value(#name);
                     }
@@ -271,9 +267,10 @@ fn recorded_body(
             match (sig.ret_kind, r) {
                 (Kind::Slice, Atom::Var(v)) => {
                     let k = Instrument::key(*v);
+                    let rows = names::local("rows");
                     quote! {
-                        let __diffx_rows = #rec.elements(#k);
-                        #rec.output_elements(#name, &#value[..], &__diffx_rows, &#ct[..]);
+                        let #rows = #rec.elements(#k);
+                        #rec.output_elements(#name, &#value[..], &#rows, &#ct[..]);
                     }
                 }
                 (Kind::Scalar, _) => quote!(#rec.output(#name, #expr, #value, #row);),
@@ -304,7 +301,7 @@ fn unparse(items: Vec<syn::Item>) -> String {
 
 /// `text` with lowering's calls of another method (`__diffx_self::g(x)`) as written, `self.g(x)`.
 fn self_calls(text: &str) -> String {
-    text.replace("__diffx_self::", "self.")
+    text.replace(&format!("{}::", names::SELF_PARAM), "self.")
 }
 
 /// The functions `names` of the emitted items, formatted, without their attributes (one parse

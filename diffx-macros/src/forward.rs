@@ -13,6 +13,7 @@ use crate::builder::Builder;
 use crate::ir::operands::{by_ref, place, value};
 use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
+use crate::names;
 use crate::rules::{Deriv, Rule};
 
 /// The tangent program.
@@ -505,7 +506,7 @@ fn terms(
                 .filter_map(|(p, t)| Some((p?, t.clone()?)))
                 .map(
                     |(p, t)| match b.dense && !p.is_unit(false) && !p.is_unit(true) {
-                        true => b.rule("__diffx_tangent_product", vec![p, t], span),
+                        true => b.rule(names::TANGENT_PRODUCT, vec![p, t], span),
                         false => b.mul(p, t, span),
                     },
                 )

@@ -23,6 +23,7 @@ mod forward;
 pub(crate) mod ir;
 mod liveness;
 mod lower;
+mod names;
 mod parse;
 mod reverse;
 pub(crate) mod rules;

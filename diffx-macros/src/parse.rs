@@ -482,7 +482,7 @@ fn params(
             }
         }
         // `self` of `wrt(self, x)`, as a parameter (`expand::receiver_as_param`).
-        let kind = match pi.ident == crate::expand::SELF_PARAM {
+        let kind = match pi.ident == crate::names::SELF_PARAM {
             true => Some(Kind::Other),
             false => kind_of(&pt.ty, g),
         };
@@ -511,7 +511,7 @@ fn params(
                 name.span(),
                 format!("`wrt` names `{name}`, which is not a parameter of this function"),
             )),
-            Some(p) if kind_of(&p.ty, g).is_none() && p.name != crate::expand::SELF_PARAM => {
+            Some(p) if kind_of(&p.ty, g).is_none() && p.name != crate::names::SELF_PARAM => {
                 let ty = p.ty.to_token_stream().to_string().replace(' ', "");
                 errors.push(error(name.span(), format!("`{name}` has type `{ty}`, which is not differentiable: `wrt` takes `f64`, `f32`, their slices, `Vec`s and arrays, `Tensor` and parameter-struct parameters")));
             }

@@ -18,6 +18,8 @@
 //! `relu'(0) = 0`, a tie in `max`/`min` sends half of the gradient to each operand, and for
 //! `x.powf(y)` the derivative in `y` is 0 at `x = 0` and the derivative in `x` is 0 at `y = 0`.
 
+use crate::names;
+
 /// How an operation is written in Rust.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Syntax {
@@ -260,8 +262,8 @@ pub static RULES: &[Rule] = &[
     // product, in which an exact zero tangent gives 0 even where the partial is infinite (JAX's
     // symbolic zero): `hessian_` of `ln` at 0 is −∞, not NaN from the cotangent's zero tangent.
     runtime(
-        "__diffx_tangent_product",
-        "::diffx::__private::tangent_product",
+        names::TANGENT_PRODUCT,
+        names::TANGENT_PRODUCT_PATH,
         &["b", "a"],
     ),
     // On tensors, the derivative times the tangent or cotangent is one fused kernel (one pass

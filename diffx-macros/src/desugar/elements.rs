@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr};
 
+use crate::names;
 use crate::parse::Signature;
 
 /// `block` with its arrays assigned whole inside loops and arms written by element.
@@ -100,7 +101,7 @@ impl VisitMut for Elements {
             _ => return,
         };
         let temps: Vec<syn::Ident> = (0..values.len())
-            .map(|i| quote::format_ident!("__diffx_elem{}", i))
+            .map(|i| names::numbered("elem", i))
             .collect();
         let at = 0..temps.len();
         *e = syn::parse_quote!({
@@ -115,7 +116,7 @@ impl VisitMut for Elements {
 /// copied in.
 fn from_call(a: &syn::ExprAssign, n: usize, is_vec: bool) -> Expr {
     let (left, right) = (&a.left, &a.right);
-    let value = quote::format_ident!("__diffx_value");
+    let value = proc_macro2::Ident::new(names::VALUE, proc_macro2::Span::call_site());
     let at = syn::spanned::Spanned::span(&*a.left);
     let check: Option<syn::Stmt> = is_vec.then(|| {
         syn::parse_quote_spanned!(at=>

@@ -17,6 +17,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Stmt};
 
+use crate::names;
 use crate::tokens;
 
 /// The flags in scope.
@@ -166,7 +167,7 @@ pub fn body(block: &Block, float: &Ident, ret: &syn::Type) -> syn::Result<Block>
             stmts,
         });
     }
-    let (returned, value) = (ident("__diffx_returned"), ident("__diffx_value"));
+    let (returned, value) = (ident(names::RETURNED), ident(names::VALUE));
     let ctx = Ctx {
         ret: Some((returned.clone(), value.clone())),
         loops: Vec::new(),
@@ -210,7 +211,7 @@ impl VisitMut for LoopValues {
         syn::visit_mut::visit_block_mut(self, b);
         // A block's value given by a `loop`: bound to a local first.
         if let Some(Stmt::Expr(Expr::Loop(l), None)) = b.stmts.last() {
-            let value = ident("__diffx_loop_value");
+            let value = ident(names::LOOP_VALUE);
             let l = l.clone();
             b.stmts.pop();
             b.stmts.push(syn::parse_quote!(let #value = #l;));
@@ -483,7 +484,7 @@ fn guarded_assignment(e: Expr, stops: bool, ctx: &Ctx, counter: &mut usize) -> E
         return e;
     }
     *counter += 1;
-    let tmp = ident(&format!("__diffx_rhs_{counter}"));
+    let tmp = names::numbered("rhs_", *counter);
     let stop = ctx.stop();
     let span = e.span();
     let assigned = match e {
@@ -518,8 +519,8 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
     }
     *counter += 1;
     let (brk, cont) = (
-        ident(&format!("__diffx_break_{counter}")),
-        ident(&format!("__diffx_continue_{counter}")),
+        names::numbered("break_", *counter),
+        names::numbered("continue_", *counter),
     );
     let mut inner = ctx.clone();
     inner.loops.push(Flags {
@@ -538,7 +539,8 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
     let looped: TokenStream = match e {
         Expr::ForLoop(f) => {
             let (pat, iter) = (&f.pat, &f.expr);
-            quote_spanned!(span=> for #pat in #iter { ::diffx::__diffx_exit_if!(#exit); #body })
+            let exit_if = Ident::new(names::EXIT_IF, span);
+            quote_spanned!(span=> for #pat in #iter { ::diffx::#exit_if!(#exit); #body })
         }
         Expr::While(w) => {
             let cond = &w.cond;

@@ -17,6 +17,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Pat};
 
 use super::patterns::is_place;
+use crate::names;
 
 /// `block` with its `if let`s and `match`es on `Option`s written as `if`s; `differentiable` are
 /// the parameters differentiated (the place form is for their fields: elsewhere the general form
@@ -190,7 +191,7 @@ fn general(l: &syn::ExprLet, then_: &Block, else_: &Expr, n: usize) -> Expr {
     let (bind_value, scrutinee): (Option<syn::Stmt>, Expr) = match is_place(&l.expr) {
         true => (None, (*l.expr).clone()),
         false => {
-            let value = quote::format_ident!("__diffx_let{}", n);
+            let value = names::numbered("let", n);
             let e = &l.expr;
             (
                 Some(syn::parse_quote!(let #value = #e;)),

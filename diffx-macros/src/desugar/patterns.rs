@@ -6,9 +6,11 @@
 //! items of `zip` and `enumerate`), whose parts bind without a tuple ever being built.
 
 use proc_macro2::Ident;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Expr, Pat, Stmt, Type};
+
+use crate::names;
 
 /// A value to bind: an expression, or a tuple of values known part by part.
 #[derive(Clone)]
@@ -58,7 +60,7 @@ pub struct Temps<'a> {
 impl Temps<'_> {
     pub fn fresh(&mut self, what: &str) -> Ident {
         *self.counter += 1;
-        format_ident!("__diffx_{}{}", what, *self.counter)
+        names::numbered(what, *self.counter)
     }
 }
 

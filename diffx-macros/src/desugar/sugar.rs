@@ -17,6 +17,7 @@ use syn::{Block, Expr, Local, Pat, Stmt, Type};
 use super::arms;
 use super::chains::{self, strip, Consumer, Func};
 use super::patterns::{self, Elem, Temps};
+use crate::names;
 use crate::parse::Signature;
 use crate::tokens;
 
@@ -577,7 +578,7 @@ impl VisitMut for Sugar {
                 let (v, from) = (&m.receiver, &m.args[0]);
                 // (Not a `__diffx_` name: this loop is the user's, to be rewritten like one.)
                 self.counter += 1;
-                let item = quote::format_ident!("__extended{}", self.counter);
+                let item = quote::format_ident!("{}{}", names::EXTENDED, self.counter);
                 *e = match m.method == "extend" {
                     true => syn::parse_quote_spanned!(m.method.span()=>
                         for #item in #from { #v.push(#item); }),
@@ -678,7 +679,7 @@ fn loop_binds(pat: &Pat) -> bool {
 
 /// Whether `pat` is a loop variable this desugaring wrote (its loops are in the core already).
 fn is_generated(pat: &Pat) -> bool {
-    matches!(pat, Pat::Ident(p) if p.ident.to_string().starts_with("__diffx_"))
+    matches!(pat, Pat::Ident(p) if names::is_generated(&p.ident.to_string()))
 }
 
 /// Where `name` is used other than called or given to an adaptor, in `tokens`: passed on,

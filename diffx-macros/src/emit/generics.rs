@@ -10,6 +10,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::{GenericParam, Generics, Item};
 
+use crate::names;
 use crate::tokens;
 
 /// `items` (the function and its derivative functions) with the generics of `primal`; `float` is
@@ -143,7 +144,7 @@ fn is_wrapper(name: &str) -> bool {
 /// Whether `name` is one of the functions `emit/nested.rs` writes for a caller of `grad_g` or
 /// `jvp_g`, which only call `g`'s.
 fn nested_companion(name: &str) -> bool {
-    ["__diffx_jvp_", "__diffx_vjp_", "__diffx_array_"]
+    [names::JVP, names::VJP, names::ARRAY]
         .iter()
         .filter_map(|p| name.strip_prefix(p))
         .any(|rest| rest.starts_with("grad_") || rest.starts_with("jvp_"))
@@ -176,7 +177,7 @@ fn with_const_arguments(block: &mut syn::Block, primal: &syn::ItemFn, own_generi
     let name = name.as_str();
     let ours = |n: &str| {
         let generated = n == name
-            || (n.starts_with("__diffx_") && n.ends_with(&suffix))
+            || (names::is_generated(n) && n.ends_with(&suffix))
             || n.strip_suffix(&name).is_some_and(is_wrapper);
         generated && !own_generics.iter().any(|o| o == n)
     };

@@ -14,6 +14,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Expr, FnArg, Item, Receiver};
 
+use crate::names;
+
 /// `items` (the method and its derivative functions) as associated functions taking `receiver`,
 /// if there is one.
 pub fn methods(items: TokenStream, receiver: Option<&Receiver>) -> syn::Result<TokenStream> {
@@ -66,7 +68,7 @@ pub fn receiver_wrappers(
         // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter
         // first and stay associated functions.
         let stub = !f.sig.generics.params.is_empty();
-        if !f.sig.ident.to_string().starts_with("__diffx_") && !f.sig.inputs.is_empty() && !stub {
+        if !names::is_generated(&f.sig.ident.to_string()) && !f.sig.inputs.is_empty() && !stub {
             if let FnArg::Typed(t) = f.sig.inputs[0].clone() {
                 f.sig.inputs[0] = FnArg::Receiver(receiver.clone());
                 let pat = &t.pat;
@@ -86,7 +88,7 @@ fn through_self(block: &mut syn::Block, names: &BTreeSet<String>, receiver: bool
         let args = &c.args;
         if let Expr::Path(p) = &*c.func {
             if let [first, g] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
-                if first.ident == "__diffx_self" {
+                if first.ident == names::SELF_PARAM {
                     let g = &g.ident;
                     return Some(syn::parse_quote!(self.#g(#args)));
                 }

@@ -12,6 +12,7 @@ use crate::forward::Forward;
 use crate::ir::operands::{by_ref, owned, place};
 use crate::ir::{Atom, Func, Kind, Op, Stash, Stmt, Var};
 use crate::liveness;
+use crate::names;
 use crate::tokens;
 
 mod control;
@@ -67,8 +68,10 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     let mut p = path.clone();
     if let Some(last) = p.segments.last_mut() {
         let name = last.ident.to_string();
-        let callee = name.strip_prefix("__diffx_array_").unwrap_or(&name);
-        last.ident = format_ident!("__diffx_{}_{}", prefix, callee, span = last.ident.span());
+        let callee = name.strip_prefix(names::ARRAY).unwrap_or(&name);
+        let mut derived = names::derived(prefix, callee);
+        derived.set_span(last.ident.span());
+        last.ident = derived;
     }
     p
 }
@@ -140,7 +143,7 @@ fn op_expr_moving(
             Syntax::Func(path) => {
                 // (Forward over reverse's product of numbers: an element of a nested container,
                 // a value of a kind the macro cannot see, is a number there, passed by value.)
-                if *path == "::diffx::__private::tangent_product" {
+                if *path == names::TANGENT_PRODUCT_PATH {
                     a = args.iter().map(|x| place(f, x)).collect();
                 }
                 let path: TokenStream = path.parse().expect("path tokens");
@@ -629,12 +632,8 @@ impl<'a> Generated<'a> {
     }
 
     fn hidden_jvp(&self, fwd: &Forward) -> TokenStream {
-        let (name, params, ret_ty, allow) = (
-            self.fn_name("__diffx_jvp_"),
-            &self.params,
-            self.ret,
-            allow(),
-        );
+        let (name, params, ret_ty, allow) =
+            (self.fn_name(names::JVP), &self.params, self.ret, allow());
         let f = &fwd.b.func;
         let tangents = self
             .sig
@@ -725,12 +724,8 @@ impl<'a> Generated<'a> {
     }
 
     fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, params, ret_ty, allow) = (
-            self.fn_name("__diffx_vjp_"),
-            &self.params,
-            self.ret,
-            allow(),
-        );
+        let (name, params, ret_ty, allow) =
+            (self.fn_name(names::VJP), &self.params, self.ret, allow());
         let f = &rev.b.func;
         let ct = f.name(rev.ct);
         let tys = signature::grad_types(self.sig);
@@ -750,7 +745,7 @@ impl<'a> Generated<'a> {
     fn jvp(&self, dots: &[Option<Ident>]) -> TokenStream {
         let (name, hidden, params, args, ret_ty) = (
             self.fn_name("jvp_"),
-            self.fn_name("__diffx_jvp_"),
+            self.fn_name(names::JVP),
             &self.params,
             &self.args,
             self.ret,
@@ -780,7 +775,7 @@ impl<'a> Generated<'a> {
     fn vjp(&self, ct: &Ident) -> TokenStream {
         let (name, hidden, params, args, ret_ty) = (
             self.fn_name("vjp_"),
-            self.fn_name("__diffx_vjp_"),
+            self.fn_name(names::VJP),
             &self.params,
             &self.args,
             self.ret,
@@ -804,7 +799,7 @@ impl<'a> Generated<'a> {
     fn grad(&self) -> TokenStream {
         let (name, hidden, params, args) = (
             self.fn_name("grad_"),
-            self.fn_name("__diffx_vjp_"),
+            self.fn_name(names::VJP),
             &self.params,
             &self.args,
         );
@@ -842,7 +837,7 @@ impl<'a> Generated<'a> {
     fn value_and_grad(&self) -> TokenStream {
         let (name, hidden, params, args, ret_ty) = (
             self.fn_name("value_and_grad_"),
-            self.fn_name("__diffx_vjp_"),
+            self.fn_name(names::VJP),
             &self.params,
             &self.args,
             self.ret,

@@ -19,6 +19,7 @@ use super::signature::{
 };
 use super::tuples::Layout;
 use crate::ir::Kind;
+use crate::names;
 use crate::parse::{Param, Signature};
 
 /// The hidden functions through which another `#[autodiff]` function differentiates its calls of
@@ -124,7 +125,7 @@ fn stubs(item: &ItemFn, shapes: &Shapes, missing: Missing) -> TokenStream {
         Missing::ThirdOrder => "three",
     };
     let stub = |prefix: &str, arity: usize| {
-        let fn_name = format_ident!("__diffx_{}_{}", prefix, name);
+        let fn_name = names::derived(prefix, name);
         let missing = format_ident!("{}_{}", kind, arity);
         // (Beyond the runtime's arities, the call stops at rustc's "cannot find function".)
         match arity <= 32 {
@@ -206,10 +207,10 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
         return quote!();
     };
     let grad_name = format_ident!("grad_{}", name);
-    let hvp = format_ident!("__diffx_hvp_{}", name);
+    let hvp = names::hvp(name);
     let (jvp_name, vjp_name) = (
-        format_ident!("__diffx_jvp_grad_{}", name),
-        format_ident!("__diffx_vjp_grad_{}", name),
+        names::derived("jvp_grad", name),
+        names::derived("vjp_grad", name),
     );
     // Each differentiable parameter's numbers in the flat array: (parameter, start, length).
     let flat: Option<Vec<(usize, usize, Option<usize>)>> = shapes.layout.as_ref().map(|l| {
@@ -267,7 +268,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
     let (g, h) = (hygienic("__g"), hygienic("__h"));
     let (sg, sh) = (shape(&g), shape(&h));
     let array = shapes.layout.as_ref().map(|layout| {
-        let array_name = format_ident!("__diffx_array_grad_{}", name);
+        let array_name = names::derived("array_grad", name);
         let r = hygienic("__r");
         let numbers = layout.flattened(&quote!(#r));
         let starts = layout.starts_const(vis, &grad_name);
@@ -312,11 +313,11 @@ fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
     let diff = differentiable(sig);
     let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
     let jvp = format_ident!("jvp_{}", name);
-    let hvp = format_ident!("__diffx_hvp_{}", name);
+    let hvp = names::hvp(name);
     let (array_name, jvp_name, vjp_name) = (
-        format_ident!("__diffx_array_jvp_{}", name),
-        format_ident!("__diffx_jvp_jvp_{}", name),
-        format_ident!("__diffx_vjp_jvp_{}", name),
+        names::derived("array_jvp", name),
+        names::derived("jvp_jvp", name),
+        names::derived("vjp_jvp", name),
     );
     let p = |i: usize| &sig.params[i];
     let named = |prefix: &str| -> Vec<Ident> {

@@ -11,6 +11,7 @@ use super::{allow, body};
 use crate::forward::Forward;
 use crate::ir::operands::place;
 use crate::ir::{Atom, Var};
+use crate::names;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
 
@@ -21,7 +22,7 @@ use crate::reverse::Reverse;
 /// `__diffx_jvp_`.
 pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -> TokenStream {
     let (vis, float, ret_ty) = (&item.vis, &sig.float, &sig.ret);
-    let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
+    let name = names::hvp(&item.sig.ident);
     let f = &hvp.b.func;
     let params = param_list(sig);
     let dots: Vec<Option<Ident>> = hvp
@@ -76,7 +77,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let (hvp_name, hessian_name, hidden) = (
         format_ident!("hvp_{}", name),
         format_ident!("hessian_{}", name),
-        format_ident!("__diffx_hvp_{}", name),
+        names::hvp(name),
     );
     let params = param_list(sig);
     let diff: Vec<usize> = (0..sig.params.len())
@@ -134,7 +135,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
 /// `hvp_`) is a compile error at the call that says what to add.
 pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
-    let name = format_ident!("__diffx_hvp_{}", item.sig.ident);
+    let name = names::hvp(&item.sig.ident);
     let tys = grad_types(sig);
     let a = Ident::new("__A", Span::mixed_site());
     let first = Ident::new("__first", Span::mixed_site());

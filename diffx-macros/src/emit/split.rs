@@ -18,11 +18,12 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 
 use super::signature::param_list as params;
 use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::liveness;
+use crate::names;
 use crate::parse::Signature;
 
 /// What the split function repeats of the function's signature.
@@ -99,8 +100,8 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         return None;
     }
     let (vis, ret_ty, allow) = (&p.item.vis, &p.sig.ret, super::allow());
-    let name = format_ident!("__diffx_vjp_{}", p.item.sig.ident);
-    let split = format_ident!("__diffx_split_{}", p.item.sig.ident);
+    let name = names::vjp(&p.item.sig.ident);
+    let split = names::split(&p.item.sig.ident);
     let (params, ct, n) = (params(p.sig), p.ct, p.sig.params.len());
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
     let tys = super::signature::grad_types(p.sig);
@@ -143,7 +144,7 @@ fn passed_twice(ty: &syn::Type, float: &Ident) -> bool {
 /// written by hand): the value from the function itself, the pullback from `__diffx_vjp_f`.
 pub fn recomputing(p: &Parts) -> TokenStream {
     let name = &p.item.sig.ident;
-    let vjp = format_ident!("__diffx_vjp_{}", name);
+    let vjp = names::vjp(name);
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
     let (ct, params, ret_ty, n) = (p.ct, params(p.sig), &p.sig.ret, p.sig.params.len());
     signature(
@@ -158,7 +159,7 @@ pub fn recomputing(p: &Parts) -> TokenStream {
 
 fn signature(p: &Parts, body: TokenStream) -> TokenStream {
     let (vis, ret_ty) = (&p.item.vis, &p.sig.ret);
-    let name = format_ident!("__diffx_split_{}", p.item.sig.ident);
+    let name = names::split(&p.item.sig.ident);
     let params = params(p.sig);
     let tys = p.sig.params.iter().map(|q| &q.ty);
     let grads = super::signature::grad_types(p.sig);

@@ -8,6 +8,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Expr, FnArg, Item, ReturnType, Stmt};
 
+use crate::names;
+
 /// `items`, written for `array` (the function returning `[F; n]`, `n` the layout's width), for
 /// the user's `function` returning a tuple of that layout.
 pub fn tuple_results(
@@ -20,7 +22,7 @@ pub fn tuple_results(
         return Ok(quote!(#file));
     };
     let parts = |v: &syn::Ident| layout.parts(v);
-    let array_name = quote::format_ident!("__diffx_array_{}", function.sig.ident);
+    let array_name = names::array(&function.sig.ident);
     let renamed: Vec<String> = ["", "jvp_", "vjp_"]
         .iter()
         .map(|p| format!("{p}{}", function.sig.ident))
@@ -44,7 +46,7 @@ pub fn tuple_results(
         // method, `self.jvp_f(…)` and `Self::jvp_f(…)` too).
         super::rewrite_calls(&mut f.block, &mut |c| {
             let id = super::called(c, &|n| renamed.iter().any(|r| r == n))?;
-            let array = quote::format_ident!("__diffx_array_{}", id);
+            let array = names::array(id);
             let args = &c.args;
             Some(syn::parse_quote!(#array(#args)))
         });
@@ -52,7 +54,7 @@ pub fn tuple_results(
         let array_version = (name.starts_with("jvp_") || name.starts_with("vjp_")).then(|| {
             // `jacobian_` calls the array versions of the wrappers.
             let mut a = f.clone();
-            a.sig.ident = quote::format_ident!("__diffx_array_{}", a.sig.ident);
+            a.sig.ident = names::array(&a.sig.ident);
             a.attrs.push(syn::parse_quote!(#[doc(hidden)]));
             quote!(#a)
         });
@@ -93,8 +95,7 @@ impl syn::visit_mut::VisitMut for ArrayMethods<'_> {
         let is_ours = |id: &syn::Ident| self.0.iter().any(|r| id == r);
         match e {
             Expr::MethodCall(m) if is_ours(&m.method) && is_self(&m.receiver) => {
-                m.method =
-                    quote::format_ident!("__diffx_array_{}", m.method, span = m.method.span());
+                m.method = names::array(&m.method);
             }
             Expr::Call(c) => {
                 let Expr::Path(p) = &mut *c.func else { return };
@@ -102,8 +103,7 @@ impl syn::visit_mut::VisitMut for ArrayMethods<'_> {
                 if segments.len() == 2 && segments[0].ident == "Self" && is_ours(&segments[1].ident)
                 {
                     let id = &segments[1].ident;
-                    segments[1].ident =
-                        quote::format_ident!("__diffx_array_{}", id, span = id.span());
+                    segments[1].ident = names::array(id);
                 }
             }
             _ => {}
@@ -128,7 +128,7 @@ impl Layout {
     /// `__DIFFX_PARTS_f`: where each part starts in the array of the numbers, which a caller's
     /// `t.1[j]` reads as element `__DIFFX_PARTS_f[1] + j`.
     pub fn starts_const(&self, vis: &syn::Visibility, f: &syn::Ident) -> TokenStream {
-        let name = quote::format_ident!("__DIFFX_PARTS_{}", f);
+        let name = names::parts(f);
         let (n, mut at) = (self.0.len(), 0);
         let starts = self.0.iter().map(|p| {
             let start = at;
@@ -202,7 +202,7 @@ pub fn tuples_to_arrays(e: &mut Expr, layout: &Layout) -> bool {
                         let name = match part {
                             Expr::Path(p) if p.path.get_ident().is_some() => quote!(#part),
                             _ => {
-                                let local = quote::format_ident!("__diffx_part{}", i);
+                                let local = names::numbered("part", i);
                                 locals.push(quote!(let #local = #part;));
                                 quote!(#local)
                             }

@@ -20,6 +20,7 @@ use crate::emit;
 use crate::ir::operands::{by_ref, place, value};
 use crate::ir::{Atom, Branch, Func, Kind, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
+use crate::names;
 use crate::rules::{Deriv, Rule};
 
 /// Whether `f` can be recorded with values that are tensors or of types the macro cannot see:
@@ -233,7 +234,7 @@ fn all_fields(f: &Func, structs: &HashSet<Var>) -> Vec<Atom> {
 
 /// A hygienic local of the recording code: `__diffx_a`.
 fn local(name: &str) -> Ident {
-    Ident::new(&format!("__diffx_{name}"), Span::mixed_site())
+    names::local_at(name, Span::mixed_site())
 }
 
 impl Instrument<'_> {
@@ -432,17 +433,18 @@ impl Instrument<'_> {
         let z_copy = quote!(let #z = ::core::clone::Clone::clone(&(#result)););
         let (row, name) = (self.source(&args[i]), self.operand_name(&args[i]));
         let rec = &self.rec;
+        let (dt, dg) = (names::local("dt"), names::local("dg"));
         Ok(quote!(::diffx::explain::Operand::linear(
             #row, #name, #map,
-            #rec.tangent(#row).map(|__diffx_dt: &#val| {
-                let #t = ::diffx::explain::cast(__diffx_dt, &(#operand));
+            #rec.tangent(#row).map(|#dt: &#val| {
+                let #t = ::diffx::explain::cast(#dt, &(#operand));
                 #val::of(&(#tangent_map))
             }),
             {
                 #(let #kept = ::core::clone::Clone::clone(&(#kept_values));)*
                 #z_copy
-                move |__diffx_dg: &#val| {
-                    let #g = ::diffx::explain::cast(__diffx_dg, &#z);
+                move |#dg: &#val| {
+                    let #g = ::diffx::explain::cast(#dg, &#z);
                     #val::of(&(#transpose))
                 }
             },
@@ -524,19 +526,18 @@ impl Instrument<'_> {
             .enumerate()
             .filter(|(_, a)| a.var().is_some())
             .map(|(i, a)| {
+                let [dt, t, dg, z, grad] = ["dt", "t", "dg", "z", "grad"].map(names::local);
                 let mut with_tangents = args.to_vec();
                 with_tangents.extend((0..args.len()).map(|j| {
                     Atom::Const(if i == j {
-                        passed(a, &quote!(__diffx_t))
+                        passed(a, &quote!(#t))
                     } else {
                         quote!(::diffx::__private::Zero)
                     })
                 }));
                 let forward = emit::op_expr(f, dst, &jvp, &with_tangents);
                 let mut with_ct = copied.clone();
-                with_ct.push(Atom::Const(quote!(::diffx::explain::cast(
-                    __diffx_dg, &__diffx_z
-                ))));
+                with_ct.push(Atom::Const(quote!(::diffx::explain::cast(#dg, &#z))));
                 let pullback = emit::op_expr(f, dst, &vjp, &with_ct);
                 let k = proc_macro2::Literal::usize_unsuffixed(i);
                 let (row, name) = (&rows[i], self.operand_name(a));
@@ -544,14 +545,14 @@ impl Instrument<'_> {
                 quote!(::diffx::explain::Operand::linear(
                     #row, #name, #map,
                     #rec.tangent(#row)
-                        .and_then(|__diffx_dt: &#val| (&#cast(&(#like))).cast(__diffx_dt))
-                        .map(|__diffx_t| #val::of(&#forward.1)),
+                        .and_then(|#dt: &#val| (&#cast(&(#like))).cast(#dt))
+                        .map(|#t| #val::of(&#forward.1)),
                     {
                         #(let #copies = #values;)*
-                        let __diffx_z = ::core::clone::Clone::clone(&(#result));
-                        move |__diffx_dg: &#val| {
-                            let __diffx_grad = #pullback.1.#k;
-                            (&#probe(&__diffx_grad)).probe().unwrap_or(#val::Scalar(#zero))
+                        let #z = ::core::clone::Clone::clone(&(#result));
+                        move |#dg: &#val| {
+                            let #grad = #pullback.1.#k;
+                            (&#probe(&#grad)).probe().unwrap_or(#val::Scalar(#zero))
                         }
                     },
                 ))
@@ -576,7 +577,7 @@ fn shown_callee(path: &syn::Path) -> syn::Path {
     let mut p = path.clone();
     if let Some(last) = p.segments.last_mut() {
         let name = last.ident.to_string();
-        if let Some(user) = name.strip_prefix("__diffx_array_") {
+        if let Some(user) = name.strip_prefix(names::ARRAY) {
             last.ident = Ident::new(user, last.ident.span());
         }
     }

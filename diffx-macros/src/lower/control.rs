@@ -13,6 +13,7 @@ use syn::Expr;
 
 use super::{err, Lowerer};
 use crate::ir::{operands, Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+use crate::names;
 
 /// A lowered arm: its statements, its value, and every visible name's value at its end.
 type Arm = (Vec<Stmt>, Option<Atom>, Vec<(String, Atom)>);
@@ -120,7 +121,7 @@ impl Lowerer<'_> {
             |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.to_string() == "()"));
         let (then_value, else_value) = (unit(then_value), unit(else_value));
         // An arm that stopped early (`return` inside it) has a placeholder that nothing reads.
-        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == "__diffx_never");
+        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == names::NEVER);
         let fill = |l: &Self, v: &Option<Atom>, other: &Option<Atom>| match v {
             Some(a) if never(a) => other.as_ref().filter(|o| !never(o)).map(|o| {
                 Atom::Const(match l.b.func.atom_kind(o) {
@@ -429,7 +430,7 @@ impl Lowerer<'_> {
                     .path
                     .segments
                     .last()
-                    .is_some_and(|s| s.ident == "__diffx_exit_if") =>
+                    .is_some_and(|s| s.ident == names::EXIT_IF) =>
             {
                 let cond: Expr = m.mac.parse_body()?;
                 (Some(self.constant(&cond)), &body.stmts[1..])

@@ -16,6 +16,7 @@ use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 use crate::builder::Builder;
 use crate::desugar::{is_never, is_unit};
 use crate::ir::{operands, Atom, Kind, Op, Stmt};
+use crate::names;
 use crate::rules::{self, Rule};
 use crate::tokens;
 
@@ -276,7 +277,8 @@ impl<'b> Lowerer<'b> {
 
     fn stmt(&mut self, s: &SynStmt, last: bool) -> syn::Result<Option<Atom>> {
         if is_never(s) {
-            return Ok(last.then(|| Atom::Const(quote!(__diffx_never))));
+            let never = Ident::new(names::NEVER, Span::call_site());
+            return Ok(last.then(|| Atom::Const(quote!(#never))));
         }
         match s {
             SynStmt::Local(local) => self.local(local).map(|()| None),
@@ -883,8 +885,9 @@ impl<'b> Lowerer<'b> {
             // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its
             // derivative methods (`emit/methods.rs` writes `self.__diffx_vjp_g(…)`).
             let (method, args) = (&m.method, &m.args);
+            let this = Ident::new(names::SELF_PARAM, m.method.span());
             let call: syn::ExprCall =
-                syn::parse_quote_spanned!(m.method.span()=> __diffx_self::#method(#args));
+                syn::parse_quote_spanned!(m.method.span()=> #this::#method(#args));
             return self.call(&call, e);
         }
         let receiver = self.expr(&m.receiver)?;
@@ -1011,7 +1014,7 @@ impl<'b> Lowerer<'b> {
         let parts = parts_path(path);
         let mut path = path.clone();
         if let (true, Some(last)) = (tuple, path.segments.last_mut()) {
-            last.ident = quote::format_ident!("__diffx_array_{}", last.ident);
+            last.ident = names::array(&last.ident);
         }
         let v = self
             .b
@@ -1258,12 +1261,12 @@ fn parts_path(path: &syn::Path) -> TokenStream {
     let mut p = path.clone();
     if p.segments
         .first()
-        .is_some_and(|s| s.ident == "__diffx_self")
+        .is_some_and(|s| s.ident == names::SELF_PARAM)
     {
         p.segments[0].ident = Ident::new("Self", p.segments[0].ident.span());
     }
     if let Some(last) = p.segments.last_mut() {
-        last.ident = quote::format_ident!("__DIFFX_PARTS_{}", last.ident, span = last.ident.span());
+        last.ident = names::parts(&last.ident);
         last.arguments = syn::PathArguments::None;
     }
     quote!(#p)

@@ -16,6 +16,7 @@ use proc_macro2::Ident;
 use quote::format_ident;
 
 use crate::ir::{Func, Op, Stash, Stmt, Var};
+use crate::names;
 
 /// Pairs the calls of `f` (a reverse program, after its tapes are trimmed) with their pullbacks.
 pub fn pair_calls(f: &mut Func) {
@@ -217,12 +218,12 @@ fn call_name(path: &syn::Path) -> String {
 fn splittable(path: &syn::Path) -> bool {
     let last = path.segments.last().map(|s| s.ident.to_string());
     let nested = last.is_some_and(|l| {
-        let l = l.strip_prefix("__diffx_array_").unwrap_or(&l);
+        let l = l.strip_prefix(names::ARRAY).unwrap_or(&l);
         l.starts_with("grad_") || l.starts_with("jvp_")
     });
     !nested
         && path.segments.iter().all(|s| {
             let name = s.ident.to_string();
-            name != "__diffx_self" && !name.starts_with(char::is_uppercase)
+            name != names::SELF_PARAM && !name.starts_with(char::is_uppercase)
         })
 }

@@ -1,0 +1,144 @@
+//! Every name the macros write into the user's code that is the macros' own, not the user's:
+//! the hidden derivative functions of a function `f`, the locals that desugaring, emission and
+//! `explain` introduce, and the markers one stage leaves for a later one to read back by name.
+//! One module spells them (as serde_derive's `internals/symbol.rs` does), so the stage that
+//! writes a name and the stage that reads it back agree by construction, and no stage imports
+//! another for a name. All of them start with [`PREFIX`] (or `__DIFFX_` for a const), which user
+//! code is not expected to use.
+//!
+//! The runtime's hidden items are spelled as paths in the `quote!`s that call them
+//! (`::diffx::__private::zero_elems(…)`); the ones the macro also reads back or looks up as text
+//! are here ([`TANGENT_PRODUCT_PATH`], [`EXIT_IF`]).
+//!
+//! Functions that build a name from an identifier (`jvp(&f)`) give the result `f`'s span, as
+//! `format_ident!` does; names without an identifier argument get the call site's span.
+
+use proc_macro2::{Ident, Span};
+use quote::{format_ident, IdentFragment};
+
+/// The prefix of every generated name: a name starting with it is the macro's (`emit/methods.rs`
+/// leaves such functions associated; desugaring's loops over them are in the core already).
+pub(crate) const PREFIX: &str = "__diffx_";
+
+/// Whether `name` is one the macro wrote (starts with [`PREFIX`]).
+pub(crate) fn is_generated(name: &str) -> bool {
+    name.starts_with(PREFIX)
+}
+
+/// The prefix of `__diffx_jvp_f`, the hidden forward-mode function of `f` that its public
+/// `jvp_f`, `jacobian_f` (and a caller's forward mode) call.
+pub(crate) const JVP: &str = "__diffx_jvp_";
+
+/// `__diffx_jvp_f`: see [`JVP`].
+pub(crate) fn jvp(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", JVP, f)
+}
+
+/// The prefix of `__diffx_vjp_f`, the hidden reverse-mode function of `f` (value and pullback)
+/// that its public `grad_f`, `vjp_f` (and a caller's reverse mode) call.
+pub(crate) const VJP: &str = "__diffx_vjp_";
+
+/// `__diffx_vjp_f`: see [`VJP`].
+pub(crate) fn vjp(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", VJP, f)
+}
+
+/// The prefix of `__diffx_hvp_f`, the hidden forward-over-reverse function of `f` behind
+/// `hvp_f` and `hessian_f` (and a caller's second order).
+pub(crate) const HVP: &str = "__diffx_hvp_";
+
+/// `__diffx_hvp_f`: see [`HVP`].
+pub(crate) fn hvp(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", HVP, f)
+}
+
+/// The prefix of `__diffx_split_f`, the reverse program of `f` cut between its sweeps
+/// (`emit/split.rs`), for callers that pair a call with its pullback.
+pub(crate) const SPLIT: &str = "__diffx_split_";
+
+/// `__diffx_split_f`: see [`SPLIT`].
+pub(crate) fn split(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", SPLIT, f)
+}
+
+/// The prefix of `__diffx_array_f`, the version of a tuple-valued `f` that returns the array of
+/// its numbers (`emit/tuples.rs`), which the generated code calls.
+pub(crate) const ARRAY: &str = "__diffx_array_";
+
+/// `__diffx_array_f`: see [`ARRAY`].
+pub(crate) fn array(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", ARRAY, f)
+}
+
+/// `__diffx_{mode}_f`: the derivative function `mode` (`jvp`, `vjp`, `hvp`, or a nested one such
+/// as `jvp_grad`) of `f`, for a mode chosen at run time of the macro.
+pub(crate) fn derived(mode: &str, f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}_{}", PREFIX, mode, f)
+}
+
+/// The prefix of `__DIFFX_PARTS_f`, the const of where each part of a tuple-valued `f`'s result
+/// starts in the array of its numbers (`emit/tuples.rs`).
+pub(crate) const PARTS: &str = "__DIFFX_PARTS_";
+
+/// `__DIFFX_PARTS_f`: see [`PARTS`].
+pub(crate) fn parts(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", PARTS, f)
+}
+
+/// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it: the method's
+/// first parameter `__diffx_self: &Self` (`expand::receiver_as_param`), and the first segment of
+/// lowering's call of another method, `__diffx_self::g(…)`, which `emit/methods.rs` writes back
+/// as `self.g(…)`.
+pub(crate) const SELF_PARAM: &str = "__diffx_self";
+
+/// The placeholder constant lowering gives a block that stopped early (a `return` inside an
+/// arm), which nothing reads.
+pub(crate) const NEVER: &str = "__diffx_never";
+
+/// The runtime's hidden macro `::diffx::__diffx_exit_if!(brk)` that desugaring writes first in a
+/// `for` body with its own exit flag, and lowering reads back as the loop's exit condition.
+pub(crate) const EXIT_IF: &str = "__diffx_exit_if";
+
+/// The local holding a function's return value in desugared code (and an array's value copied
+/// in, `desugar/elements.rs`).
+pub(crate) const VALUE: &str = "__diffx_value";
+
+/// The flag of desugared code saying the function has returned.
+pub(crate) const RETURNED: &str = "__diffx_returned";
+
+/// The local holding the value of a block that ends in a `loop`.
+pub(crate) const LOOP_VALUE: &str = "__diffx_loop_value";
+
+/// The name of the cotangent parameter of `explain`'s functions when the user's names take
+/// `ct`, `cotangent` and `y_bar`.
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub(crate) const COTANGENT: &str = "__diffx_ct";
+
+/// The rule (in `rules.rs`) of forward over reverse's product of a partial by a tangent.
+pub(crate) const TANGENT_PRODUCT: &str = "__diffx_tangent_product";
+
+/// The runtime function of [`TANGENT_PRODUCT`], which emission also recognises by its path.
+pub(crate) const TANGENT_PRODUCT_PATH: &str = "::diffx::__private::tangent_product";
+
+/// The prefix of the loop variable of desugaring's `v.extend(…)` loop, `__extended1`, which is
+/// deliberately not a [`PREFIX`] name: that loop is the user's, to be rewritten like one.
+pub(crate) const EXTENDED: &str = "__extended";
+
+/// `__diffx_{what}` at the call site: a generated local of `explain`'s code (`__diffx_dt`,
+/// `__diffx_rows`, …).
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub(crate) fn local(what: &str) -> Ident {
+    local_at(what, Span::call_site())
+}
+
+/// `__diffx_{what}` with the span `span` (`Span::mixed_site()` for a hygienic one).
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub(crate) fn local_at(what: &str, span: Span) -> Ident {
+    Ident::new(&format!("{PREFIX}{what}"), span)
+}
+
+/// `__diffx_{what}{n}` at the call site: the `n`th generated local of a kind (desugaring's
+/// `__diffx_let1`, `__diffx_elem0`, `__diffx_rhs_2`, `__diffx_break_1`; emission's `__diffx_part0`).
+pub(crate) fn numbered(what: &str, n: usize) -> Ident {
+    format_ident!("{}{}{}", PREFIX, what, n)
+}
