@@ -10,6 +10,26 @@
 //! derivative table in `rules`, and `emit` writes them as Rust. All of it is plain Rust over
 //! `proc_macro2`, tested without a compiler; this file only connects it to rustc. The repository's
 //! `ARCHITECTURE.md` describes the layers.
+//!
+//! # Layers
+//!
+//! A module imports only from its own layer and earlier ones, and no two modules import each
+//! other, directly or through others. A module split into files (`emit/` and its children, which
+//! reach each other through `super::`) counts as one. The test in `layering.rs` reads this table
+//! and checks both rules on every non-test file.
+//!
+//! | layer | modules | what they are |
+//! |---|---|---|
+//! | 0 | `rules`, `tokens`, `names` | the derivative table; token helpers; the generated names |
+//! | 1 | `ir` | the Wengert list and its notation for operands |
+//! | 2 | `parse` | the attribute's arguments and the signature |
+//! | 3 | `desugar` | Rust's conveniences rewritten into a small core (syn → syn) |
+//! | 4 | `builder`, `lower` | the core lowered to the Wengert list |
+//! | 5 | `liveness`, `tape` | analyses of the list: last reads; what a loop's tape keeps |
+//! | 6 | `forward`, `reverse` | the transforms: the tangent program; the adjoint program |
+//! | 7 | `emit` | the programs written as Rust |
+//! | 8 | `explain` | `explain_f`: the list instrumented to record a trace |
+//! | 9 | `custom`, `derive`, `expand`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]`; the entry points |
 
 mod builder;
 mod custom;
@@ -31,7 +51,11 @@ mod tape;
 mod tokens;
 
 #[cfg(test)]
+mod layering;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod walkthrough;
 
 use proc_macro::TokenStream;
 
