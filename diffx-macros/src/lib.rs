@@ -31,6 +31,8 @@
 //! | 8 | `explain` | `explain_f`: the list instrumented to record a trace |
 //! | 9 | `custom`, `derive`, `expand`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]`; the entry points |
 
+#![warn(missing_docs)]
+
 mod builder;
 mod custom;
 mod derive;
