@@ -79,7 +79,7 @@ impl Scratch {
         // `explain_` is checked too: it is behind the `explain` feature.
         let manifest = format!(
             "[package]\nname = \"diffx-fuzz-scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\ndiffx = {{ path = {:?}, features = [\"explain\"] }}\n\n[profile.dev]\ndebug = false\n\n[workspace]\n",
+             [dependencies]\ndiffx = {{ package = \"diffx-ad\", path = {:?}, features = [\"explain\"] }}\n\n[profile.dev]\ndebug = false\n\n[workspace]\n",
             diffx.display().to_string()
         );
         fs::write(dir.join("Cargo.toml"), manifest)?;
