@@ -442,8 +442,9 @@ fn long_sum(x: f64) -> f64 {
 }
 
 /// 60 nested parentheses, each `(inner · 1.5 − x)`: y = x·(1.5⁶⁰ − 2·(1.5⁶⁰ − 1)) by the geometric
-/// series, so y′ is that constant.
+/// series, so y′ is that constant. The outermost parentheses are the deepest level's, kept.
 #[autodiff]
+#[allow(unused_parens)]
 fn deep_nesting(x: f64) -> f64 {
     ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((x * 1.5 - x) * 1.5 - x)
         * 1.5
