@@ -215,6 +215,19 @@ fn mod_declarations(text: &str) -> Vec<(String, bool)> {
     out
 }
 
+/// The names a path continues with at `j`: each head of a `{…}` group, or the one identifier.
+fn heads_at(text: &str, j: usize) -> Vec<(usize, &str)> {
+    if text[j..].starts_with('{') {
+        return group_heads(text, j);
+    }
+    let name = ident_at(text, j);
+    if name.is_empty() {
+        Vec::new()
+    } else {
+        vec![(j, name)]
+    }
+}
+
 /// The modules of the crate that a file names outside its test code, with the line of each.
 fn mentions(file: &str, text: &str) -> Vec<Mention> {
     let text = without_test_blocks(&blank(text));
@@ -239,15 +252,8 @@ fn mentions(file: &str, text: &str) -> Vec<Mention> {
             let mut j = skip_ws(&text, i + 5);
             if text[j..].starts_with("::") {
                 j = skip_ws(&text, j + 2);
-                if text[j..].starts_with('{') {
-                    for (at, name) in group_heads(&text, j) {
-                        push(at, name);
-                    }
-                } else {
-                    let name = ident_at(&text, j);
-                    if !name.is_empty() {
-                        push(j, name);
-                    }
+                for (at, name) in heads_at(&text, j) {
+                    push(at, name);
                 }
             }
         } else if word_start && text[i..].starts_with("super") {
@@ -263,15 +269,8 @@ fn mentions(file: &str, text: &str) -> Vec<Mention> {
                 j = skip_ws(&text, k + 2);
             }
             if n > 0 && n >= depth {
-                if text[j..].starts_with('{') {
-                    for (at, name) in group_heads(&text, j) {
-                        push(at, name);
-                    }
-                } else {
-                    let name = ident_at(&text, j);
-                    if !name.is_empty() {
-                        push(j, name);
-                    }
+                for (at, name) in heads_at(&text, j) {
+                    push(at, name);
                 }
             }
             i = j.max(i + 1);

@@ -67,9 +67,12 @@ pub fn read_csv<F: Float>(
     opts: &CsvOptions,
 ) -> Result<Dataset<F>, DataError> {
     let path = path.as_ref();
-    let bytes =
-        std::fs::read(path).map_err(|e| DataError::new(path, "cannot read").caused_by(e))?;
-    parse_csv(path, &bytes, opts)
+    parse_csv(path, &read_file(path)?, opts)
+}
+
+/// The bytes of `path`, or an error naming it.
+fn read_file(path: &Path) -> Result<Vec<u8>, DataError> {
+    std::fs::read(path).map_err(|e| DataError::new(path, "cannot read").caused_by(e))
 }
 
 /// [`read_csv`] of text already in memory; `path` names it in errors.
@@ -328,9 +331,7 @@ fn with_features<F: Float>(
     expected: usize,
     classes: usize,
 ) -> Result<Dataset<F>, DataError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| DataError::new(path, "cannot read").caused_by(e))?;
-    parse_with_features(path, &bytes, expected, classes)
+    parse_with_features(path, &read_file(path)?, expected, classes)
 }
 
 /// [`with_features`] of text in memory.

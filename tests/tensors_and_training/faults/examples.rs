@@ -181,3 +181,27 @@ fn a_saved_model_is_read_back_as_trained() {
         assert!(e.contains("--features serde"), "{e}");
     }
 }
+
+#[test]
+fn a_file_that_is_not_a_saved_model_is_named() {
+    let (plot, model) = (temp_path("svg"), temp_path("json"));
+    std::fs::write(&model, r#"{"model": {"layers": []}}"#).unwrap();
+    let argv = [
+        "iris",
+        "--plot",
+        plot.to_str().unwrap(),
+        "--load",
+        model.to_str().unwrap(),
+    ];
+    let e = cli::report(
+        iris::run(&iris::Args::try_parse_from(argv).unwrap())
+            .unwrap_err()
+            .as_ref(),
+    );
+    let expected = if cfg!(feature = "serde") {
+        "not a model saved by --save"
+    } else {
+        "--features serde"
+    };
+    assert!(e.contains(expected), "{e}");
+}
