@@ -1,13 +1,12 @@
 //! Appending statements to a [`Func`]: fresh names, and products and sums simplified on the way
 //! (`1·x = x`), so that derivative code is as short as a hand-written one.
 
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
-use std::rc::Rc;
 
 use proc_macro2::{Ident, Span};
 
 use crate::ir::{Atom, Func, Kind, Op, Stmt, Var, VarInfo};
+use crate::rules::template::{self, Templates};
 use crate::rules::{self, Out};
 
 /// A function under construction.
@@ -34,14 +33,9 @@ pub struct Builder {
     /// Over reverse mode: the undo log of each vector's tangent, by the vector's own log (a fresh
     /// name, so a third-order pass over `hvp_` gives the logs of `hvp_` their own).
     pub tangent_logs: Vec<(Ident, Ident)>,
-    /// The rule templates parsed so far in this expansion (see [`Templates`]).
+    /// The rule templates parsed so far in this expansion.
     pub templates: Templates,
 }
-
-/// Rule templates parsed once per expansion, by template, with the function's float type filled in:
-/// every use of a rule used to parse its template string again. Shared by the builders of one
-/// expansion (they are clones of the first); never kept across expansions, whose spans differ.
-pub type Templates = Rc<RefCell<HashMap<&'static str, syn::Expr>>>;
 
 impl Builder {
     pub fn new(used: BTreeSet<String>, float: Ident) -> Self {
@@ -157,6 +151,20 @@ impl Builder {
         dst
     }
 
+    /// `dst = template(…)` of kind `kind`: a map of the rule table (see [`map_op`]).
+    pub fn map(
+        &mut self,
+        template: &'static str,
+        operands: &[Atom],
+        z: Var,
+        more: &[(&'static str, Atom)],
+        span: Span,
+        kind: Kind,
+    ) -> Var {
+        let (op, args) = map_op(template, operands, z, more);
+        self.op_of_kind(op, args, span, kind)
+    }
+
     fn result_kind(&self, op: &Op, args: &[Atom]) -> Kind {
         let joined = || {
             let active = args.iter().filter(|a| a.var().is_some());
@@ -180,7 +188,7 @@ impl Builder {
             Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
             Op::Rule(_) | Op::Id => joined(),
             Op::Call(_) => self.call_kind,
-            Op::Expr(_) => Kind::Other,
+            Op::Map { .. } => Kind::Other,
         }
     }
 
@@ -226,4 +234,29 @@ impl Builder {
     pub fn mark(&self) -> usize {
         self.func.vars.len()
     }
+}
+
+/// A map of the rule table applied to the operands of the rule's statement `z = rule(operands)`
+/// and to the `more` placeholders (`t`, `g`, `r`), binding only the placeholders it reads.
+pub fn map_op(
+    template: &'static str,
+    operands: &[Atom],
+    z: Var,
+    more: &[(&'static str, Atom)],
+) -> (Op, Vec<Atom>) {
+    let mut binds = Vec::new();
+    let mut args = Vec::new();
+    for p in template::placeholders(template) {
+        let operand = template::OPERANDS.iter().position(|&o| o == p);
+        let arg = match operand {
+            Some(i) => operands.get(i).cloned(),
+            None if p == "z" => Some(Atom::Var(z)),
+            None => more.iter().find(|(n, _)| *n == p).map(|(_, a)| a.clone()),
+        };
+        if let Some(arg) = arg {
+            binds.push(p);
+            args.push(arg);
+        }
+    }
+    (Op::Map { template, binds }, args)
 }

@@ -372,7 +372,7 @@ fn obstacle(
     let mut found = None;
     for s in &primal.func.body {
         s.walk(&mut |s| match s {
-            Stmt::Let { op: Op::Expr(_), span, .. } if found.is_none() => {
+            Stmt::Let { op: Op::Map { .. }, span, .. } if found.is_none() => {
                 found = Some(syn::Error::new(*span, format!("`order = {n}`: {what} do not go through tensor operations yet")));
             }
             // (A tensor method on a value of a kind the macro cannot see, a struct's field, may

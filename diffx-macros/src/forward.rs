@@ -10,9 +10,9 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
-use crate::ir::operands::{by_ref, place, value};
+use crate::ir::operands::by_ref;
 use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
-use crate::lower::{linear_map, partials};
+use crate::lower::partials;
 use crate::names;
 use crate::rules::{Deriv, Rule};
 
@@ -442,7 +442,12 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         return Ok(());
     };
     b.push(s.clone());
-    let tangents: Vec<Option<Atom>> = args.iter().map(|a| tangent(dot, a)).collect();
+    let tangents: Vec<Option<Atom>> = match op {
+        // The maps in an adjoint program are shapes and constant-kind operations (order 2 refuses
+        // tensor operations): no tangent flows through them.
+        Op::Map { .. } => Vec::new(),
+        _ => args.iter().map(|a| tangent(dot, a)).collect(),
+    };
     if tangents.iter().all(Option::is_none) {
         // A local vector written element by element gets a tangent from the start (zero here),
         // and so does every value of an adjoint program.
@@ -468,7 +473,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             dot.insert(*dst, dst_dot);
             return Ok(());
         }
-        Op::Id | Op::Expr(_) => tangents[0].clone(),
+        Op::Id | Op::Map { .. } => tangents[0].clone(),
         Op::Rule(rule) => {
             let terms = terms(b, rule, *dst, args, &tangents, *span)?;
             b.sum(terms, *span)
@@ -518,27 +523,11 @@ fn terms(
                 let Some(t) = t.as_ref().filter(|_| !jvp.is_empty()) else {
                     continue;
                 };
-                let mut bindings = operand_bindings(b, args, dst);
-                bindings.push(("t", value(&b.func, t)));
-                let expr = linear_map(jvp, &b.float, &bindings)?;
                 let kind = b.func.kind(dst);
-                out.push(Atom::Var(b.op_of_kind(Op::Expr(expr), vec![], span, kind)));
+                let more = [("t", t.clone())];
+                out.push(Atom::Var(b.map(jvp, args, dst, &more, span, kind)));
             }
             Ok(out)
         }
     }
-}
-
-/// `a`, `b`, `c` and `z` of a rule template, as tokens.
-pub fn operand_bindings(
-    b: &Builder,
-    args: &[Atom],
-    dst: Var,
-) -> Vec<(&'static str, proc_macro2::TokenStream)> {
-    let mut bindings: Vec<_> = ["a", "b", "c"]
-        .into_iter()
-        .zip(args.iter().map(|a| value(&b.func, a)))
-        .collect();
-    bindings.push(("z", place(&b.func, &Atom::Var(dst))));
-    bindings
 }

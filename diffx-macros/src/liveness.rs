@@ -145,9 +145,6 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(value.var());
             r
         }
-        Stmt::Let {
-            op: Op::Expr(e), ..
-        } => named(e),
         Stmt::Let { args, .. } => atoms(args),
         Stmt::Accum {
             dst, value, like, ..
@@ -377,8 +374,8 @@ impl Mentions<'_> {
     /// An operation mentions its operands, and the method, function or map it applies.
     fn op(&mut self, op: &Op, args: &[Atom]) {
         match op {
-            // A linear map is written out in full: its operands are in it.
-            Op::Expr(e) => return self.tokens(e),
+            // A map's operands are its arguments; what else it names is the runtime's.
+            Op::Map { .. } => {}
             Op::Call(path) => self.path(path),
             Op::Rule(rule) => match rule.syntax {
                 Syntax::Method | Syntax::TensorMethod => {

@@ -114,7 +114,11 @@ pub(crate) const LOOP_VALUE: &str = "__diffx_loop_value";
 #[cfg_attr(not(feature = "explain"), allow(dead_code))]
 pub(crate) const COTANGENT: &str = "__diffx_ct";
 
-/// The rule (in `rules.rs`) of forward over reverse's product of a partial by a tangent.
+/// The shape of a tensor, as a map of the rule table's template language: reverse mode keeps a
+/// tensor's shape instead of the tensor where the backward sweep reads nothing else of it.
+pub(crate) const SHAPE_OF: &str = "::diffx::__private::shape_of(&a)";
+
+/// The rule (in `rules/table.rs`) of forward over reverse's product of a partial by a tangent.
 pub(crate) const TANGENT_PRODUCT: &str = "__diffx_tangent_product";
 
 /// The runtime function of [`TANGENT_PRODUCT`], which emission also recognises by its path.

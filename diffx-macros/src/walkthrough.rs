@@ -64,7 +64,7 @@ const LOWER: &str = "\
 ## 3. Lower (`lower/`, `builder.rs`)
 
 The body becomes a Wengert list (`ir/`): each statement binds a fresh value to one operation of the
-rule table (`rules.rs`) on earlier values; a name assigned again gets a new value (`y_1`, `y_2`).
+rule table (`rules/table.rs`) on earlier values; a name assigned again gets a new value (`y_1`, `y_2`).
 Control flow stays structured. A loop lists its *cells* in brackets, the names its body
 reassigns: the body yields their new values, written back at the end of each iteration. An `if`
 yields from each arm the new values of the names the arms rebind. Its condition, a boolean, is a

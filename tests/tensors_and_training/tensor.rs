@@ -85,6 +85,26 @@ fn elementwise_rules_against_finite_differences() {
     assert!((jvp_elementwise(&x, &t).1 - dot(&g, &t)).abs() < 1e-10);
 }
 
+#[autodiff]
+fn reshaped(x: &T) -> f64 {
+    let r = x.reshape(&[2, 6]).mean_axis(0) * x.reshape(&[2, 6]).mean_axis(1).sum();
+    let q = (x.square() * 2.0 + 1.0).recip();
+    (&r * &r).sum() + q.mean()
+}
+
+#[test]
+fn shape_rules_and_float_methods_of_tensors_against_finite_differences() {
+    for (seed, low) in [(21, -2.0), (22, 0.5)] {
+        let x = T::rand_uniform(&[3, 4], low, 2.0, seed);
+        let g = grad_reshaped(&x);
+        assert_tensor_close(&g, &fd(reshaped, &x), 1e-7, "∂x");
+        let t = data(3, 4, seed + 10);
+        let (v, d) = jvp_reshaped(&x, &t);
+        assert_eq!(v, reshaped(&x));
+        assert!((d - dot(&g, &t)).abs() < 1e-10, "{d} vs {}", dot(&g, &t));
+    }
+}
+
 #[autodiff(wrt(x))]
 fn softmaxes(x: &T, c: &T) -> f64 {
     let s = (x.softmax() * c).sum();

@@ -9,7 +9,7 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::forward::Forward;
-use crate::ir::operands::{by_ref, owned, place};
+use crate::ir::operands::{by_ref, owned, place, value};
 use crate::ir::{Atom, Func, Kind, Op, Stash, Stmt, Var};
 use crate::liveness;
 use crate::names;
@@ -26,7 +26,7 @@ pub mod third;
 pub mod tuples;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
-use crate::rules::Syntax;
+use crate::rules::{template, Syntax};
 
 /// Scalars by value, everything else by reference: `a + b` for numbers, `&a + &b` for tensors.
 fn operand(f: &Func, a: &Atom) -> TokenStream {
@@ -109,7 +109,18 @@ fn op_expr_moving(
             let p = place(f, &args[0]);
             quote!(#p.clone())
         }
-        Op::Expr(e) => e.clone(),
+        Op::Map { template, binds } => {
+            let float = f
+                .float
+                .clone()
+                .unwrap_or_else(|| Ident::new("f64", Span::call_site()));
+            let bindings: Vec<_> = binds
+                .iter()
+                .zip(args)
+                .map(|(&n, a)| (n, value(f, a)))
+                .collect();
+            template::write(template, &float, &bindings).expect("the table's templates parse")
+        }
         Op::Call(path) => {
             let a = call_args(f, args);
             quote!(#path(#(#a),*))
@@ -153,11 +164,8 @@ fn op_expr_moving(
     }
 }
 
-/// Elementwise methods that the runtime also has for a tensor given by value
-/// (`diffx::__private::owned`), writing the result in its buffer.
-const IN_PLACE: &[&str] = &["exp", "ln", "tanh", "sigmoid", "relu", "sqrt", "square"];
-
-/// The method's name if `op` is one of [`IN_PLACE`] on a tensor read here for the last time.
+/// The method's name if `op` is a rule the runtime has in place ([`OnTensors::in_place`]) on a
+/// tensor read here for the last time.
 fn in_place(
     f: &Func,
     op: &Op,
@@ -165,7 +173,7 @@ fn in_place(
     moved: &dyn Fn(&Atom) -> bool,
 ) -> Option<&'static str> {
     let Op::Rule(rule) = op else { return None };
-    let unary = args.len() == 1 && IN_PLACE.contains(&rule.name);
+    let unary = args.len() == 1 && rule.tensors.in_place;
     let method = matches!(rule.syntax, Syntax::Method | Syntax::TensorMethod);
     (unary && method && f.atom_kind(&args[0]) == Kind::Tensor && moved(&args[0]))
         .then_some(rule.name)

@@ -341,7 +341,7 @@ fn defined(f: &Func, s: &Stmt) -> Option<Var> {
         // A rule's contribution to a parameter struct's field: a tensor or a number.
         Stmt::Let {
             dst,
-            op: Op::Expr(_),
+            op: Op::Map { .. },
             ..
         } if f.kind(*dst) == Kind::Other => Some(*dst),
         Stmt::Accum { dst, value, .. } if f.kind(*value) != Kind::Scalar => dst.var(),

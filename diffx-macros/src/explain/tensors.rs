@@ -19,9 +19,9 @@ use crate::builder::Builder;
 use crate::emit;
 use crate::ir::operands::{by_ref, place, value};
 use crate::ir::{Atom, Branch, Func, Kind, Op, Stmt, Var};
-use crate::lower::{linear_map, partials};
+use crate::lower::partials;
 use crate::names;
-use crate::rules::{Deriv, Rule};
+use crate::rules::{template, Deriv, Rule};
 
 /// Whether `f` can be recorded with values that are tensors or of types the macro cannot see:
 /// every operand a number, a tensor, an element `x[i]`, a field of a parameter struct
@@ -161,7 +161,7 @@ fn stmt(f: &Func, structs: &HashSet<Var>, s: &Stmt) -> bool {
                 }
                 (Kind::Slice, _) => false,
                 (_, Op::Rule(_) | Op::Id) => args_ok,
-                (_, Op::Expr(_)) => false,
+                (_, Op::Map { .. }) => false,
             }
         }
         Stmt::If {
@@ -408,7 +408,7 @@ impl Instrument<'_> {
             .collect();
         fwd.push(("z", place(f, &Atom::Var(dst))));
         fwd.push(("t", t.to_token_stream()));
-        let tangent_map = linear_map(jvp, float, &fwd)?;
+        let tangent_map = template::write(jvp, float, &fwd)?;
         let copies: Vec<Ident> = names[..args.len()].iter().map(|n| local(n)).collect();
         let mut bwd: Vec<(&str, TokenStream)> = names
             .iter()
@@ -417,7 +417,7 @@ impl Instrument<'_> {
             .collect();
         bwd.push(("z", z.to_token_stream()));
         bwd.push(("g", g.to_token_stream()));
-        let transpose = linear_map(vjp, float, &bwd)?;
+        let transpose = template::write(vjp, float, &bwd)?;
         // Copies of what the transpose reads, for the reverse sweep.
         let mut read = std::collections::BTreeSet::new();
         crate::tokens::idents(transpose.clone(), &mut read);

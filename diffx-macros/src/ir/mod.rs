@@ -94,8 +94,13 @@ pub enum Op {
     Id,
     /// A call of another `#[autodiff]` function, differentiated through its own derivative code.
     Call(syn::Path),
-    /// A linear map of a rule, written out: `g.matmul_t(&b)`.
-    Expr(TokenStream),
+    /// A map of the rule table applied to `args`: a tangent map (`t.matmul(&b)`), a transpose
+    /// (`g.matmul_t(&b)`), a residual's forward computation or pullback, or a helper of the
+    /// runtime. `binds[i]` is the template's placeholder that `args[i]` fills.
+    Map {
+        template: &'static str,
+        binds: Vec<&'static str>,
+    },
 }
 
 impl Op {
@@ -104,7 +109,7 @@ impl Op {
             Op::Rule(r) => r.name.to_string(),
             Op::Id => "id".to_string(),
             Op::Call(p) => quote::quote!(#p).to_string().replace(' ', ""),
-            Op::Expr(e) => format!("{{{e}}}"),
+            Op::Map { template, .. } => format!("{{{template}}}"),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The IR's notation for operands: how an [`Atom`] reads as Rust (a name, a field path, a constant
 //! in parentheses), as a place, a value, a reference or an owned copy.
 //!
-//! It belongs to the IR, not to emission: the transforms write rules' linear maps in it
-//! ([`super::Op::Expr`] holds its tokens), and lowering compares operands by it.
+//! It belongs to the IR, not to emission: a rule's maps ([`super::Op::Map`]) bind their operands
+//! in it, and lowering compares operands by it.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};

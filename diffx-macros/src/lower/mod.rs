@@ -17,7 +17,7 @@ use crate::builder::Builder;
 use crate::desugar::{is_never, is_unit};
 use crate::ir::{operands, Atom, Kind, Op, Stmt};
 use crate::names;
-use crate::rules::{self, Rule};
+use crate::rules::{self, template, Rule};
 use crate::tokens;
 
 mod control;
@@ -901,17 +901,23 @@ impl<'b> Lowerer<'b> {
             Kind::Other => !self.b.func.numbers,
             _ => true,
         };
-        let rule = match rules::find_method(&name, tensor) {
+        // A float method's row on a value known to be a tensor, where tensors lack the method.
+        let known_tensor = self.b.func.atom_kind(&receiver) == Kind::Tensor;
+        let rule = rules::find_method(&name, tensor).filter(|r| {
+            !known_tensor || r.syntax == rules::Syntax::TensorMethod || r.tensors.method
+        });
+        let rule = match rule {
             Some(r) => r,
             None => {
+                let of = if known_tensor { " for tensors" } else { "" };
                 return err(
                     m.method.span(),
                     format!(
-                        "`{name}` has no derivative rule in `#[autodiff]`; the differentiable methods are: {}. \
+                        "`{name}` has no derivative rule{of} in `#[autodiff]`; the differentiable methods{of} are: {}. \
                          To use the value without its derivative, write `diffx::stop_gradient(…)` around it",
                         rules::method_names(tensor)
                     ),
-                )
+                );
             }
         };
         let mut args = vec![receiver];
@@ -1173,7 +1179,7 @@ pub fn partials(
             if template.is_empty() || !needed {
                 return Ok(None);
             }
-            let expr = template_expr(b, template, &float)?;
+            let expr = template::expr(&b.templates, template, &float)?;
             let mut l = Lowerer::new(b);
             l.in_template = true;
             for (name, a) in ["a", "b", "c"].iter().zip(args) {
@@ -1183,62 +1189,6 @@ pub fn partials(
             l.expr(&expr).map(Some)
         })
         .collect()
-}
-
-/// Parses a rule template, with `F`, `Tensor` and the constants of the float type filled in.
-///
-/// For a function generic over its float type `T`, whose literals and `f64::from(bool)` Rust would
-/// not make values of `T`, literals become `lit::<T>(…)`, `F::from` `from_bool::<T>` and the
-/// constants `lit::<T>` of the `f64` ones.
-fn template_tokens(template: &str, float: &Ident) -> syn::Result<TokenStream> {
-    let generic = tokens::is_generic(float);
-    let ts: TokenStream = if generic {
-        let t = template.replace("F::from(", "::diffx::__private::from_bool::<F>(");
-        tokens::typed_floats(syn::parse_str(&t)?, &Ident::new("F", Span::call_site()))
-    } else {
-        syn::parse_str(template)?
-    };
-    Ok(tokens::replace_all(
-        ts,
-        &mut |id| match id.to_string().as_str() {
-            "F" => Some(float.to_token_stream()),
-            "Tensor" => Some(quote!(::diffx::__private::Tensor::<#float>)),
-            c @ ("LN_2" | "LN_10" | "PI") => {
-                let c = Ident::new(c, Span::call_site());
-                Some(if generic {
-                    quote!(::diffx::__private::lit::<#float>(::core::f64::consts::#c))
-                } else {
-                    quote!(::core::#float::consts::#c)
-                })
-            }
-            _ => None,
-        },
-    ))
-}
-
-/// A partial's template as an expression, parsed at its first use in this expansion.
-fn template_expr(b: &Builder, template: &'static str, float: &Ident) -> syn::Result<Expr> {
-    if let Some(expr) = b.templates.borrow().get(template) {
-        return Ok(expr.clone());
-    }
-    let expr: Expr = syn::parse2(template_tokens(template, float)?)?;
-    b.templates.borrow_mut().insert(template, expr.clone());
-    Ok(expr)
-}
-
-/// A linear map of the table written out, its placeholders (`a`, `g`, …) replaced by `bindings`.
-pub fn linear_map(
-    template: &str,
-    float: &Ident,
-    bindings: &[(&str, TokenStream)],
-) -> syn::Result<TokenStream> {
-    let ts = template_tokens(template, float)?;
-    Ok(tokens::substitute(ts, &mut |id| {
-        bindings
-            .iter()
-            .find(|(n, _)| id == n)
-            .map(|(_, t)| tokens::paren(t.clone()))
-    }))
 }
 
 /// `p.offset.unwrap()` (or `expect`) and `p.offset.unwrap_or(v)` of an optional field: its value

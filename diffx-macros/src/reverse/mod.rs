@@ -16,10 +16,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
-use crate::forward::operand_bindings;
-use crate::ir::operands::place;
 use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
-use crate::lower::{linear_map, partials};
+use crate::lower::partials;
 use crate::rules::{Deriv, Rule};
 
 mod cells;
@@ -81,7 +79,7 @@ pub fn transform(
     };
     let body = tapes.stmts(&primal.func.body);
     let (logs, if_marks, filled) = (tapes.logs, tapes.if_marks, tapes.filled);
-    let (body, residuals) = with_residuals(&mut b, body)?;
+    let (body, residuals) = with_residuals(&mut b, body);
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs
         .iter()
@@ -534,19 +532,20 @@ impl Sweep {
                 .residual
                 .as_ref()
                 .expect("a rule with a residual");
-            let pair = self.b.func.name(residue.pair).clone();
-            let r = ("r", quote::quote!(#pair.1));
+            let r = ("r", residue.residual());
             for (a, vjp) in residue.args.iter().zip(residual.vjp) {
                 if a.var().is_some() && !vjp.is_empty() {
                     let more = std::slice::from_ref(&r);
-                    let c = self.transposed(vjp, a, &residue.args, *dst, g, more, *span)?;
+                    let c = self.transposed(vjp, a, &residue.args, *dst, g, more, *span);
                     self.accumulate(a, c, *span, mark);
                 }
             }
             return Ok(());
         }
         match op {
-            Op::Id | Op::Expr(_) => {
+            // Maps are written by the transforms; the lists reverse mode reverses have none.
+            Op::Map { .. } => {}
+            Op::Id => {
                 if let Some(a) = args.first().filter(|a| a.var().is_some()) {
                     self.accumulate(a, Atom::Var(g), *span, mark);
                 }
@@ -614,7 +613,7 @@ impl Sweep {
                     if a.var().is_none() || vjp.is_empty() {
                         continue;
                     }
-                    let c = self.transposed(vjp, a, args, dst, g, &[], span)?;
+                    let c = self.transposed(vjp, a, args, dst, g, &[], span);
                     out.push((a.clone(), c));
                 }
             }
@@ -627,25 +626,18 @@ impl Sweep {
     #[allow(clippy::too_many_arguments)]
     fn transposed(
         &mut self,
-        vjp: &str,
+        vjp: &'static str,
         a: &Atom,
         args: &[Atom],
         dst: Var,
         g: Var,
-        more: &[(&'static str, TokenStream)],
+        more: &[(&'static str, Atom)],
         span: Span,
-    ) -> syn::Result<Atom> {
-        let mut bindings = operand_bindings(&self.b, args, dst);
-        bindings.push(("g", place(&self.b.func, &Atom::Var(g))));
-        bindings.extend(more.iter().cloned());
-        let expr = linear_map(vjp, &self.b.float, &bindings)?;
+    ) -> Atom {
+        let mut more = more.to_vec();
+        more.push(("g", Atom::Var(g)));
         let kind = self.b.func.atom_kind(a);
-        Ok(Atom::Var(self.b.op_of_kind(
-            Op::Expr(expr),
-            vec![],
-            span,
-            kind,
-        )))
+        Atom::Var(self.b.map(vjp, args, dst, &more, span, kind))
     }
 
     /// Whether a contribution to `a` would create its adjoint rather than add to one.

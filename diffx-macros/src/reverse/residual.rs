@@ -3,10 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::builder::Builder;
-use crate::forward::operand_bindings;
+use crate::builder::{map_op, Builder};
 use crate::ir::{Atom, Kind, Op, Stmt, Var};
-use crate::lower::linear_map;
 use crate::rules::Rule;
 
 /// A top-level operation computed with its [`Residual`]: the rule, its operands, and the local
@@ -18,13 +16,20 @@ pub(super) struct Residue {
     pub(super) pair: Var,
 }
 
+impl Residue {
+    /// `r`, the residual: the pair's second part.
+    pub(super) fn residual(&self) -> Atom {
+        Atom::Field(self.pair, quote::quote!(.1))
+    }
+}
+
 /// The top-level operations of the forward sweep whose rule has a [`Residual`] compute it:
 /// `let z_fwd = a.cross_entropy_with_grad(b); let z = z_fwd.0;`, and the backward sweep reads
 /// `z_fwd.1`. (In loops and `if`s the residual would need a tape: they keep the plain operation.)
 pub(super) fn with_residuals(
     b: &mut Builder,
     body: Vec<Stmt>,
-) -> syn::Result<(Vec<Stmt>, HashMap<Var, Residue>)> {
+) -> (Vec<Stmt>, HashMap<Var, Residue>) {
     let mut out = Vec::with_capacity(body.len());
     let mut residues = HashMap::new();
     for s in body {
@@ -43,19 +48,21 @@ pub(super) fn with_residuals(
             continue;
         };
         let pair = b.fresh(&format!("{}_fwd", b.func.name(*dst)), Kind::Other);
-        let bindings = operand_bindings(b, args, *dst);
-        let forward = linear_map(residual.forward, &b.float, &bindings)?;
-        let name = b.func.name(pair).clone();
-        for (dst, op) in [(pair, forward), (*dst, quote::quote!(#name.0))] {
-            out.push(Stmt::Let {
-                dst,
-                op: Op::Expr(op),
-                args: Vec::new(),
-                span: *span,
-            });
-        }
+        let (op, forward) = map_op(residual.forward, args, *dst, &[]);
+        out.push(Stmt::Let {
+            dst: pair,
+            op,
+            args: forward,
+            span: *span,
+        });
+        out.push(Stmt::Let {
+            dst: *dst,
+            op: Op::Id,
+            args: vec![Atom::Field(pair, quote::quote!(.0))],
+            span: *span,
+        });
         let (rule, args) = (*rule, args.clone());
         residues.insert(*dst, Residue { rule, args, pair });
     }
-    Ok((out, residues))
+    (out, residues)
 }

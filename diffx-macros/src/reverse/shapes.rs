@@ -8,9 +8,10 @@
 
 use std::collections::HashSet;
 
-use crate::builder::Builder;
-use crate::ir::{Atom, Kind, Op, Stmt, Var};
+use crate::builder::{map_op, Builder};
+use crate::ir::{Atom, Kind, Stmt, Var};
 use crate::liveness;
+use crate::names;
 
 /// Gives every top-level tensor local of the forward sweep (`body[..backward]`) that the backward
 /// sweep (`body[backward..]`) reads only as the shape of a contribution a shape of its own, and
@@ -31,11 +32,11 @@ pub(super) fn take_shapes(b: &mut Builder, backward: usize) -> usize {
         body.push(s);
         if let Some((v, span)) = defined {
             let shape = b.fresh(&format!("{}_shape", b.func.name(v)), Kind::Tensor);
-            let name = b.func.name(v).clone();
+            let (op, args) = map_op(names::SHAPE_OF, &[Atom::Var(v)], v, &[]);
             body.push(Stmt::Let {
                 dst: shape,
-                op: Op::Expr(quote::quote!(::diffx::__private::shape_of(&#name))),
-                args: Vec::new(),
+                op,
+                args,
                 span,
             });
             shapes.push((v, shape));

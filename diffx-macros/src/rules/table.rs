@@ -1,109 +1,7 @@
-//! The derivative table: the only file with calculus in it.
-//!
-//! Each row gives an elementary operation and the partial derivative of its result with respect to
-//! each operand (or, for tensor operations that are not elementwise, its linear tangent map and the
-//! transpose of that map), written as a Rust expression in
-//! - `a`, `b`, `c`: the operands (for a method, `a` is the receiver),
-//! - `z`: the result (so `exp` reuses its value and `tanh` is `1 - z²`),
-//! - `F`: the float type of the function (`f64` or `f32`); `LN_2`, `LN_10`, `PI`: its constants;
-//! - `t`, `g`: in linear maps, the operand's tangent and the result's cotangent; `Tensor`: the
-//!   runtime's tensor of `F`.
-//!
-//! Both modes read these rows: forward mode computes `ż = Σ ∂z/∂aᵢ · ȧᵢ`, reverse mode
-//! `āᵢ += ∂z/∂aᵢ · z̄`. A partial is itself lowered through the same pipeline, so derivative code is
-//! ordinary IR. An empty partial marks an operand that is not differentiable (an integer exponent).
-//! Adding an elementary function is adding one row.
-//!
-//! Conventions where the derivative does not exist (as in PyTorch and JAX): `abs'(0) = 0`,
-//! `relu'(0) = 0`, a tie in `max`/`min` sends half of the gradient to each operand, and for
-//! `x.powf(y)` the derivative in `y` is 0 at `x = 0` and the derivative in `x` is 0 at `y = 0`.
+//! The rows of the derivative table (see the [parent module](super) for the template language).
 
+use super::{Deriv, OnTensors, Out, Residual, Rule, Syntax};
 use crate::names;
-
-/// How an operation is written in Rust.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Syntax {
-    /// `a + b`.
-    Infix(&'static str),
-    /// `-a`.
-    Prefix(&'static str),
-    /// `a.name(b, c)`, operands after the receiver by value.
-    Method,
-    /// `a.name(&b)`: a tensor method, differentiable operands by reference.
-    TensorMethod,
-    /// `path(a)`, a function of the runtime.
-    Func(&'static str),
-}
-
-/// The derivative of an operation.
-#[derive(Debug)]
-pub enum Deriv {
-    /// Elementwise: `∂z/∂aᵢ` per operand. Forward mode multiplies it by the tangent, reverse mode
-    /// by the cotangent (summed back over broadcast axes).
-    Partials(&'static [&'static str]),
-    /// Per operand, the tangent map (linear in the tangent `t`) and its transpose (in the
-    /// cotangent `g`), as for `matmul`: `t·b` and `g·bᵀ`; for a nonlinear operation they may read
-    /// the operands and `z` (`softmax`). Written with `&` where Rust needs references to tensors.
-    Linear(&'static [(&'static str, &'static str)]),
-}
-
-/// What kind of value an operation returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Out {
-    /// A scalar if every operand is one, else a tensor.
-    Same,
-    Scalar,
-    Tensor,
-}
-
-/// One row of the table.
-#[derive(Debug)]
-pub struct Rule {
-    pub name: &'static str,
-    pub syntax: Syntax,
-    pub deriv: Deriv,
-    pub out: Out,
-    /// For reverse mode: the result computed together with what its pullback needs.
-    pub residual: Option<Residual>,
-}
-
-/// A forward computation that returns `(z, r)`, the result and a residual `r` for the pullback,
-/// as JAX's `custom_vjp` forward does: reverse mode's forward sweep runs it instead of the
-/// operation (outside loops and `if`s), and its backward sweep applies `vjp` (per operand, in `r`
-/// and the cotangent `g`) instead of the table's transposed map. Forward mode is unchanged.
-#[derive(Debug)]
-pub struct Residual {
-    /// `(z, r)` from the operands `a`, `b`.
-    pub forward: &'static str,
-    pub vjp: &'static [&'static str],
-}
-
-impl Rule {
-    /// The operator of an infix row (`+` for `add`).
-    pub fn syntax_op(&self) -> &'static str {
-        match self.syntax {
-            Syntax::Infix(op) | Syntax::Prefix(op) => op,
-            _ => "",
-        }
-    }
-
-    /// What the graph of `explain_` writes on an operand's edge: `⊙ tanh′` for an elementwise
-    /// derivative (fused into one kernel on tensors or not), else the linear map's name.
-    #[cfg(feature = "explain")]
-    pub fn map_label(&self) -> String {
-        match self.deriv {
-            Deriv::Linear(_) if !FUSED_ELEMENTWISE.contains(&self.name) => self.name.to_string(),
-            _ => format!("⊙ {}′", self.name),
-        }
-    }
-
-    pub fn arity(&self) -> usize {
-        match &self.deriv {
-            Deriv::Partials(p) => p.len(),
-            Deriv::Linear(l) => l.len(),
-        }
-    }
-}
 
 const fn infix(name: &'static str, op: &'static str, partials: &'static [&'static str]) -> Rule {
     Rule {
@@ -112,6 +10,11 @@ const fn infix(name: &'static str, op: &'static str, partials: &'static [&'stati
         deriv: Deriv::Partials(partials),
         out: Out::Same,
         residual: None,
+        tensors: OnTensors {
+            method: false,
+            in_place: false,
+            fused: false,
+        },
     }
 }
 
@@ -122,6 +25,11 @@ const fn method(name: &'static str, partials: &'static [&'static str]) -> Rule {
         deriv: Deriv::Partials(partials),
         out: Out::Same,
         residual: None,
+        tensors: OnTensors {
+            method: false,
+            in_place: false,
+            fused: false,
+        },
     }
 }
 
@@ -136,6 +44,11 @@ const fn runtime(
         deriv: Deriv::Partials(partials),
         out: Out::Same,
         residual: None,
+        tensors: OnTensors {
+            method: false,
+            in_place: false,
+            fused: false,
+        },
     }
 }
 
@@ -150,6 +63,11 @@ const fn tensor(
         deriv: Deriv::Linear(maps),
         out,
         residual: None,
+        tensors: OnTensors {
+            method: false,
+            in_place: false,
+            fused: false,
+        },
     }
 }
 
@@ -160,6 +78,11 @@ const fn tensor_elementwise(name: &'static str, partials: &'static [&'static str
         deriv: Deriv::Partials(partials),
         out: Out::Tensor,
         residual: None,
+        tensors: OnTensors {
+            method: false,
+            in_place: false,
+            fused: false,
+        },
     }
 }
 
@@ -170,9 +93,32 @@ const fn with_residual(rule: Rule, residual: Residual) -> Rule {
     }
 }
 
-/// Tensor rows whose maps multiply the seed by an elementwise derivative, in one fused kernel.
-#[cfg(feature = "explain")]
-const FUSED_ELEMENTWISE: &[&str] = &["tanh", "sigmoid", "relu"];
+/// A float method tensors have too ([`OnTensors::method`]).
+const fn on_tensors(rule: Rule) -> Rule {
+    let tensors = OnTensors {
+        method: true,
+        ..rule.tensors
+    };
+    Rule { tensors, ..rule }
+}
+
+/// A row the runtime also has in place for tensors ([`OnTensors::in_place`]).
+const fn in_place(rule: Rule) -> Rule {
+    let tensors = OnTensors {
+        in_place: true,
+        ..rule.tensors
+    };
+    Rule { tensors, ..rule }
+}
+
+/// A tensor row whose maps are one fused kernel ([`OnTensors::fused`]).
+const fn fused(rule: Rule) -> Rule {
+    let tensors = OnTensors {
+        fused: true,
+        ..rule.tensors
+    };
+    Rule { tensors, ..rule }
+}
 
 /// A constant operand (an axis, a shape, integer labels).
 const CONST: (&str, &str) = ("", "");
@@ -189,12 +135,20 @@ pub static RULES: &[Rule] = &[
         deriv: Deriv::Partials(&["-1.0"]),
         out: Out::Same,
         residual: None,
+        tensors: OnTensors {
+            method: false,
+            in_place: false,
+            fused: false,
+        },
     },
     // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰, and
     // powf's exponent does the same: ∂(xʸ)/∂x is 0 where y = 0. ∂(xʸ)/∂y = xʸ·ln x reads ln 1 = 0
     // where x = 0, so it is 0 there instead of 0·(−∞) = NaN (JAX's rules, and PyTorch's for y ≥ 0);
     // both modes and the Hessian read these rows, so they agree at the edge.
-    method("powi", &["(b as F) * a.powi(b - i32::from(b != 0))", ""]),
+    on_tensors(method(
+        "powi",
+        &["(b as F) * a.powi(b - i32::from(b != 0))", ""],
+    )),
     method(
         "powf",
         &[
@@ -202,15 +156,15 @@ pub static RULES: &[Rule] = &[
             "z * (a + F::from(a == 0.0)).ln()",
         ],
     ),
-    method("sqrt", &["0.5 / z"]),
+    on_tensors(in_place(method("sqrt", &["0.5 / z"]))),
     method("cbrt", &["1.0 / (3.0 * z * z)"]),
-    method("recip", &["-z * z"]),
-    tensor_elementwise("square", &["2.0 * a"]),
+    on_tensors(method("recip", &["-z * z"])),
+    in_place(tensor_elementwise("square", &["2.0 * a"])),
     // Exponentials and logarithms.
-    method("exp", &["z"]),
+    on_tensors(in_place(method("exp", &["z"]))),
     method("exp2", &["z * LN_2"]),
     method("exp_m1", &["z + 1.0"]),
-    method("ln", &["1.0 / a"]),
+    on_tensors(in_place(method("ln", &["1.0 / a"]))),
     method("ln_1p", &["1.0 / (1.0 + a)"]),
     method("log", &["1.0 / (a * b.ln())", "-z / (b * b.ln())"]),
     method("log2", &["1.0 / (a * LN_2)"]),
@@ -225,7 +179,7 @@ pub static RULES: &[Rule] = &[
     method("atan2", &["b / (a * a + b * b)", "-a / (a * a + b * b)"]),
     method("sinh", &["a.cosh()"]),
     method("cosh", &["a.sinh()"]),
-    method("tanh", &["1.0 - z * z"]),
+    in_place(method("tanh", &["1.0 - z * z"])),
     method("asinh", &["1.0 / (a * a + 1.0).sqrt()"]),
     method("acosh", &["1.0 / (a * a - 1.0).sqrt()"]),
     method("atanh", &["1.0 / (1.0 - a * a)"]),
@@ -255,8 +209,8 @@ pub static RULES: &[Rule] = &[
     method("mul_add", &["b", "a", "1.0"]),
     method("fract", &["1.0"]),
     // The runtime's activations, as functions of scalars and as methods of tensors.
-    runtime("sigmoid", "::diffx::sigmoid", &["z * (1.0 - z)"]),
-    runtime("relu", "::diffx::relu", &["F::from(a > 0.0)"]),
+    in_place(runtime("sigmoid", "::diffx::sigmoid", &["z * (1.0 - z)"])),
+    in_place(runtime("relu", "::diffx::relu", &["F::from(a > 0.0)"])),
     runtime("softplus", "::diffx::softplus", &["::diffx::sigmoid(a)"]),
     // Forward mode over reverse mode multiplies each partial `a` by a tangent `b` with this
     // product, in which an exact zero tangent gives 0 even where the partial is infinite (JAX's
@@ -270,30 +224,30 @@ pub static RULES: &[Rule] = &[
     // instead of three): the same partials as the scalar rows, `1 − z²`, `z·(1 − z)` and `z > 0`.
     // A field of a parameter struct may be a number, which the macro cannot see: numbers have the
     // same methods through `ScaledDerivative`.
-    tensor(
+    fused(in_place(tensor(
         "tanh",
         Out::Tensor,
         &[(
             "{ use ::diffx::__private::ScaledDerivative as _; t.mul_dtanh(&z) }",
             "{ use ::diffx::__private::ScaledDerivative as _; g.mul_dtanh(&z) }",
         )],
-    ),
-    tensor(
+    ))),
+    fused(in_place(tensor(
         "sigmoid",
         Out::Tensor,
         &[(
             "{ use ::diffx::__private::ScaledDerivative as _; t.mul_dsigmoid(&z) }",
             "{ use ::diffx::__private::ScaledDerivative as _; g.mul_dsigmoid(&z) }",
         )],
-    ),
-    tensor(
+    ))),
+    fused(in_place(tensor(
         "relu",
         Out::Tensor,
         &[(
             "{ use ::diffx::__private::ScaledDerivative as _; t.mul_drelu(&z) }",
             "{ use ::diffx::__private::ScaledDerivative as _; g.mul_drelu(&z) }",
         )],
-    ),
+    ))),
     // Tensors: linear maps and their transposes.
     tensor(
         "matmul",
@@ -411,84 +365,46 @@ pub static RULES: &[Rule] = &[
     ),
 ];
 
-/// Methods whose derivative is zero wherever it exists: their result is a constant.
-pub const PIECEWISE_CONSTANT: &[&str] = &[
-    "signum",
-    "floor",
-    "ceil",
-    "round",
-    "round_ties_even",
-    "trunc",
-    "is_nan",
-    "is_finite",
-    "is_infinite",
-    "is_normal",
-    "is_sign_positive",
-    "is_sign_negative",
-    "to_bits",
-    "total_cmp",
-    "partial_cmp",
-    "classify",
-    "relu_mask",
-    "shape",
-    "rows",
-    "cols",
-    "len",
-    "argmax_rows",
-];
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Runtime functions whose result is a constant.
-pub const CONSTANT_FUNCTIONS: &[&str] = &["stop_gradient"];
+    /// An integration test of the workspace, as text.
+    fn test_file(path: &str) -> String {
+        let full = format!("{}/../tests/{path}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&full)
+            .unwrap_or_else(|e| panic!("{full}: {e} (this test runs in the diffx workspace)"))
+    }
 
-/// The row of the operator called `name` (`add`, `neg`, …).
-pub fn find(name: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.name == name)
-}
-
-/// The row of the method `name`; `tensor` prefers the tensor row where both exist.
-pub fn find_method(name: &str, tensor: bool) -> Option<&'static Rule> {
-    let is = |r: &&Rule, t: bool| {
-        r.name == name
-            && r.syntax
-                == if t {
-                    Syntax::TensorMethod
-                } else {
-                    Syntax::Method
+    /// Every row is tested where its kind of row is: scalar rows in both modes (`scalar/
+    /// elementary.rs`) and at second order (`second_order/elementary.rs`), each against the
+    /// derivative by hand and central differences; tensor rows, and the float rows tensors have
+    /// too, in `tensors_and_training/tensor.rs`, against central differences in both modes.
+    #[test]
+    fn every_row_is_tested_in_both_modes_and_at_second_order() {
+        let first = test_file("scalar/elementary.rs");
+        let second = test_file("second_order/elementary.rs");
+        let tensors = test_file("tensors_and_training/tensor.rs");
+        let mut missing = Vec::new();
+        for rule in RULES.iter().filter(|r| r.name != names::TANGENT_PRODUCT) {
+            let call = match rule.syntax {
+                Syntax::Infix(_) | Syntax::Prefix(_) => format!("    {}: |", rule.name),
+                Syntax::Func(_) => format!("diffx::{}(", rule.name),
+                Syntax::Method | Syntax::TensorMethod => format!(".{}(", rule.name),
+            };
+            let on_tensors = rule.syntax == Syntax::TensorMethod || rule.tensors.method;
+            let files = match rule.syntax {
+                Syntax::TensorMethod => vec![("tensor.rs", &tensors)],
+                _ => vec![("scalar/", &first), ("second_order/", &second)],
+            };
+            let extra = on_tensors && rule.syntax != Syntax::TensorMethod;
+            let extra = extra.then_some(("tensor.rs", &tensors));
+            for (file, text) in files.into_iter().chain(extra) {
+                if !text.contains(&call) {
+                    missing.push(format!("`{}` ({call}) in {file}", rule.name));
                 }
-    };
-    RULES
-        .iter()
-        .find(|r| is(r, tensor))
-        .or_else(|| RULES.iter().find(|r| is(r, !tensor)))
-}
-
-/// The row of the runtime function `name`.
-pub fn find_function(name: &str) -> Option<&'static Rule> {
-    RULES
-        .iter()
-        .find(|r| r.name == name && matches!(r.syntax, Syntax::Func(_)))
-}
-
-/// The methods that have a row for floats (or, with `tensor`, for tensors), for error messages.
-pub fn method_names(tensor: bool) -> String {
-    let tensor_ok = |r: &Rule| {
-        tensor
-            && (r.syntax == Syntax::TensorMethod
-                || matches!(
-                    r.name,
-                    "exp" | "ln" | "sqrt" | "powi" | "abs" | "square" | "recip"
-                ))
-    };
-    let names: Vec<&str> = RULES
-        .iter()
-        .filter(|r| {
-            if tensor {
-                tensor_ok(r)
-            } else {
-                r.syntax == Syntax::Method
             }
-        })
-        .map(|r| r.name)
-        .collect();
-    names.join(", ")
+        }
+        assert!(missing.is_empty(), "rows without a test: {missing:#?}");
+    }
 }
