@@ -25,15 +25,17 @@
 //! | 2 | `parse` | the attribute's arguments and the signature |
 //! | 3 | `desugar` | Rust's conveniences rewritten into a small core (syn → syn) |
 //! | 4 | `builder`, `lower` | the core lowered to the Wengert list |
-//! | 5 | `liveness`, `tape` | analyses of the list: last reads; what a loop's tape keeps |
+//! | 5 | `liveness`, `tape`, `check` | analyses of the list: last reads; what a loop's tape keeps; what keeps the order asked for from being written |
 //! | 6 | `forward`, `reverse` | the transforms: the tangent program; the adjoint program |
 //! | 7 | `emit` | the programs written as Rust |
-//! | 8 | `explain` | `explain_f`: the list instrumented to record a trace |
-//! | 9 | `custom`, `derive`, `expand`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]`; the entry points |
+//! | 8 | `explain`, `adapt` | `explain_f`: the list instrumented to record a trace; the forms the core does not take (tuple results, methods, generics), adapted to it and back |
+//! | 9 | `custom`, `derive`, `expand`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]` (`expand`); the entry points |
 
 #![warn(missing_docs)]
 
+mod adapt;
 mod builder;
+mod check;
 mod custom;
 mod derive;
 mod desugar;

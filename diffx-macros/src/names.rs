@@ -16,7 +16,7 @@
 use proc_macro2::{Ident, Span};
 use quote::{format_ident, IdentFragment};
 
-/// The prefix of every generated name: a name starting with it is the macro's (`emit/methods.rs`
+/// The prefix of every generated name: a name starting with it is the macro's (`adapt/methods.rs`
 /// leaves such functions associated; desugaring's loops over them are in the core already).
 pub(crate) const PREFIX: &str = "__diffx_";
 
@@ -62,7 +62,7 @@ pub(crate) fn split(f: impl IdentFragment) -> Ident {
 }
 
 /// The prefix of `__diffx_array_f`, the version of a tuple-valued `f` that returns the array of
-/// its numbers (`emit/tuples.rs`), which the generated code calls.
+/// its numbers (`adapt/tuples.rs`), which the generated code calls.
 pub(crate) const ARRAY: &str = "__diffx_array_";
 
 /// `__diffx_array_f`: see [`ARRAY`].
@@ -86,8 +86,8 @@ pub(crate) fn parts(f: impl IdentFragment) -> Ident {
 }
 
 /// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it: the method's
-/// first parameter `__diffx_self: &Self` (`expand::receiver_as_param`), and the first segment of
-/// lowering's call of another method, `__diffx_self::g(…)`, which `emit/methods.rs` writes back
+/// first parameter `__diffx_self: &Self` (`adapt::receiver::into_core`), and the first segment of
+/// lowering's call of another method, `__diffx_self::g(…)`, which `adapt/methods.rs` writes back
 /// as `self.g(…)`.
 pub(crate) const SELF_PARAM: &str = "__diffx_self";
 

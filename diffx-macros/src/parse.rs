@@ -481,7 +481,7 @@ fn params(
                 continue;
             }
         }
-        // `self` of `wrt(self, x)`, as a parameter (`expand::receiver_as_param`).
+        // `self` of `wrt(self, x)`, as a parameter (`adapt::receiver::into_core`).
         let kind = match pi.ident == crate::names::SELF_PARAM {
             true => Some(Kind::Other),
             false => kind_of(&pt.ty, g),

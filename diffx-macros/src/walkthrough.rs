@@ -138,7 +138,7 @@ fn walkthrough() -> String {
     };
     section(FUNCTION, "rust", SOURCE);
 
-    // The stages in the order of `expand::expand_parsed`.
+    // The stages in the order of `expand::expand`.
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
     section(PARSE, "text", &signature(&sig));
 
@@ -146,7 +146,7 @@ fn walkthrough() -> String {
     *core.block = desugar::body(&item.block, &sig).unwrap();
     section(DESUGAR, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    let (primal, params) = expand::lower(&core, &sig, false).unwrap();
+    let (primal, params) = crate::lower::function(&core, &sig, false).unwrap();
     let primal_text = indented(&primal.func.to_string());
     section(LOWER, "text", &primal_text);
 

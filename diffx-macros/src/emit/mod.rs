@@ -16,8 +16,6 @@ use crate::names;
 use crate::tokens;
 
 mod control;
-pub mod generics;
-pub mod methods;
 pub mod nested;
 pub mod second;
 pub(crate) mod signature;
@@ -881,8 +879,8 @@ fn ret(b: &Builder) -> TokenStream {
 }
 
 /// Replaces each call in `block` for which `f` gives an expression (inner calls first): the
-/// post-passes' rewriting of calls among the generated functions (`emit/methods.rs`,
-/// `emit/tuples.rs`).
+/// dressing of calls among the generated functions (`adapt/methods.rs`,
+/// `adapt/tuples.rs`, `adapt/generics.rs`).
 pub(crate) fn rewrite_calls(
     block: &mut syn::Block,
     f: &mut dyn FnMut(&syn::ExprCall) -> Option<syn::Expr>,

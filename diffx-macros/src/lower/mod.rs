@@ -21,6 +21,9 @@ use crate::rules::{self, template, Rule};
 use crate::tokens;
 
 mod control;
+mod function;
+
+pub use function::function;
 
 /// Lowers statements into a [`Builder`], with the user's names in scope.
 pub struct Lowerer<'b> {
@@ -71,7 +74,7 @@ pub struct Lowerer<'b> {
     /// The call being lowered returns a vector.
     vector_call: bool,
     /// The call being lowered returns a tuple that is read by component (`f(x).0`, `let (a, b) =
-    /// f(x);`): it is called through its array version (`emit/tuples.rs`), `__diffx_array_f`.
+    /// f(x);`): it is called through its array version (`adapt/tuples.rs`), `__diffx_array_f`.
     tuple_call: bool,
     /// Names the body reads a tuple component of (`t.0`): a call bound to one returns a tuple.
     pub tuple_read: BTreeSet<String>,
@@ -883,7 +886,7 @@ impl<'b> Lowerer<'b> {
         }
         if is_self(&m.receiver) && rules::find_method(&name, false).is_none() {
             // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its
-            // derivative methods (`emit/methods.rs` writes `self.__diffx_vjp_g(…)`).
+            // derivative methods (`adapt/methods.rs` writes `self.__diffx_vjp_g(…)`).
             let (method, args) = (&m.method, &m.args);
             let this = Ident::new(names::SELF_PARAM, m.method.span());
             let call: syn::ExprCall =

@@ -10,18 +10,28 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use quote::ToTokens;
 use syn::{Expr, FnArg, Item, Receiver};
 
+use crate::emit::{called, rewrite_calls};
 use crate::names;
+use crate::tokens;
+
+/// Whether the signature names `Self` (`fn loss(model: &Self, x: f64)`): the function is an
+/// associated function of an `impl`, whose derivative functions call each other through `Self::`.
+pub fn names_self(sig: &syn::Signature) -> bool {
+    let mut found = false;
+    tokens::replace_all(sig.to_token_stream(), &mut |id| {
+        found |= id == "Self";
+        None
+    });
+    found
+}
 
 /// `items` (the method and its derivative functions) as associated functions taking `receiver`,
 /// if there is one.
-pub fn methods(items: TokenStream, receiver: Option<&Receiver>) -> syn::Result<TokenStream> {
-    let file: syn::File = syn::parse2(items)?;
-    let mut fns: Vec<syn::ItemFn> = file
-        .items
+pub fn dress(items: Vec<Item>, receiver: Option<&Receiver>) -> Vec<Item> {
+    let mut fns: Vec<syn::ItemFn> = items
         .into_iter()
         .filter_map(|i| match i {
             Item::Fn(f) => Some(f),
@@ -44,47 +54,14 @@ pub fn methods(items: TokenStream, receiver: Option<&Receiver>) -> syn::Result<T
             through_self(&mut f.block, &names, receiver.is_some());
         }
     }
-    Ok(quote!(#(#fns)*))
-}
-
-/// `items` written for a method with `wrt(self, …)` as an associated function (`__diffx_self: &Self`
-/// first): the user's method as written, the hidden functions associated, and the public ones
-/// methods again, taking `receiver` and reading it as `__diffx_self`.
-pub fn receiver_wrappers(
-    items: TokenStream,
-    receiver: &Receiver,
-    method: &syn::ItemFn,
-) -> syn::Result<TokenStream> {
-    let file: syn::File = syn::parse2(items)?;
-    let mut out = Vec::new();
-    for item in file.items {
-        let Item::Fn(mut f) = item else { continue };
-        if f.sig.ident == method.sig.ident {
-            let mut m = method.clone();
-            m.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            out.push(quote!(#m));
-            continue;
-        }
-        // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter
-        // first and stay associated functions.
-        let stub = !f.sig.generics.params.is_empty();
-        if !names::is_generated(&f.sig.ident.to_string()) && !f.sig.inputs.is_empty() && !stub {
-            if let FnArg::Typed(t) = f.sig.inputs[0].clone() {
-                f.sig.inputs[0] = FnArg::Receiver(receiver.clone());
-                let pat = &t.pat;
-                f.block.stmts.insert(0, syn::parse_quote!(let #pat = self;));
-            }
-        }
-        out.push(quote!(#f));
-    }
-    Ok(quote!(#(#out)*))
+    fns.into_iter().map(Item::Fn).collect()
 }
 
 /// Rewrites `g(args)` into `self.g(args)` (or `Self::g(args)` without a receiver) for the
 /// generated functions `g`, and lowering's `__diffx_self::g(args)` (a call of another
 /// `#[autodiff]` method, `self.g(…)`) into `self.g(args)`.
 fn through_self(block: &mut syn::Block, names: &BTreeSet<String>, receiver: bool) {
-    super::rewrite_calls(block, &mut |c| {
+    rewrite_calls(block, &mut |c| {
         let args = &c.args;
         if let Expr::Path(p) = &*c.func {
             if let [first, g] = p.path.segments.iter().collect::<Vec<_>>().as_slice() {
@@ -94,7 +71,7 @@ fn through_self(block: &mut syn::Block, names: &BTreeSet<String>, receiver: bool
                 }
             }
         }
-        let name = super::called(c, &|n| names.contains(n))?;
+        let name = called(c, &|n| names.contains(n))?;
         Some(match receiver {
             true => syn::parse_quote!(self.#name(#args)),
             false => syn::parse_quote!(Self::#name(#args)),

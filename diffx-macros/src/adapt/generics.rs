@@ -3,29 +3,23 @@
 //! `f::<f64>(&x)`), and in the functions that hold no code of the user's, float literals become
 //! values of the float type parameter.
 //!
-//! The functions are written as for a function of one float type and rewritten here, so no other
+//! The functions are written as for a function of one float type and dressed here, so no other
 //! stage knows about generic parameters.
 
-use proc_macro2::{Ident, TokenStream};
-use quote::{quote, ToTokens};
+use proc_macro2::Ident;
+use syn::visit_mut::VisitMut;
 use syn::{GenericParam, Generics, Item};
 
+use crate::emit::{called, rewrite_calls};
 use crate::names;
 use crate::tokens;
 
 /// `items` (the function and its derivative functions) with the generics of `primal`; `float` is
 /// its float type, a type parameter or `f64`/`f32` (`fn norm<const N: usize>(x: [f64; N])`);
 /// `containers`: whether it differentiates nested containers or tuples of its float.
-pub fn generic(
-    items: TokenStream,
-    primal: &syn::ItemFn,
-    float: &Ident,
-    containers: bool,
-) -> syn::Result<TokenStream> {
-    let file: syn::File = syn::parse2(items)?;
+pub fn dress(items: Vec<Item>, primal: &syn::ItemFn, float: &Ident, containers: bool) -> Vec<Item> {
     let name = &primal.sig.ident;
-    let own_generics: Vec<String> = file
-        .items
+    let own_generics: Vec<String> = items
         .iter()
         .filter_map(|i| match i {
             Item::Fn(f) if !f.sig.generics.params.is_empty() => Some(f.sig.ident.to_string()),
@@ -33,14 +27,14 @@ pub fn generic(
         })
         .collect();
     let mut out = Vec::new();
-    for item in file.items {
+    for item in items {
         let mut f = match item {
             Item::Fn(f) => f,
             // `const _: () = { let _ = f; };` names `f` without its parameters, which a generic
             // function cannot be; the function allows itself to be unused instead.
             Item::Const(c) if c.ident == "_" => continue,
             other => {
-                out.push(other.into_token_stream());
+                out.push(other);
                 continue;
             }
         };
@@ -90,13 +84,35 @@ pub fn generic(
             if is_wrapper(&ident) && tokens::is_generic(float) {
                 // A wrapper holds none of the user's code: its literals (the seed `1.0` of
                 // `grad_`) are the macro's.
-                let block = tokens::typed_floats(f.block.to_token_stream(), float);
-                f.block = Box::new(syn::parse2(block)?);
+                TypedFloats(float).visit_block_mut(&mut f.block);
             }
         }
-        out.push(f.into_token_stream());
+        out.push(Item::Fn(f));
     }
-    Ok(quote!(#(#out)*))
+    out
+}
+
+/// Float literals as values of the type parameter: `1.0` → `::diffx::__private::lit::<T>(1.0)`
+/// (in expressions and in macros' tokens alike).
+struct TypedFloats<'a>(&'a Ident);
+
+impl VisitMut for TypedFloats<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(l),
+                ..
+            }) if l.suffix().is_empty() => {
+                let float = self.0;
+                *e = syn::parse_quote!(::diffx::__private::lit::<#float>(#l));
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = tokens::typed_floats(std::mem::take(&mut m.tokens), self.0);
+    }
 }
 
 /// `bound` on the type parameter `t` where the user bounds it: in its `where` predicate if it has
@@ -181,8 +197,8 @@ fn with_const_arguments(block: &mut syn::Block, primal: &syn::ItemFn, own_generi
             || n.strip_suffix(&name).is_some_and(is_wrapper);
         generated && !own_generics.iter().any(|o| o == n)
     };
-    super::rewrite_calls(block, &mut |c| {
-        let id = super::called(c, &ours)?;
+    rewrite_calls(block, &mut |c| {
+        let id = called(c, &ours)?;
         let call_args = &c.args;
         Some(syn::parse_quote!(#id::<#(#args),*>(#call_args)))
     });

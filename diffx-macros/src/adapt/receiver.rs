@@ -1,0 +1,66 @@
+//! A method differentiated with respect to its receiver (`#[autodiff(wrt(self, x))]`): on the way
+//! in, an associated function taking the receiver as its first parameter `__diffx_self: &Self`,
+//! which the pipeline differentiates as a parameter struct; on the way out, the public functions
+//! methods again.
+
+use proc_macro2::Ident;
+use quote::ToTokens;
+use syn::{FnArg, Item, ItemFn, Receiver};
+
+use crate::names;
+use crate::parse;
+use crate::tokens;
+
+/// For a method with `wrt(self, …)`: the method as an associated function taking `self` as its
+/// first parameter, the arguments with `self` renamed, and the receiver to give back.
+pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Args, Receiver)> {
+    let wrt = args.wrt.as_ref()?;
+    wrt.iter().find(|n| *n == "self")?;
+    let receiver = item.sig.receiver()?.clone();
+    let name = Ident::new(names::SELF_PARAM, receiver.self_token.span);
+    let mut as_fn = item.clone();
+    let ty = &receiver.ty;
+    as_fn.sig.inputs[0] = syn::parse_quote!(#name: #ty);
+    // (On tokens, so that `self` in the user's macros, `println!("{}", self.k)`, is renamed too.)
+    let body = tokens::replace_all(item.block.to_token_stream(), &mut |id| {
+        (id == "self").then(|| name.to_token_stream())
+    });
+    *as_fn.block = syn::parse2(body).ok()?;
+    let wrt = wrt
+        .iter()
+        .map(|n| if n == "self" { name.clone() } else { n.clone() })
+        .collect();
+    let args = parse::Args {
+        wrt: Some(wrt),
+        order: args.order,
+    };
+    Some((as_fn, args, receiver))
+}
+
+/// `items` written for the associated function: the user's `method` as written, the hidden
+/// functions associated, and the public ones methods again, taking `receiver` and reading it as
+/// `__diffx_self`.
+pub fn dress(items: Vec<Item>, receiver: &Receiver, method: &ItemFn) -> Vec<Item> {
+    let mut out = Vec::new();
+    for item in items {
+        let Item::Fn(mut f) = item else { continue };
+        if f.sig.ident == method.sig.ident {
+            let mut m = method.clone();
+            m.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+            out.push(Item::Fn(m));
+            continue;
+        }
+        // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter
+        // first and stay associated functions.
+        let stub = !f.sig.generics.params.is_empty();
+        if !names::is_generated(&f.sig.ident.to_string()) && !f.sig.inputs.is_empty() && !stub {
+            if let FnArg::Typed(t) = f.sig.inputs[0].clone() {
+                f.sig.inputs[0] = FnArg::Receiver(receiver.clone());
+                let pat = &t.pat;
+                f.block.stmts.insert(0, syn::parse_quote!(let #pat = self;));
+            }
+        }
+        out.push(Item::Fn(f));
+    }
+    out
+}
