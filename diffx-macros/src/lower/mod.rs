@@ -185,7 +185,7 @@ impl<'b> Lowerer<'b> {
                     || tokens::mentions(c.ty.to_token_stream(), &mut |id| self.is_active(id))
             }
             _ => match operands_of(e) {
-                Some(ops) => ops.iter().any(|o| self.mentions_active(o)),
+                Some(ops) => ops.iter().flatten().any(|o| self.mentions_active(o)),
                 None => tokens::mentions(e.to_token_stream(), &mut |id| self.is_active(id)),
             },
         }
@@ -205,7 +205,7 @@ impl<'b> Lowerer<'b> {
             }
             Expr::Cast(c) => self.reassigns(&c.expr),
             _ => match operands_of(e) {
-                Some(ops) => ops.iter().any(|o| self.reassigns(o)),
+                Some(ops) => ops.iter().flatten().any(|o| self.reassigns(o)),
                 None => tokens::assigned(e.to_token_stream())
                     .iter()
                     .any(|n| self.lookup(n).is_some()),
@@ -1063,24 +1063,55 @@ impl<'b> Lowerer<'b> {
         if args.iter().all(|a| a.var().is_none()) {
             return Ok(Atom::Const(self.constant(e)));
         }
-        Ok(Atom::Var(self.b.op(Op::Rule(rule), args, e.span())))
+        Ok(Atom::Var(self.b.op(Op::Rule(rule), args, first_span(e))))
+    }
+}
+
+/// The span of `e`'s first token, which is what `e.span()` gives on stable Rust (where spans do
+/// not join), found without writing `e` out as tokens: at every node of a long expression that
+/// made lowering quadratic in its length.
+fn first_span(e: &Expr) -> Span {
+    let mut e = e;
+    loop {
+        e = match e {
+            Expr::Binary(b) => &b.left,
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Field(f) => &f.base,
+            Expr::Index(i) => &i.expr,
+            Expr::Cast(c) => &c.expr,
+            Expr::Call(c) => &c.func,
+            Expr::Paren(p) => return p.paren_token.span.open(),
+            Expr::Unary(u) => return u.op.span(),
+            Expr::Lit(l) => return l.lit.span(),
+            Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
+                return match (&p.path.leading_colon, p.path.segments.first()) {
+                    (Some(c), _) => c.spans[0],
+                    (None, Some(s)) => s.ident.span(),
+                    (None, None) => e.span(),
+                }
+            }
+            _ => return e.span(),
+        };
     }
 }
 
 /// The operands of an operator, a field or an index expression, whose own tokens name no variable
 /// and assign nothing (`.w`, `-`; not `+=`, which is a statement).
-fn operands_of(e: &Expr) -> Option<Vec<&Expr>> {
-    match e {
-        Expr::Binary(b) if compound(&b.op).is_none() => Some(vec![&b.left, &b.right]),
-        Expr::Unary(u) => Some(vec![&u.expr]),
-        Expr::Paren(p) => Some(vec![&p.expr]),
-        Expr::Group(g) => Some(vec![&g.expr]),
-        Expr::Field(f) => Some(vec![&f.base]),
-        Expr::Index(i) => Some(vec![&i.expr, &i.index]),
-        Expr::Reference(r) => Some(vec![&r.expr]),
-        Expr::Range(r) => Some(r.start.iter().chain(&r.end).map(|e| &**e).collect()),
-        _ => None,
+fn operands_of(e: &Expr) -> Option<[Option<&Expr>; 2]> {
+    fn one(e: &Expr) -> Option<&Expr> {
+        Some(e)
     }
+    Some(match e {
+        Expr::Binary(b) if compound(&b.op).is_none() => [one(&b.left), one(&b.right)],
+        Expr::Unary(u) => [one(&u.expr), None],
+        Expr::Paren(p) => [one(&p.expr), None],
+        Expr::Group(g) => [one(&g.expr), None],
+        Expr::Field(f) => [one(&f.base), None],
+        Expr::Index(i) => [one(&i.expr), one(&i.index)],
+        Expr::Reference(r) => [one(&r.expr), None],
+        Expr::Range(r) => [r.start.as_deref(), r.end.as_deref()],
+        _ => return None,
+    })
 }
 
 fn rule(name: &str) -> &'static Rule {
