@@ -11,7 +11,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::ToTokens;
 
 use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Tape, Var};
-use crate::rules::Syntax;
+use crate::rules::{template, Syntax};
 use crate::tokens;
 
 /// `(statement index, value)` pairs where the statement is the value's last reader and the value is
@@ -381,7 +381,7 @@ impl Mentions<'_> {
                 Syntax::Method | Syntax::TensorMethod => {
                     self.out.insert(rule.name.to_string());
                 }
-                Syntax::Func(path) => self.tokens(&path.parse().expect("path tokens")),
+                Syntax::Func(path) => self.tokens(&template::path(path)),
                 Syntax::Infix(_) | Syntax::Prefix(_) => {}
             },
             Op::Id => {}

@@ -124,8 +124,8 @@ fn op_expr_moving(
             quote!(#path(#(#a),*))
         }
         Op::Rule(rule) => match &rule.syntax {
-            Syntax::Infix(o) | Syntax::Prefix(o) => {
-                let o: TokenStream = o.parse().expect("operator tokens");
+            Syntax::Infix(_) | Syntax::Prefix(_) => {
+                let o = rule.operator();
                 if a.len() == 1 {
                     quote!(#o #(#a)*)
                 } else {
@@ -155,7 +155,7 @@ fn op_expr_moving(
                 if *path == names::TANGENT_PRODUCT_PATH {
                     a = args.iter().map(|x| place(f, x)).collect();
                 }
-                let path: TokenStream = path.parse().expect("path tokens");
+                let path = template::path(path);
                 quote!(#path(#(#a),*))
             }
         },

@@ -719,8 +719,7 @@ impl Lowerer<'_> {
             };
             value = match (&old, &value) {
                 (Atom::Const(l), Atom::Const(r)) => {
-                    let o: proc_macro2::TokenStream =
-                        rule.syntax_op().parse().expect("an operator");
+                    let o = rule.operator();
                     Atom::Const(quote!(#l #o #r))
                 }
                 _ => Atom::Var(self.b.op(Op::Rule(rule), vec![old, value], e.span())),

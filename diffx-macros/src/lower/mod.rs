@@ -336,7 +336,7 @@ impl<'b> Lowerer<'b> {
                 let rhs = self.expr(&b.right)?;
                 let value = match (&old, &rhs) {
                     (Atom::Const(l), Atom::Const(r)) => {
-                        let op: TokenStream = rule.syntax_op().parse().expect("an operator");
+                        let op = rule.operator();
                         let (l, r) = (tokens::grouped(l.clone()), tokens::grouped(r.clone()));
                         Atom::Const(quote!(#l #op #r))
                     }

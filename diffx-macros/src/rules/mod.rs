@@ -23,6 +23,8 @@
 //! `relu'(0) = 0`, a tie in `max`/`min` sends half of the gradient to each operand, and for
 //! `x.powf(y)` the derivative in `y` is 0 at `x = 0` and the derivative in `x` is 0 at `y = 0`.
 
+use quote::ToTokens;
+
 pub mod table;
 pub mod template;
 
@@ -102,12 +104,18 @@ pub struct Residual {
 }
 
 impl Rule {
-    /// The operator of an infix row (`+` for `add`).
+    /// The operator of an infix or prefix row (`+` for `add`).
     pub fn syntax_op(&self) -> &'static str {
         match self.syntax {
             Syntax::Infix(op) | Syntax::Prefix(op) => op,
             _ => "",
         }
+    }
+
+    /// The operator of an infix or prefix row as a token (`+` for `add`): each is one character.
+    pub fn operator(&self) -> proc_macro2::TokenStream {
+        let op = self.syntax_op().chars().next().unwrap_or('+');
+        proc_macro2::Punct::new(op, proc_macro2::Spacing::Alone).into_token_stream()
     }
 
     /// What the graph of `explain_` writes on an operand's edge: `⊙ tanh′` for an elementwise

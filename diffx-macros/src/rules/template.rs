@@ -51,6 +51,13 @@ pub fn write(
     }))
 }
 
+/// A path of the runtime written in the table (`::diffx::sigmoid`), as tokens.
+pub fn path(path: &str) -> TokenStream {
+    let segments = path.split("::").filter(|s| !s.is_empty());
+    let segments = segments.map(|s| Ident::new(s, Span::call_site()));
+    quote!(#(::#segments)*)
+}
+
 /// The placeholders `template` reads, in the order of [`PLACEHOLDERS`]: the operands of the
 /// statement that applies it. Found once per template in the process (names have no spans).
 pub fn placeholders(template: &'static str) -> Vec<&'static str> {
@@ -225,6 +232,12 @@ mod tests {
                 _ => None,
             };
             assert!(arity.is_none_or(|n| n == rule.arity()), "`{}`", rule.name);
+            // (An operator is one token: `Rule::operator`.)
+            assert!(
+                arity.is_none() || rule.syntax_op().len() == 1,
+                "`{}`",
+                rule.name
+            );
             if let Some(r) = &rule.residual {
                 assert_eq!(
                     r.vjp.len(),
@@ -239,6 +252,15 @@ mod tests {
                 "`{}`",
                 rule.name
             );
+        }
+    }
+
+    #[test]
+    fn runtime_paths_are_written_as_paths() {
+        for rule in RULES {
+            if let Syntax::Func(p) = rule.syntax {
+                assert_eq!(path(p).to_string().replace(' ', ""), p);
+            }
         }
     }
 
