@@ -40,8 +40,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
 /// The programs the derivative functions are written from.
 pub struct Programs {
+    // (Read by `explain_` alone, besides the programs derived from it.)
+    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub primal: Builder,
     /// The value of each differentiable parameter in `primal`.
+    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub params: Vec<Option<Var>>,
     pub fwd: forward::Forward,
     pub rev: reverse::Reverse,

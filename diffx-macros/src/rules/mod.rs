@@ -89,6 +89,7 @@ pub struct OnTensors {
     pub in_place: bool,
     /// The maps multiply the seed by the elementwise derivative in one fused kernel
     /// (`t.mul_dtanh(&z)`): `explain_` labels the edge `⊙ tanh′`, not with the map's name.
+    #[cfg_attr(not(feature = "explain"), allow(dead_code))]
     pub fused: bool,
 }
 
