@@ -9,7 +9,9 @@
 //! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
 //!    `return [a, b]`) is written element by element.
 
+mod activity;
 mod arms;
+mod captures;
 mod chains;
 mod elements;
 mod flow;

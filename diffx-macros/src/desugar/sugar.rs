@@ -8,13 +8,15 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local, Pat, Stmt, Type};
 
+use super::activity::{active, spread, Flows};
 use super::arms;
+use super::captures::value_use;
 use super::chains::{self, strip, Consumer, Func};
 use super::patterns::{self, Elem, Temps};
 use crate::names;
@@ -46,96 +48,6 @@ pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
         Some(e) => Err(e),
         None => Ok(out),
     }
-}
-
-/// The names that may hold a value depending on a differentiable parameter: those parameters,
-/// and every name bound or assigned from an expression that mentions one, to a fixed point
-/// (order and scopes are ignored, which can only add names).
-fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
-    let mut flows = Flows(Vec::new());
-    flows.visit_block_mut(&mut block.clone());
-    let mut active: BTreeSet<String> = sig
-        .params
-        .iter()
-        .filter(|p| p.differentiable)
-        .map(|p| p.name.to_string())
-        .collect();
-    spread(&flows, &mut active);
-    active
-}
-
-/// `active` with every name that `flows` writes from an active name, to a fixed point.
-fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
-    loop {
-        let before = active.len();
-        for (names, from) in &flows.0 {
-            if tokens::mentions(from.clone(), &mut |id| active.contains(&id.to_string())) {
-                active.extend(names.iter().cloned());
-            }
-        }
-        if active.len() == before {
-            return;
-        }
-    }
-}
-
-/// Every binding and assignment: the names it writes and the tokens it reads.
-struct Flows(Vec<(Vec<String>, TokenStream)>);
-
-impl VisitMut for Flows {
-    fn visit_local_mut(&mut self, l: &mut Local) {
-        if let Some(init) = &l.init {
-            self.0
-                .push((patterns::names(&l.pat), init.expr.to_token_stream()));
-        }
-        visit_mut::visit_local_mut(self, l);
-    }
-
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        match e {
-            Expr::Assign(a) => self
-                .0
-                .push((place_name(&a.left), a.right.to_token_stream())),
-            Expr::Binary(b) if is_compound(&b.op) => self
-                .0
-                .push((place_name(&b.left), b.right.to_token_stream())),
-            Expr::ForLoop(f) => self
-                .0
-                .push((patterns::names(&f.pat), f.expr.to_token_stream())),
-            // `v.push(x)`, `v.extend_from_slice(&w)`: `v` holds what it is given.
-            Expr::MethodCall(m) if GROWS.contains(&m.method.to_string().as_str()) => self
-                .0
-                .push((place_name(&m.receiver), m.args.to_token_stream())),
-            _ => {}
-        }
-        visit_mut::visit_expr_mut(self, e);
-    }
-}
-
-/// The methods by which a `Vec` takes values in.
-const GROWS: &[&str] = &["push", "extend_from_slice", "extend"];
-
-fn place_name(e: &Expr) -> Vec<String> {
-    match e {
-        Expr::Path(p) => p
-            .path
-            .get_ident()
-            .map(|i| vec![i.to_string()])
-            .unwrap_or_default(),
-        Expr::Index(i) => place_name(&i.expr),
-        Expr::Field(f) => place_name(&f.base),
-        Expr::Paren(p) => place_name(&p.expr),
-        Expr::Unary(u) => place_name(&u.expr),
-        _ => Vec::new(),
-    }
-}
-
-fn is_compound(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
-    )
 }
 
 /// A local closure, written out where it is called.
@@ -680,50 +592,6 @@ fn loop_binds(pat: &Pat) -> bool {
 /// Whether `pat` is a loop variable this desugaring wrote (its loops are in the core already).
 fn is_generated(pat: &Pat) -> bool {
     matches!(pat, Pat::Ident(p) if names::is_generated(&p.ident.to_string()))
-}
-
-/// Where `name` is used other than called or given to an adaptor, in `tokens`: passed on,
-/// stored, or named inside a macro (whose tokens are kept as written).
-fn value_use(tokens: TokenStream, name: &str, in_adaptor: bool) -> Option<Span> {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    for (i, tt) in trees.iter().enumerate() {
-        let next = trees.get(i + 1);
-        let prev_dot = i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-        match tt {
-            TokenTree::Ident(id) if id == name && !prev_dot => {
-                let called = matches!(next, Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
-                if !called && !in_adaptor {
-                    return Some(id.span());
-                }
-            }
-            TokenTree::Group(g) => {
-                let method = i >= 2
-                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == '.')
-                    && matches!(&trees[i - 1], TokenTree::Ident(m) if ADAPTOR_ARGS.contains(&m.to_string().as_str()));
-                let in_macro =
-                    i >= 1 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!');
-                if in_macro {
-                    if let Some(span) = first_mention(g.stream(), name) {
-                        return Some(span);
-                    }
-                } else if let Some(span) = value_use(g.stream(), name, method) {
-                    return Some(span);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-const ADAPTOR_ARGS: &[&str] = &["map", "filter", "fold", "reduce", "max_by", "min_by"];
-
-fn first_mention(tokens: TokenStream, name: &str) -> Option<Span> {
-    tokens.into_iter().find_map(|tt| match tt {
-        TokenTree::Ident(id) if id == name => Some(id.span()),
-        TokenTree::Group(g) => first_mention(g.stream(), name),
-        _ => None,
-    })
 }
 
 /// The loop a chain became (the `for` in the block `chains::desugar` writes), with the label of

@@ -1,0 +1,103 @@
+//! Which names may carry derivatives, for desugaring: only code that may depend on a
+//! differentiable value is rewritten.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Block, Expr, Local};
+
+use super::patterns;
+use crate::parse::Signature;
+use crate::tokens;
+
+/// The names that may hold a value depending on a differentiable parameter: those parameters,
+/// and every name bound or assigned from an expression that mentions one, to a fixed point
+/// (order and scopes are ignored, which can only add names).
+pub(super) fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
+    let mut flows = Flows(Vec::new());
+    flows.visit_block_mut(&mut block.clone());
+    let mut active: BTreeSet<String> = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .map(|p| p.name.to_string())
+        .collect();
+    spread(&flows, &mut active);
+    active
+}
+
+/// `active` with every name that `flows` writes from an active name, to a fixed point.
+pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
+    loop {
+        let before = active.len();
+        for (names, from) in &flows.0 {
+            if tokens::mentions(from.clone(), &mut |id| active.contains(&id.to_string())) {
+                active.extend(names.iter().cloned());
+            }
+        }
+        if active.len() == before {
+            return;
+        }
+    }
+}
+
+/// Every binding and assignment: the names it writes and the tokens it reads.
+pub(super) struct Flows(pub(super) Vec<(Vec<String>, TokenStream)>);
+
+impl VisitMut for Flows {
+    fn visit_local_mut(&mut self, l: &mut Local) {
+        if let Some(init) = &l.init {
+            self.0
+                .push((patterns::names(&l.pat), init.expr.to_token_stream()));
+        }
+        visit_mut::visit_local_mut(self, l);
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Assign(a) => self
+                .0
+                .push((place_name(&a.left), a.right.to_token_stream())),
+            Expr::Binary(b) if is_compound(&b.op) => self
+                .0
+                .push((place_name(&b.left), b.right.to_token_stream())),
+            Expr::ForLoop(f) => self
+                .0
+                .push((patterns::names(&f.pat), f.expr.to_token_stream())),
+            // `v.push(x)`, `v.extend_from_slice(&w)`: `v` holds what it is given.
+            Expr::MethodCall(m) if GROWS.contains(&m.method.to_string().as_str()) => self
+                .0
+                .push((place_name(&m.receiver), m.args.to_token_stream())),
+            _ => {}
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+/// The methods by which a `Vec` takes values in.
+const GROWS: &[&str] = &["push", "extend_from_slice", "extend"];
+
+pub(super) fn place_name(e: &Expr) -> Vec<String> {
+    match e {
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .map(|i| vec![i.to_string()])
+            .unwrap_or_default(),
+        Expr::Index(i) => place_name(&i.expr),
+        Expr::Field(f) => place_name(&f.base),
+        Expr::Paren(p) => place_name(&p.expr),
+        Expr::Unary(u) => place_name(&u.expr),
+        _ => Vec::new(),
+    }
+}
+
+pub(super) fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
+    )
+}
