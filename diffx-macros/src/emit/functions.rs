@@ -1,0 +1,388 @@
+//! The catalogue of functions `#[autodiff]` writes for a function: the hidden derivative functions
+//! and the public `jvp_`, `vjp_`, `grad_`, `value_and_grad_`.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::ItemFn;
+
+use super::{body, body_parts, signature, split, zero};
+use crate::builder::Builder;
+use crate::forward::Forward;
+use crate::ir::operands::{by_ref, place};
+use crate::ir::{Atom, Func, Kind, Var};
+use crate::names;
+use crate::parse::Signature;
+use crate::reverse::Reverse;
+
+pub(crate) fn allow() -> TokenStream {
+    quote!(#[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)])
+}
+
+/// Everything `#[autodiff]` writes for `item`.
+pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
+    let g = Generated::new(item, sig);
+    let mut hidden = vec![g.hidden_jvp(fwd)];
+    match g.hidden_split(item, rev) {
+        Some((split, cut)) => {
+            let parts = split::Parts {
+                item,
+                sig,
+                ct: rev.b.func.name(rev.ct),
+            };
+            let through = cut.then(|| split::vjp_through_split(&parts)).flatten();
+            hidden.push(through.unwrap_or_else(|| g.hidden_vjp(rev)));
+            hidden.push(split);
+        }
+        None => hidden.push(g.hidden_vjp(rev)),
+    }
+    let dots: Vec<Option<Ident>> = fwd
+        .param_dots
+        .iter()
+        .map(|d| d.map(|d| fwd.b.func.name(d).clone()))
+        .collect();
+    let public = public(item, sig, &dots, rev.b.func.name(rev.ct));
+    quote!(#item #(#hidden)* #public)
+}
+
+/// `__diffx_vjp_` of `item` written as one function, its sweeps one after the other.
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub fn plain_vjp(item: &ItemFn, sig: &Signature, rev: &Reverse) -> TokenStream {
+    Generated::new(item, sig).hidden_vjp(rev)
+}
+
+/// The public derivative functions of `item`, over its hidden `__diffx_jvp_`/`__diffx_vjp_`
+/// (written by `#[autodiff]`, or around a hand-written rule by `#[custom_derivative]`); `dots`
+/// names each differentiable parameter's tangent, `ct` the cotangent.
+pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>], ct: &Ident) -> TokenStream {
+    let g = Generated::new(item, sig);
+    let mut public = vec![g.jvp(dots), g.vjp(ct)];
+    if sig.ret_kind == Kind::Scalar {
+        public.extend([g.grad(), g.value_and_grad()]);
+    } else {
+        public.extend(g.no_grad());
+    }
+    let name = &item.sig.ident;
+    // The user may call only a derivative: `f` is still used, as far as lints go.
+    quote! {
+        #(#[allow(dead_code, clippy::too_many_arguments)] #public)*
+        const _: () = { let _ = #name; };
+    }
+}
+
+/// The pieces of the signature every generated function repeats.
+pub(super) struct Generated<'a> {
+    sig: &'a Signature,
+    vis: &'a syn::Visibility,
+    name: &'a Ident,
+    ret: &'a syn::Type,
+    /// `x: f64, n: usize`.
+    params: Vec<TokenStream>,
+    /// `x, n`.
+    args: Vec<&'a Ident>,
+}
+
+pub(super) fn doc(text: String) -> TokenStream {
+    let text = format!(" {text}\n\n Written by `#[autodiff]`.");
+    quote!(#[doc = #text])
+}
+
+impl<'a> Generated<'a> {
+    fn new(item: &'a ItemFn, sig: &'a Signature) -> Self {
+        let params = sig.params.iter().map(|p| {
+            let (n, t) = (&p.name, &p.ty);
+            quote!(#n: #t)
+        });
+        Generated {
+            sig,
+            vis: &item.vis,
+            name: &item.sig.ident,
+            ret: &sig.ret,
+            params: params.collect(),
+            args: sig.params.iter().map(|p| &p.name).collect(),
+        }
+    }
+
+    fn fn_name(&self, prefix: &str) -> Ident {
+        format_ident!("{}{}", prefix, self.name)
+    }
+
+    /// The gradient type: one entry per differentiable parameter, bare if there is one.
+    fn grad_type(&self) -> TokenStream {
+        let tys: Vec<&syn::Type> = self
+            .sig
+            .params
+            .iter()
+            .filter(|p| p.differentiable)
+            .map(|p| &p.grad)
+            .collect();
+        if tys.len() == 1 {
+            tys[0].to_token_stream()
+        } else {
+            quote!((#(#tys),*))
+        }
+    }
+
+    /// `(g0, _, g2)` in a pattern over all parameters, and `(g0, g2)` for the result.
+    fn grad_pattern(&self) -> (TokenStream, TokenStream) {
+        let names: Vec<Option<Ident>> = self
+            .sig
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.differentiable
+                    .then(|| Ident::new(&format!("__g{i}"), Span::mixed_site()))
+            })
+            .collect();
+        let pat = names
+            .iter()
+            .map(|n| n.as_ref().map_or(quote!(_), |n| quote!(#n)));
+        let kept: Vec<&Ident> = names.iter().flatten().collect();
+        let result = if kept.len() == 1 {
+            quote!(#(#kept)*)
+        } else {
+            quote!((#(#kept),*))
+        };
+        (quote!((#(#pat,)*)), result)
+    }
+
+    fn hidden_jvp(&self, fwd: &Forward) -> TokenStream {
+        let (name, params, ret_ty, allow) =
+            (self.fn_name(names::JVP), &self.params, self.ret, allow());
+        let f = &fwd.b.func;
+        let tangents = self
+            .sig
+            .params
+            .iter()
+            .zip(&fwd.param_dots)
+            .map(|(p, d)| match d {
+                Some(d) => {
+                    let (d, bound) = (f.name(*d), signature::tangent_bound(p));
+                    quote!(#d: #bound)
+                }
+                None => quote!(_: impl ::diffx::__private::NoTangent),
+            });
+        let converts = self
+            .sig
+            .params
+            .iter()
+            .zip(&fwd.param_dots)
+            .filter_map(|(p, d)| {
+                let d = f.name((*d)?);
+                let like = by_ref(f, &Atom::Var(param_var(f, &p.name)?));
+                Some(signature::tangent_convert(p, d, &like))
+            });
+        let (body, ret) = (body(f), ret(&fwd.b));
+        let ret_dot = match &fwd.ret_dot {
+            Some(t) => place(f, t),
+            None if self.sig.ret_kind == Kind::Scalar => zero(f),
+            None if self.sig.ret_kind == Kind::Slice => {
+                quote!(::diffx::__private::zero_elems(&#ret))
+            }
+            None => quote!(::diffx::__private::zeros_like::<#ret_ty, _>(&#ret)),
+        };
+        let vis = self.vis;
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #name(#(#params,)* #(#tangents),*) -> (#ret_ty, #ret_ty) {
+                #(#converts)*
+                #body
+                let __ret_dot = #ret_dot;
+                (#ret, __ret_dot)
+            }
+        }
+    }
+
+    /// The gradient of each parameter at the end of the backward sweep.
+    fn grads(&self, rev: &Reverse) -> Vec<TokenStream> {
+        let f = &rev.b.func;
+        self.sig
+            .params
+            .iter()
+            .zip(&rev.grads)
+            .map(|(p, g)| match g {
+                Some(g) if f.kind(*g) == Kind::Other => {
+                    let g = f.name(*g);
+                    quote!(::diffx::__private::settled(#g))
+                }
+                Some(g) => f.name(*g).to_token_stream(),
+                None if p.differentiable => zero(f),
+                None => quote!(::diffx::__private::Zero),
+            })
+            .collect()
+    }
+
+    /// The split function, and whether it cuts the reverse program (rather than recomputing).
+    fn hidden_split(&self, item: &ItemFn, rev: &Reverse) -> Option<(TokenStream, bool)> {
+        if !split::wanted(item, self.sig) {
+            return None;
+        }
+        let f = &rev.b.func;
+        let parts = split::Parts {
+            item,
+            sig: self.sig,
+            ct: f.name(rev.ct),
+        };
+        let Some(mentioned) = split::cut(f, rev.backward) else {
+            return Some((split::recomputing(&parts), false));
+        };
+        let guards = split::guards(f, rev.backward, &rev.grads);
+        let wrap = |k: usize, t: TokenStream| {
+            split::guarded(&f.body[rev.backward + k], guards[k].as_ref(), t)
+        };
+        let sweeps = body_parts(f, Some(rev.backward), &wrap);
+        let grads = self.grads(rev);
+        let split = split::function(&parts, &mentioned, sweeps, ret(&rev.b), &grads);
+        Some((split, true))
+    }
+
+    fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
+        let (name, params, ret_ty, allow) =
+            (self.fn_name(names::VJP), &self.params, self.ret, allow());
+        let f = &rev.b.func;
+        let ct = f.name(rev.ct);
+        let tys = signature::grad_types(self.sig);
+        let grads = self.grads(rev);
+        let (body, ret, vis) = (body(f), ret(&rev.b), self.vis);
+        quote! {
+            #[doc(hidden)]
+            #[inline(always)]
+            #allow
+            #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
+                #body
+                (#ret, (#(#grads,)*))
+            }
+        }
+    }
+
+    fn jvp(&self, dots: &[Option<Ident>]) -> TokenStream {
+        let (name, hidden, params, args, ret_ty) = (
+            self.fn_name("jvp_"),
+            self.fn_name(names::JVP),
+            &self.params,
+            &self.args,
+            self.ret,
+        );
+        let tangent_params = self.sig.params.iter().zip(dots).filter_map(|(p, d)| {
+            let (d, t) = (d.as_ref()?, &p.ty);
+            Some(quote!(#d: #t))
+        });
+        let tangent_args = dots.iter().map(|d| {
+            d.as_ref()
+                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
+        });
+        let doc = doc(format!(
+            "The value of [`{}`] and its directional derivative along the given tangents, by forward mode.",
+            self.name
+        ));
+        let vis = self.vis;
+        quote! {
+            #doc
+            #[inline]
+            #vis fn #name(#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) {
+                #hidden(#(#args,)* #(#tangent_args),*)
+            }
+        }
+    }
+
+    fn vjp(&self, ct: &Ident) -> TokenStream {
+        let (name, hidden, params, args, ret_ty) = (
+            self.fn_name("vjp_"),
+            self.fn_name(names::VJP),
+            &self.params,
+            &self.args,
+            self.ret,
+        );
+        let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
+        let doc = doc(format!(
+            "The pullback of [`{}`]: the cotangent `{ct}` of its result carried back to its parameters, by reverse mode.",
+            self.name
+        ));
+        let vis = self.vis;
+        quote! {
+            #doc
+            #[inline]
+            #vis fn #name(#(#params,)* #ct: #ret_ty) -> #gty {
+                let (_, #pat) = #hidden(#(#args,)* #ct);
+                #result
+            }
+        }
+    }
+
+    fn grad(&self) -> TokenStream {
+        let (name, hidden, params, args) = (
+            self.fn_name("grad_"),
+            self.fn_name(names::VJP),
+            &self.params,
+            &self.args,
+        );
+        let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
+        let doc = doc(format!(
+            "The gradient of [`{}`] with respect to its differentiable parameters, by reverse mode.",
+            self.name
+        ));
+        let vis = self.vis;
+        quote! {
+            #doc
+            #[inline]
+            #vis fn #name(#(#params),*) -> #gty {
+                let (_, #pat) = #hidden(#(#args,)* 1.0);
+                #result
+            }
+        }
+    }
+
+    /// For a vector result: a `grad_g` whose call is a compile error that says what to use instead.
+    fn no_grad(&self) -> Option<TokenStream> {
+        let (name, vis) = (self.fn_name("grad_"), self.vis);
+        let first = self.args.first()?;
+        let rest = &self.params[1..];
+        let a = Ident::new("__A", Span::mixed_site());
+        Some(quote! {
+                        #[doc(hidden)]
+            #[allow(unused_variables)]
+            #vis fn #name<#a: ::diffx::__private::ScalarResult>(#first: #a, #(#rest),*) -> ! {
+                ::diffx::__private::ScalarResult::never(#first)
+            }
+        })
+    }
+
+    fn value_and_grad(&self) -> TokenStream {
+        let (name, hidden, params, args, ret_ty) = (
+            self.fn_name("value_and_grad_"),
+            self.fn_name(names::VJP),
+            &self.params,
+            &self.args,
+            self.ret,
+        );
+        let ((pat, result), gty) = (self.grad_pattern(), self.grad_type());
+        let value = Ident::new("__value", Span::mixed_site());
+        let doc = doc(format!(
+            "The value of [`{}`] and its gradient, by reverse mode (one forward and one backward sweep).",
+            self.name
+        ));
+        let vis = self.vis;
+        quote! {
+            #doc
+            #[inline]
+            #vis fn #name(#(#params),*) -> (#ret_ty, #gty) {
+                let (#value, #pat) = #hidden(#(#args,)* 1.0);
+                (#value, #result)
+            }
+        }
+    }
+}
+
+/// The value of the parameter called `name`.
+pub(super) fn param_var(f: &Func, name: &Ident) -> Option<Var> {
+    f.vars.iter().position(|v| v.name == *name).map(Var)
+}
+
+pub(super) fn ret(b: &Builder) -> TokenStream {
+    b.func
+        .ret
+        .as_ref()
+        .map_or_else(|| zero(&b.func), |r| place(&b.func, r))
+}

@@ -1,0 +1,488 @@
+//! The lists written as Rust: operands, operations, statements, and bodies with values handed
+//! over at their last read.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use super::{control, derived_path, generic, zero};
+use crate::ir::operands::{by_ref, owned, place, value};
+use crate::ir::{Atom, Func, Kind, Op, Stash, Stmt, Var};
+use crate::liveness;
+use crate::names;
+use crate::rules::{template, Syntax};
+
+/// Scalars by value, everything else by reference: `a + b` for numbers, `&a + &b` for tensors.
+pub(super) fn operand(f: &Func, a: &Atom) -> TokenStream {
+    // (Where every value is a number, so is a value of a kind the macro cannot see.)
+    if f.atom_kind(a) == Kind::Scalar || (f.numbers && f.atom_kind(a) == Kind::Other) {
+        place(f, a)
+    } else {
+        by_ref(f, a)
+    }
+}
+
+pub(super) fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
+    args.iter().map(|a| operand(f, a)).collect()
+}
+
+/// The arguments of a call as the user passed them: vectors by reference, except those passed
+/// by value, which get a copy (the derivative code reads them again).
+pub(super) fn call_args(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
+    args.iter()
+        .map(|a| match a {
+            // (A value of a kind the macro cannot see, passed by value, is a number or a value
+            // the callee takes whole: a copy either way.)
+            Atom::Var(v)
+                if f.vars[v.0].by_value
+                    && !f.vars[v.0].is_ref
+                    && matches!(f.kind(*v), Kind::Slice | Kind::Other) =>
+            {
+                owned(f, a)
+            }
+            _ => operand(f, a),
+        })
+        .collect()
+}
+
+/// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
+    op_expr_moving(f, dst, op, args, &|_| false)
+}
+
+/// [`op_expr`], handing over the operands for which `moved` holds: `t1 + &b`, not `&t1 + &b`.
+pub(super) fn op_expr_moving(
+    f: &Func,
+    dst: Var,
+    op: &Op,
+    args: &[Atom],
+    moved: &dyn Fn(&Atom) -> bool,
+) -> TokenStream {
+    let mut a = atoms(f, args);
+    if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_) | Syntax::Prefix(_)))
+        && moved(&args[0])
+    {
+        a[0] = place(f, &args[0]);
+    }
+    if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_))) && moved(&args[1]) {
+        a[1] = place(f, &args[1]);
+    }
+    if let Some(name) = in_place(f, op, args, moved) {
+        let (m, t) = (Ident::new(name, Span::call_site()), place(f, &args[0]));
+        return quote!(::diffx::__private::owned::#m(#t));
+    }
+    match op {
+        Op::Id if f.kind(dst) == Kind::Scalar || moved(&args[0]) => place(f, &args[0]),
+        Op::Id => {
+            let p = place(f, &args[0]);
+            quote!(#p.clone())
+        }
+        Op::Map { template, binds } => {
+            let float = f
+                .float
+                .clone()
+                .unwrap_or_else(|| Ident::new("f64", Span::call_site()));
+            let bindings: Vec<_> = binds
+                .iter()
+                .zip(args)
+                .map(|(&n, a)| (n, value(f, a)))
+                .collect();
+            template::write(template, &float, &bindings).expect("the table's templates parse")
+        }
+        Op::Call(path) => {
+            let a = call_args(f, args);
+            quote!(#path(#(#a),*))
+        }
+        Op::Rule(rule) => match &rule.syntax {
+            Syntax::Infix(_) | Syntax::Prefix(_) => {
+                let o = rule.operator();
+                if a.len() == 1 {
+                    quote!(#o #(#a)*)
+                } else {
+                    let (l, r) = (&a[0], &a[1]);
+                    quote!(#l #o #r)
+                }
+            }
+            Syntax::Method | Syntax::TensorMethod => {
+                let m = Ident::new(rule.name, Span::call_site());
+                let recv = place(f, &args[0]);
+                let rest = if rule.syntax == Syntax::Method {
+                    args[1..].iter().map(|x| place(f, x)).collect::<Vec<_>>()
+                } else {
+                    args[1..].iter().map(|x| by_ref(f, x)).collect()
+                };
+                match (&args[0], &f.float) {
+                    // `f64::atan2(0.5 * -0.3, x)`: a literal receiver has no type of its own.
+                    (Atom::Const(_), Some(float)) if rule.syntax == Syntax::Method => {
+                        quote!(#float::#m(#recv, #(#rest),*))
+                    }
+                    _ => quote!(#recv.#m(#(#rest),*)),
+                }
+            }
+            Syntax::Func(path) => {
+                // (Forward over reverse's product of numbers: an element of a nested container,
+                // a value of a kind the macro cannot see, is a number there, passed by value.)
+                if *path == names::TANGENT_PRODUCT_PATH {
+                    a = args.iter().map(|x| place(f, x)).collect();
+                }
+                let path = template::path(path);
+                quote!(#path(#(#a),*))
+            }
+        },
+    }
+}
+
+/// The method's name if `op` is a rule the runtime has in place ([`OnTensors::in_place`]) on a
+/// tensor read here for the last time.
+pub(super) fn in_place(
+    f: &Func,
+    op: &Op,
+    args: &[Atom],
+    moved: &dyn Fn(&Atom) -> bool,
+) -> Option<&'static str> {
+    let Op::Rule(rule) = op else { return None };
+    let unary = args.len() == 1 && rule.tensors.in_place;
+    let method = matches!(rule.syntax, Syntax::Method | Syntax::TensorMethod);
+    (unary && method && f.atom_kind(&args[0]) == Kind::Tensor && moved(&args[0]))
+        .then_some(rule.name)
+}
+
+pub(super) fn stmt(
+    f: &Func,
+    s: &Stmt,
+    mutable: &HashSet<Var>,
+    moved: &dyn Fn(&Atom) -> bool,
+) -> TokenStream {
+    let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
+    match s {
+        Stmt::If { .. }
+        | Stmt::Loop { .. }
+        | Stmt::LoopBack { .. }
+        | Stmt::Set { .. }
+        | Stmt::SetElem { .. }
+        | Stmt::Push { .. }
+        | Stmt::Pop { .. }
+        | Stmt::Undo { .. } => control::stmt(f, s, mutable),
+        Stmt::Let { dst, op, args, .. } => {
+            let (mt, name, e) = (
+                m(dst),
+                f.name(*dst),
+                op_expr_moving(f, *dst, op, args, moved),
+            );
+            quote!(let #mt #name = #e;)
+        }
+        Stmt::Accum {
+            dst,
+            value,
+            like,
+            first,
+        } => {
+            let (d, v) = (place(f, dst), f.name(*value));
+            if f.atom_kind(dst) == Kind::Slice {
+                return quote!(::diffx::__private::add_elems(&mut #d, &#v););
+            }
+            // (Where every value is a number, a field's adjoint needs no fitting to its shape.)
+            let like = like.as_ref().filter(|_| !f.numbers);
+            match (like, first) {
+                // `a = a + b`: `+=` is not among num-traits' `Float` operations.
+                (None, false) if generic(f) => quote!(#d = #d + #v;),
+                (None, false) => quote!(#d += #v;),
+                (None, true) => quote!(#d = #v;),
+                (Some(like), false) => {
+                    let l = by_ref(f, like);
+                    quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);)
+                }
+                (Some(like), true) => {
+                    let l = by_ref(f, like);
+                    let v = if moved(&Atom::Var(*value)) {
+                        quote!(#v)
+                    } else {
+                        quote!(&#v)
+                    };
+                    quote!(#d = ::diffx::__private::fit(#v, #l);)
+                }
+            }
+        }
+        Stmt::Adjoint { dst, value, like } => {
+            let (mt, d, v) = (m(dst), f.name(*dst), place(f, value));
+            match like.as_ref().filter(|_| !f.numbers) {
+                None => quote!(let #mt #d = #v;),
+                Some(like) => {
+                    let l = by_ref(f, like);
+                    let v = if moved(value) { v } else { quote!(&#v) };
+                    quote!(let #mt #d = ::diffx::__private::fit(#v, #l);)
+                }
+            }
+        }
+        Stmt::Zeros { dst, like, ty } if f.atom_kind(like) == Kind::Slice => {
+            let (mt, d, l) = (m(dst), f.name(*dst), by_ref(f, like));
+            quote!(let #mt #d = ::diffx::__private::zeros_for::<#ty, _>(#l);)
+        }
+        // A parameter struct's adjoint: unset until contributions arrive, zeros where none does
+        // (`settled` as it is returned).
+        Stmt::Zeros { dst, like, ty } => {
+            let (mt, d, l) = (m(dst), f.name(*dst), place(f, like));
+            quote!(let #mt #d = ::diffx::__private::unset_like::<#ty, _>(&#l);)
+        }
+        Stmt::Const {
+            name,
+            mutable,
+            ty,
+            expr,
+        } => {
+            let mt = mutable.then(|| quote!(mut));
+            let ty = ty.as_ref().map(|t| quote!(: #t));
+            quote!(let #mt #name #ty = #expr;)
+        }
+        Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.clone(),
+        Stmt::Verbatim { binds, tokens } => {
+            let names = binds.iter().map(|(n, _)| n);
+            // A value of a kind the macro cannot see (a number from a call, a field) is bound as
+            // a copy: the statement may pass it on by value (`h(b)`) or by reference (`h(&b)`).
+            let unseen = |a: &Atom| matches!(a, Atom::Var(_)) && f.atom_kind(a) == Kind::Other;
+            let values = binds.iter().map(|(_, a)| match unseen(a) {
+                true => {
+                    let p = place(f, a);
+                    quote!(::core::clone::Clone::clone(&#p))
+                }
+                false => operand(f, a),
+            });
+            // A vector or tensor is bound by reference here: `&v` in the statement is `v`, so
+            // that `h(&v)` still passes a `&[T; 3]` (a `&&[T; 3]` does not coerce while `T` is
+            // inferred).
+            let borrowed: Vec<String> = binds
+                .iter()
+                .filter(|(_, a)| {
+                    matches!(a, Atom::Var(_)) && f.atom_kind(a) != Kind::Scalar && !unseen(a)
+                })
+                .map(|(n, _)| n.to_string())
+                .collect();
+            let tokens = crate::tokens::without_borrow(tokens.clone(), &borrowed);
+            quote!({ #(let #names = #values;)* #tokens })
+        }
+        Stmt::Item(tokens) => tokens.clone(),
+        Stmt::CallJvp {
+            dst,
+            dst_dot,
+            path,
+            args,
+            tangents,
+            span,
+        } => {
+            let path = derived_path(path, "jvp");
+            let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), call_args(f, args));
+            // At the user's call: a tangent for a parameter the callee leaves out (`NoTangent`).
+            let t = tangents.iter().map(|t| match t {
+                Some(t) => crate::tokens::respan(operand(f, t), *span),
+                None => quote!(::diffx::__private::Zero),
+            });
+            quote!(let (#d, #dd) = #path(#(#a,)* #(#t),*);)
+        }
+        Stmt::CallVjp {
+            path,
+            args,
+            ct,
+            grads,
+        } => {
+            let path = derived_path(path, "vjp");
+            let (a, ct) = (call_args(f, args), f.name(*ct));
+            let g = grads.iter().map(|g| match g {
+                Some(v) => {
+                    let (mt, name) = (m(v), f.name(*v));
+                    quote!(#mt #name)
+                }
+                None => quote!(_),
+            });
+            quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct);)
+        }
+        Stmt::Split {
+            dst,
+            pullback,
+            path,
+            args,
+            stash,
+        } => {
+            let path = derived_path(path, "split");
+            let (mt, name, a) = (m(dst), f.name(*dst), call_args(f, args));
+            match stash {
+                None => quote!(let (#mt #name, #pullback) = #path(#(#a),*);),
+                Some(Stash::Push(tape)) => quote! {
+                    let (#mt #name, #pullback) = #path(#(#a),*);
+                    #tape.push((::core::clone::Clone::clone(&#name), #pullback));
+                },
+                Some(Stash::Pop(tape)) => quote! {
+                    let ::core::option::Option::Some((#mt #name, #pullback)) = #tape.pop() else {
+                        ::core::unreachable!("the call's tape holds one entry per iteration")
+                    };
+                },
+            }
+        }
+        Stmt::Pullback {
+            pullback,
+            args,
+            ct,
+            grads,
+        } => {
+            let (a, ct) = (call_args(f, args), f.name(*ct));
+            let g = grads.iter().map(|g| match g {
+                Some(v) => {
+                    let (mt, name) = (m(v), f.name(*v));
+                    quote!(#mt #name)
+                }
+                None => quote!(_),
+            });
+            let wanted = grads.iter().map(Option::is_some);
+            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct, [#(#wanted),*]);)
+        }
+        Stmt::CallHvp {
+            path,
+            args,
+            tangents,
+            ct,
+            ct_dot,
+            grads,
+            grad_dots,
+        } => {
+            let path = derived_path(path, "hvp");
+            let (mut a, ct) = (call_args(f, args), f.name(*ct));
+            // Spanned at the user's call, where a callee without second order is reported.
+            if let (Some(first), Some(seg)) = (a.first_mut(), path.segments.last()) {
+                let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));
+                *first = quote::quote_spanned!(seg.ident.span() => { let #a = #first; #a });
+            }
+            let t = tangents.iter().map(|t| match t {
+                Some(t) => operand(f, t),
+                None => quote!(::diffx::__private::Zero),
+            });
+            let ct_dot = ct_dot.as_ref().map_or_else(|| zero(f), |t| place(f, t));
+            let pattern = |vs: &[Option<Var>]| -> Vec<TokenStream> {
+                vs.iter()
+                    .map(|g| match g {
+                        Some(v) => {
+                            let (mt, name) = (m(v), f.name(*v));
+                            quote!(#mt #name)
+                        }
+                        None => quote!(_),
+                    })
+                    .collect()
+            };
+            let (g, d) = (pattern(grads), pattern(grad_dots));
+            quote!(let (_, (#(#g,)*), (#(#d,)*)) = #path(#(#a,)* #(#t,)* #ct, #ct_dot);)
+        }
+    }
+}
+
+/// The statements of `f`, with `mut` on exactly the values that are accumulated into.
+pub fn body(f: &Func) -> TokenStream {
+    body_parts(f, None, &|_, t| t).0
+}
+
+/// [`body`] cut before statement `at`, if given: the forward and backward sweeps of a reverse
+/// program, each statement `k` of the backward one written by `wrap(k, tokens)`.
+pub(super) fn body_parts(
+    f: &Func,
+    at: Option<usize>,
+    wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
+) -> (TokenStream, TokenStream) {
+    let mut mutable: HashSet<Var> = HashSet::new();
+    for s in &f.body {
+        s.walk(&mut |s| match s {
+            Stmt::Accum { dst, .. } => mutable.extend(dst.var()),
+            Stmt::Set { dst, .. } => {
+                mutable.insert(*dst);
+            }
+            Stmt::Loop { cells, .. } => mutable.extend(cells.iter().copied()),
+            Stmt::SetElem { vec, .. }
+            | Stmt::Undo { vec, .. }
+            | Stmt::Push { vec, .. }
+            | Stmt::Pop { vec, .. } => {
+                mutable.insert(*vec);
+            }
+            _ => {}
+        });
+    }
+    let params: HashSet<Var> = f
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_ref)
+        .map(|(i, _)| Var(i))
+        .collect();
+    let moves = liveness::movable(f, &params);
+    let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
+    let same = |_: usize, t: TokenStream| t;
+    match at {
+        None => (list(f, &f.body, &mutable, &moved), TokenStream::new()),
+        Some(at) => (
+            list_with(f, &f.body[..at], &mutable, &moved, &same),
+            list_with(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a), wrap),
+        ),
+    }
+}
+
+/// The statements of a list, each told what it may hand over (by its index). An iteration taking
+/// the adjoint carried into it (`let g = x.clone(); x = zero;`) takes it without a copy:
+/// `let g = ::core::mem::replace(&mut x, zero);`.
+pub(super) fn list(
+    f: &Func,
+    body: &[Stmt],
+    mutable: &HashSet<Var>,
+    moved: &dyn Fn(usize, &Atom) -> bool,
+) -> TokenStream {
+    list_with(f, body, mutable, moved, &|_, t| t)
+}
+
+/// [`list`], each single statement `i` written by `wrap(i, tokens)`.
+pub(super) fn list_with(
+    f: &Func,
+    body: &[Stmt],
+    mutable: &HashSet<Var>,
+    moved: &dyn Fn(usize, &Atom) -> bool,
+    wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
+) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < body.len() {
+        if let Some(taken) = taken(f, &body[i], body.get(i + 1), mutable) {
+            out.extend(taken);
+            i += 2;
+            continue;
+        }
+        out.extend(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
+        i += 1;
+    }
+    out
+}
+
+/// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for
+/// numbers, whose copy costs nothing).
+pub(super) fn taken(
+    f: &Func,
+    s: &Stmt,
+    next: Option<&Stmt>,
+    mutable: &HashSet<Var>,
+) -> Option<TokenStream> {
+    let (
+        Stmt::Let {
+            dst,
+            op: Op::Id,
+            args,
+            ..
+        },
+        Some(Stmt::Set { dst: reset, value }),
+    ) = (s, next)
+    else {
+        return None;
+    };
+    let [Atom::Var(x)] = args.as_slice() else {
+        return None;
+    };
+    if x != reset || f.kind(*x) == Kind::Scalar {
+        return None;
+    }
+    let mt = mutable.contains(dst).then(|| quote!(mut));
+    let (g, x, v) = (f.name(*dst), f.name(*x), owned(f, value));
+    Some(quote!(let #mt #g = ::core::mem::replace(&mut #x, #v);))
+}
