@@ -399,6 +399,7 @@ impl Mentions<'_> {
                 then_,
                 else_,
                 outs,
+                ..
             } => {
                 self.tokens(cond);
                 self.names(outs.iter().copied());

@@ -18,7 +18,7 @@ use super::pretty_expr;
 use crate::builder::Builder;
 use crate::emit;
 use crate::ir::operands::place;
-use crate::ir::{Atom, Branch, Func, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::rules::Deriv;
 use crate::tokens;
@@ -299,11 +299,12 @@ impl<'a> Instrument<'a> {
                 self.let_stmt(b, *dst, op, args)
             }
             Stmt::If {
+                id,
                 cond,
                 then_,
                 else_,
                 outs,
-            } => self.if_stmt(b, cond, then_, else_, outs),
+            } => self.if_stmt(b, *id, cond, then_, else_, outs),
             Stmt::Loop { .. } => self.loop_stmt(b, s),
             Stmt::SetElem {
                 vec, index, value, ..
@@ -471,6 +472,7 @@ impl<'a> Instrument<'a> {
     fn if_stmt(
         &mut self,
         b: &mut Builder,
+        id: ControlId,
         cond: &TokenStream,
         then_: &Branch,
         else_: &Branch,
@@ -481,6 +483,7 @@ impl<'a> Instrument<'a> {
         let then_body = self.arm(b, then_, outs, label)?;
         let else_body = self.arm(b, else_, outs, negated)?;
         b.push(Stmt::If {
+            id,
             cond: cond.clone(),
             then_: Branch {
                 body: then_body,
@@ -516,6 +519,7 @@ impl<'a> Instrument<'a> {
     /// the rows of the values written back into them.
     fn loop_stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
         let Stmt::Loop {
+            id,
             head,
             cells,
             active,
@@ -540,6 +544,7 @@ impl<'a> Instrument<'a> {
         let stmts = self.nested(b, vec![start], &body.body, end)?;
         b.push(Self::record(quote!(#rec.enter_loop();)));
         b.push(Stmt::Loop {
+            id: *id,
             head: head.clone(),
             cells: cells.clone(),
             active: active.clone(),

@@ -18,6 +18,12 @@ pub mod operands;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Var(pub usize);
 
+/// Which `if` or loop of the lowered function a [`Stmt::If`] or [`Stmt::Loop`] is. Transforms
+/// that copy one keep its id, so that a copy in a derived program (the backward sweep's `if`)
+/// finds what was recorded for the original (the marks of its undo logs) without comparing text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ControlId(pub usize);
+
 /// What a value is, as far as the macro can tell: it decides how operations are written
 /// (`a + b` or `&a + &b`) and how adjoints are accumulated (`+=`, or summed over broadcast axes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,6 +174,7 @@ pub enum Stmt {
     /// `outs = if cond { then } else { else_ }`, each branch yielding one operand per output: the
     /// value of an `if` expression and the new values of the names the branches rebind.
     If {
+        id: ControlId,
         cond: TokenStream,
         then_: Branch,
         else_: Branch,
@@ -178,6 +185,7 @@ pub enum Stmt {
     /// a `tape`, each iteration first pushes its entry state (cells, loop variables) on it.
     /// `logs`: the undo logs of the vectors the body writes; the tape records their lengths too.
     Loop {
+        id: ControlId,
         head: LoopHead,
         cells: Vec<Var>,
         active: Vec<bool>,
@@ -438,6 +446,7 @@ impl Func {
                 then_,
                 else_,
                 outs,
+                ..
             } => {
                 let outs: Vec<Option<Var>> = outs.iter().copied().map(Some).collect();
                 writeln!(f, "({}) = if {cond} {{", self.opt_names(&outs))?;

@@ -175,7 +175,9 @@ impl Lowerer<'_> {
             body: else_body,
             yields: else_yields,
         };
+        let id = self.b.control_id();
         self.b.push(Stmt::If {
+            id,
             cond: cond.into_token_stream(),
             then_,
             else_,
@@ -489,7 +491,9 @@ impl Lowerer<'_> {
                 body: stmts,
                 yields,
             };
+            let id = self.b.control_id();
             self.b.push(Stmt::Loop {
+                id,
                 head,
                 cells,
                 active,

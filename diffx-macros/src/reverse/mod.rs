@@ -18,7 +18,7 @@ use quote::ToTokens;
 use crate::builder::Builder;
 use crate::forward::operand_bindings;
 use crate::ir::operands::place;
-use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Kind, LoopHead, Op, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
@@ -57,7 +57,7 @@ struct Sweep {
     /// The operations whose forward sweep computed a residual for their pullback.
     residuals: HashMap<Var, Residue>,
     /// The vectors written in each `if`'s arms (by its condition's name), as in [`Tapes`].
-    if_marks: HashMap<String, Vec<IfMark>>,
+    if_marks: HashMap<ControlId, Vec<IfMark>>,
     /// The vectors written element by element (each has an undo log and an adjoint).
     vectors: Vec<Var>,
 }
@@ -240,6 +240,7 @@ impl Sweep {
     /// recomputing the arm's values; the adjoints of values from outside start out here.
     fn if_stmt(
         &mut self,
+        id: ControlId,
         cond: &TokenStream,
         then_: &Branch,
         else_: &Branch,
@@ -258,6 +259,7 @@ impl Sweep {
         let then_ = self.arm(then_, &seeds)?;
         let else_ = self.arm(else_, &seeds)?;
         self.b.push(Stmt::If {
+            id,
             cond: cond.clone(),
             then_,
             else_,
@@ -314,6 +316,7 @@ impl Sweep {
             body,
             tape: Some(tape),
             logs,
+            ..
         } = s
         else {
             return Ok(());
@@ -470,13 +473,14 @@ impl Sweep {
 
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         if let Stmt::If {
+            id,
             cond,
             then_,
             else_,
             outs,
         } = s
         {
-            let marks = self.if_marks.get(&cond.to_string()).cloned();
+            let marks = self.if_marks.get(id).cloned();
             for (vec, log, mark) in marks.iter().flatten() {
                 self.b.push(Stmt::Undo {
                     vec: *vec,
@@ -485,7 +489,7 @@ impl Sweep {
                 });
             }
             self.depth += 1;
-            let done = self.if_stmt(cond, then_, else_, outs, marks.is_some());
+            let done = self.if_stmt(*id, cond, then_, else_, outs, marks.is_some());
             self.depth -= 1;
             return done;
         }

@@ -6,7 +6,7 @@ use proc_macro2::Ident;
 
 use super::IfMark;
 use crate::builder::Builder;
-use crate::ir::{Branch, LoopHead, Stmt, Tape, Var};
+use crate::ir::{Branch, ControlId, LoopHead, Stmt, Tape, Var};
 
 /// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
 /// the forward sweep, and each recomputation of a body in the backward sweep, pushes each
@@ -18,7 +18,7 @@ pub(super) struct Tapes<'a> {
     pub(super) filled: Vec<Var>,
     /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
     /// rewinds the vectors to there before it recomputes the arm that ran.
-    pub(super) if_marks: HashMap<String, Vec<IfMark>>,
+    pub(super) if_marks: HashMap<ControlId, Vec<IfMark>>,
 }
 
 /// The vector a write or push changes, and its log.
@@ -92,7 +92,7 @@ impl Tapes<'_> {
         let mut out = Vec::new();
         for s in stmts {
             let s = self.stmt(s);
-            if let Stmt::If { cond, .. } = &s {
+            if let Stmt::If { id, .. } = &s {
                 let marks = self.if_marks(&s);
                 for (_, log, mark) in &marks {
                     out.push(Stmt::Const {
@@ -103,7 +103,7 @@ impl Tapes<'_> {
                     });
                 }
                 if !marks.is_empty() {
-                    self.if_marks.insert(cond.to_string(), marks);
+                    self.if_marks.insert(*id, marks);
                 }
             }
             out.push(s);
@@ -129,6 +129,7 @@ impl Tapes<'_> {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
         match s {
             Stmt::Loop {
+                id,
                 head,
                 cells,
                 active,
@@ -148,6 +149,7 @@ impl Tapes<'_> {
                     });
                 }
                 Stmt::Loop {
+                    id: *id,
                     head: head.clone(),
                     cells: cells.clone(),
                     active: active.clone(),
@@ -160,11 +162,13 @@ impl Tapes<'_> {
                 }
             }
             Stmt::If {
+                id,
                 cond,
                 then_,
                 else_,
                 outs,
             } => Stmt::If {
+                id: *id,
                 cond: cond.clone(),
                 then_: Branch {
                     body: self.stmts(&then_.body),
