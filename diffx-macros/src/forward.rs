@@ -286,6 +286,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             Some(())
         }
         Stmt::LoopBack {
+            id,
             tape,
             names,
             body,
@@ -310,6 +311,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             let inner = std::mem::replace(&mut b.func.body, outer);
             result.ok()?;
             b.push(Stmt::LoopBack {
+                id: *id,
                 tape: tape.clone(),
                 names: all,
                 body: inner,

@@ -195,8 +195,10 @@ pub enum Stmt {
     },
     /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`, or
     /// `for i in range.rev() { let (names…) = tape.pop(); body }` when the tape has a range.
-    /// `cells`: the loop's cells (and whether each carries derivatives), the first names.
+    /// `cells`: the loop's cells (and whether each carries derivatives), the first names. `id`:
+    /// the loop's.
     LoopBack {
+        id: ControlId,
         tape: Tape,
         names: Vec<TokenStream>,
         body: Vec<Stmt>,

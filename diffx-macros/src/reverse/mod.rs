@@ -310,13 +310,13 @@ impl Sweep {
     /// its body, and running the body's adjoint with each cell's adjoint restarted at zero.
     fn loop_stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         let Stmt::Loop {
+            id,
             head,
             cells,
             active,
             body,
             tape: Some(tape),
             logs,
-            ..
         } = s
         else {
             return Ok(());
@@ -411,6 +411,7 @@ impl Sweep {
         names.extend(marks.iter().map(|m| m.to_token_stream()));
         let cells = cells.iter().copied().zip(active.iter().copied()).collect();
         self.b.push(Stmt::LoopBack {
+            id: *id,
             tape: tape.clone(),
             names,
             body: inner,
