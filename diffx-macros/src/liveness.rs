@@ -118,7 +118,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = match head {
                 LoopHead::For { iter, exit, .. } => {
-                    let mut r = named(iter);
+                    let mut r = named(iter.tokens());
                     r.extend(exit.iter().flat_map(named));
                     r
                 }
@@ -424,7 +424,7 @@ impl Mentions<'_> {
                         pat, iter, exit, ..
                     } => {
                         self.tokens(pat);
-                        self.tokens(iter);
+                        self.tokens(iter.tokens());
                         exit.iter().for_each(|x| self.tokens(x));
                     }
                     LoopHead::While { cond } => self.tokens(cond),

@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use syn::Expr;
 
 use super::{err, Lowerer};
-use crate::ir::{operands, Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{operands, Atom, Branch, Kind, LoopHead, LoopIter, Op, Stmt, Var};
 use crate::names;
 
 /// A lowered arm: its statements, its value, and every visible name's value at its end.
@@ -526,7 +526,7 @@ impl Lowerer<'_> {
                     .collect();
                 let head = LoopHead::For {
                     pat: f.pat.to_token_stream(),
-                    iter: self.constant(&f.expr),
+                    iter: LoopIter::new(&f.expr, self.constant(&f.expr)),
                     vars,
                     exit: None,
                 };
@@ -581,7 +581,10 @@ impl Lowerer<'_> {
         let x = operands::place(&self.b.func, &Atom::Field(base, path.clone()));
         let head = LoopHead::For {
             pat: i.to_token_stream(),
-            iter: quote!(0..#x.len()),
+            iter: LoopIter::Range {
+                tokens: quote!(0..#x.len()),
+                bounded: true,
+            },
             vars: vec![i.clone()],
             exit: None,
         };

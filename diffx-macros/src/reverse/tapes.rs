@@ -6,7 +6,7 @@ use proc_macro2::Ident;
 
 use super::IfMark;
 use crate::builder::Builder;
-use crate::ir::{Branch, ControlId, LoopHead, Stmt, Tape, Var};
+use crate::ir::{Branch, ControlId, LoopHead, LoopIter, Stmt, Tape, Var};
 
 /// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
 /// the forward sweep, and each recomputation of a body in the backward sweep, pushes each
@@ -63,21 +63,11 @@ impl Tapes<'_> {
     fn tape(&mut self, head: &LoopHead) -> Tape {
         let range = match head {
             LoopHead::For {
-                iter,
+                iter: LoopIter::Range { bounded: true, .. },
                 vars,
                 exit: None,
                 ..
-            } if vars.len() == 1 => {
-                let bounded = matches!(
-                    syn::parse2::<syn::Expr>(iter.clone()),
-                    Ok(syn::Expr::Range(syn::ExprRange {
-                        start: Some(_),
-                        end: Some(_),
-                        ..
-                    }))
-                );
-                bounded.then(|| (vars[0].clone(), self.b.fresh_name("range")))
-            }
+            } if vars.len() == 1 => Some((vars[0].clone(), self.b.fresh_name("range"))),
             _ => None,
         };
         Tape {
