@@ -136,7 +136,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = vec![*vec];
             r.extend(value.var());
-            r.extend(named(index));
+            r.extend(named(index.tokens()));
             r
         }
         Stmt::Undo { vec, .. } | Stmt::Pop { vec, .. } => vec![*vec],
@@ -230,7 +230,7 @@ impl Mentions<'_> {
             Atom::Var(v) => self.name(*v),
             Atom::Field(v, path) => {
                 self.name(*v);
-                self.tokens(path);
+                self.tokens(&path.to_token_stream());
             }
             Atom::Const(t) => self.tokens(t),
         }
@@ -362,7 +362,7 @@ impl Mentions<'_> {
                 ..
             } => {
                 self.name(*vec);
-                self.tokens(index);
+                self.tokens(index.tokens());
                 self.atom(value);
                 self.out.extend(log.iter().map(Ident::to_string));
             }

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use super::parts::TupleNames;
@@ -68,7 +68,7 @@ fn stmt_recordable(f: &Func, s: &Stmt) -> bool {
 fn scalar(f: &Func, a: &Atom) -> bool {
     match a {
         Atom::Var(v) => f.kind(*v) == Kind::Scalar,
-        Atom::Field(v, path) => f.kind(*v) == Kind::Slice && index(path).is_some(),
+        Atom::Field(v, path) => f.kind(*v) == Kind::Slice && path.only_index().is_some(),
         Atom::Const(_) => true,
     }
 }
@@ -108,24 +108,13 @@ fn elements_written(f: &Func) -> HashMap<Var, String> {
             } = s
             {
                 let name = f.name(*vec);
-                let index = crate::tokens::unsuffixed(index.clone());
+                let index = crate::tokens::unsuffixed(index.tokens().clone());
                 let element = super::pretty_expr(&quote!(#name[#index]));
                 out.insert(*v, element);
             }
         });
     }
     out
-}
-
-/// `i` of the path `[i]`.
-pub(super) fn index(path: &TokenStream) -> Option<TokenStream> {
-    let mut tokens = path.clone().into_iter();
-    match (tokens.next(), tokens.next()) {
-        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => {
-            Some(g.stream())
-        }
-        _ => None,
-    }
 }
 
 /// Copies a list into a builder, recording as it goes.
@@ -234,7 +223,7 @@ impl<'a> Instrument<'a> {
         match (a, a.var().map(Self::key)) {
             (Atom::Var(_), Some(k)) => quote!(#rec.value(#k)),
             (Atom::Field(v, path), Some(k)) if self.primal.kind(*v) == Kind::Slice => {
-                match index(path) {
+                match path.only_index() {
                     Some(i) => quote!(#rec.element(#k, #i)),
                     None => quote!(::core::option::Option::None),
                 }

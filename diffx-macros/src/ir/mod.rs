@@ -13,6 +13,9 @@ use proc_macro2::{Ident, Span, TokenStream};
 use crate::rules::Rule;
 
 pub mod operands;
+mod path;
+
+pub use path::{Index, Path, Step};
 
 /// A value of the list, an index into [`Func::vars`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -54,7 +57,7 @@ impl Kind {
 pub enum Atom {
     Var(Var),
     /// `base` followed by a path of fields and constant indices, `.l1.w` or `.layers[0].b`.
-    Field(Var, TokenStream),
+    Field(Var, Path),
     Const(TokenStream),
 }
 
@@ -71,7 +74,7 @@ impl Atom {
     pub fn same(&self, other: &Atom) -> bool {
         match (self, other) {
             (Atom::Var(a), Atom::Var(b)) => a == b,
-            (Atom::Field(a, p), Atom::Field(b, q)) => a == b && p.to_string() == q.to_string(),
+            (Atom::Field(a, p), Atom::Field(b, q)) => a == b && p == q,
             _ => false,
         }
     }
@@ -210,7 +213,7 @@ pub enum Stmt {
     /// (reverse mode), the element's old value is pushed on it first.
     SetElem {
         vec: Var,
-        index: TokenStream,
+        index: Index,
         value: Atom,
         log: Option<Ident>,
         /// A write filling a vector just made (`[a, b]`), before anything reads it: its old value
@@ -425,7 +428,8 @@ impl Func {
         match a {
             Atom::Var(v) => self.name(*v).to_string(),
             Atom::Field(v, path) => {
-                format!("{}{}", self.name(*v), path.to_string().replace(' ', ""))
+                let path = quote::ToTokens::to_token_stream(path).to_string();
+                format!("{}{}", self.name(*v), path.replace(' ', ""))
             }
             Atom::Const(t) => t.to_string(),
         }

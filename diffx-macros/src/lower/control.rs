@@ -6,13 +6,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::Ident;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
 
 use super::{err, Lowerer};
-use crate::ir::{operands, Atom, Branch, Kind, LoopHead, LoopIter, Op, Stmt, Var};
+use crate::ir::{
+    operands, Atom, Branch, Index, Kind, LoopHead, LoopIter, Op, Path, Step, Stmt, Var,
+};
 use crate::names;
 
 /// A lowered arm: its statements, its value, and every visible name's value at its end.
@@ -563,14 +565,14 @@ impl Lowerer<'_> {
             Ok(Atom::Var(v))
                 if self.b.func.kind(v) == Kind::Slice && !self.vectors.contains(&v) =>
             {
-                (v, TokenStream::new())
+                (v, Path::default())
             }
             Ok(Atom::Field(v, path)) if self.b.func.kind(v) == Kind::Other => (v, path),
             // A parameter that is a sequence of rows (`&[[f64; 2]]`, `Vec<Vec<f64>>`).
             Ok(Atom::Var(v))
                 if self.b.func.kind(v) == Kind::Other && !self.vectors.contains(&v) =>
             {
-                (v, TokenStream::new())
+                (v, Path::default())
             }
             _ => return refuse(),
         };
@@ -597,9 +599,10 @@ impl Lowerer<'_> {
         } else {
             self.refs.insert(name.clone());
         }
+        let index = Index::Expr(i.to_token_stream());
         let mut bindings = vec![
             (i.to_string(), Atom::Const(i.to_token_stream())),
-            (name, Atom::Field(base, quote!(#path [#i]))),
+            (name, Atom::Field(base, path.then(Step::Index(index)))),
         ];
         bindings.extend(index_name.map(|n| (n, Atom::Const(i.to_token_stream()))));
         Ok((head, bindings))
@@ -712,14 +715,14 @@ impl Lowerer<'_> {
                 "an index must not depend on differentiable values: index with an integer",
             );
         }
-        let index = self.constant(&target.index);
+        let index = Index::new(&target.index, self.constant(&target.index));
         let base = self.lookup(&name).cloned();
         let mut value = self.expr(rhs)?;
         if let Some(rule) = op {
             let old = match &base {
                 Some(Atom::Var(v)) if self.vectors.contains(v) => Atom::Var(self.b.op(
                     Op::Id,
-                    vec![Atom::Field(*v, quote!([#index]))],
+                    vec![Atom::Field(*v, Path::index(index.clone()))],
                     e.span(),
                 )),
                 _ => Atom::Const(self.constant(target)),
@@ -856,7 +859,7 @@ impl Lowerer<'_> {
             let value = self.expr(e)?;
             self.b.push(Stmt::SetElem {
                 vec: v,
-                index: quote!(#i),
+                index: Index::Known(i, quote!(#i)),
                 value,
                 log: None,
                 init: true,

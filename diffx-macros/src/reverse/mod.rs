@@ -18,7 +18,7 @@ use quote::ToTokens;
 use crate::builder::Builder;
 use crate::forward::operand_bindings;
 use crate::ir::operands::place;
-use crate::ir::{Atom, Branch, ControlId, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Index, Kind, LoopHead, Op, Path, Stmt, Var};
 use crate::lower::{linear_map, partials};
 use crate::rules::{Deriv, Rule};
 
@@ -48,9 +48,9 @@ pub struct Reverse {
 struct Sweep {
     b: Builder,
     adj: HashMap<Var, Var>,
-    /// Places of parameter-struct adjoints contributed to so far (the base and the path as
-    /// text), and the bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
-    touched: Vec<(Var, String)>,
+    /// Places of parameter-struct adjoints contributed to so far (the base and the path), and the
+    /// bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
+    touched: Vec<(Var, Path)>,
     nested_bases: Vec<Var>,
     /// How many loops and `if`s enclose the statement being differentiated.
     depth: usize,
@@ -426,7 +426,7 @@ impl Sweep {
     fn set_elem(
         &mut self,
         vec: Var,
-        index: &TokenStream,
+        index: &Index,
         value: &Atom,
         log: Option<&Ident>,
     ) -> syn::Result<()> {
@@ -435,7 +435,7 @@ impl Sweep {
         let mark = self.b.mark();
         let g = self.b.op(
             Op::Id,
-            vec![Atom::Field(bar, quote::quote!([#index]))],
+            vec![Atom::Field(bar, Path::index(index.clone()))],
             span,
         );
         self.b.push(Stmt::SetElem {
