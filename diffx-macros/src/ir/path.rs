@@ -161,3 +161,63 @@ impl fmt::Debug for Path {
         write!(f, "{}", self.to_token_stream())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The path `steps`, each `.name`, `.0` or `[index]` lowered as an index expression is.
+    fn path(steps: &[&str]) -> Path {
+        let step = |s: &str| match s.strip_prefix('.') {
+            Some(m) => Step::Field(syn::parse_str(m).unwrap()),
+            None => {
+                let inner = &s[1..s.len() - 1];
+                let e: syn::Expr = syn::parse_str(inner).unwrap();
+                Step::Index(Index::new(&e, e.to_token_stream()))
+            }
+        };
+        Path(steps.iter().map(|s| step(s)).collect())
+    }
+
+    #[test]
+    fn literal_indices_compare_by_value() {
+        assert!(path(&[".layers", "[0]"]) == path(&[".layers", "[0usize]"]));
+        assert!(path(&[".layers", "[0]"]) != path(&[".layers", "[1]"]));
+        assert!(path(&[".layers", "[i]"]) == path(&[".layers", "[i]"]));
+        assert!(path(&[".layers", "[i]"]) != path(&[".layers", "[0]"]));
+        assert!(path(&[".0"]) != path(&[".w"]));
+    }
+
+    #[test]
+    fn only_literal_indices_are_known() {
+        assert!(path(&[".layers", "[0]", ".w"]).known());
+        assert!(!path(&[".layers", "[i]", ".w"]).known());
+        assert!(!path(&["[n - 1]"]).known());
+        assert!(!path(&["[0u32]"]).known());
+    }
+
+    #[test]
+    fn prefixes_are_whole_steps() {
+        let w = path(&[".w"]);
+        assert!(path(&[".w", ".x"]).starts_with(&w));
+        assert!(!path(&[".weights"]).starts_with(&w));
+        assert!(path(&[".layers", "[0]", ".b"]).starts_with(&path(&[".layers", "[0]"])));
+    }
+
+    #[test]
+    fn written_as_lowered() {
+        let p = path(&[".layers", "[0]", ".w", "[i + 1]", ".1"]);
+        assert_eq!(
+            p.to_token_stream().to_string(),
+            ". layers [0] . w [i + 1] . 1"
+        );
+    }
+
+    #[test]
+    fn type_of_a_place() {
+        let ty: syn::Type = syn::parse_str("&(f64, Vec<[f32; 2]>)").unwrap();
+        let t = path(&[".1", "[k]", "[0]"]).type_within(&ty).unwrap();
+        assert_eq!(t.to_token_stream().to_string(), "f32");
+        assert!(path(&[".w"]).type_within(&ty).is_none());
+    }
+}
