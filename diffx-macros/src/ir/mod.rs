@@ -12,9 +12,11 @@ use proc_macro2::{Ident, Span, TokenStream};
 
 use crate::rules::Rule;
 
+mod iter;
 pub mod operands;
 mod path;
 
+pub use iter::LoopIter;
 pub use path::{Index, Path, Step};
 
 /// A value of the list, an index into [`Func::vars`].
@@ -319,42 +321,6 @@ pub enum LoopHead {
     },
     /// `while cond`.
     While { cond: TokenStream },
-}
-
-/// What a `for` loop runs over, as written (with the user's names bound), and whether it is a
-/// range, decided once when the loop is lowered: a range's items are owned numbers, and one with
-/// both ends can be run reversed by the backward sweep instead of taping the index.
-#[derive(Clone)]
-pub enum LoopIter {
-    /// `a..b`, `a..=b` (`bounded`), or `a..`.
-    Range { tokens: TokenStream, bounded: bool },
-    /// Anything else: `x.iter()`, `&v`, `(0..n).rev()`.
-    Other(TokenStream),
-}
-
-impl LoopIter {
-    /// The iterated expression `expr`, written `tokens`.
-    pub fn new(expr: &syn::Expr, tokens: TokenStream) -> LoopIter {
-        match expr {
-            syn::Expr::Range(r) => LoopIter::Range {
-                tokens,
-                bounded: r.start.is_some() && r.end.is_some(),
-            },
-            _ => LoopIter::Other(tokens),
-        }
-    }
-
-    pub fn tokens(&self) -> &TokenStream {
-        match self {
-            LoopIter::Range { tokens, .. } | LoopIter::Other(tokens) => tokens,
-        }
-    }
-}
-
-impl quote::ToTokens for LoopIter {
-    fn to_tokens(&self, out: &mut TokenStream) {
-        self.tokens().to_tokens(out);
-    }
 }
 
 /// The statements of one arm of an `if`, and what it yields.
