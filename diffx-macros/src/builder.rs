@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::{Ident, Span};
 
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var, VarInfo};
+use crate::ir::{Atom, ControlId, Func, Kind, Op, Stmt, Var, VarInfo};
 use crate::rules::template::{self, Templates};
 use crate::rules::{self, Out};
 
@@ -22,6 +22,8 @@ pub struct Builder {
     /// reassigned n times would otherwise make naming quadratic in n).
     next_suffix: HashMap<String, usize>,
     temps: usize,
+    /// The number of `if`s and loops lowered so far: the next one's [`ControlId`].
+    controls: usize,
     /// `f64` or `f32`.
     pub float: Ident,
     /// The kind of what calls of other `#[autodiff]` functions return: scalars in a function of
@@ -48,6 +50,7 @@ impl Builder {
             taken: BTreeSet::new(),
             next_suffix: HashMap::new(),
             temps: 0,
+            controls: 0,
             float,
             call_kind: Kind::Other,
             dense: false,
@@ -118,6 +121,12 @@ impl Builder {
     pub fn temp(&mut self, kind: Kind) -> Var {
         self.temps += 1;
         self.fresh(&format!("t{}", self.temps), kind)
+    }
+
+    /// The id of an `if` or loop being lowered.
+    pub fn control_id(&mut self) -> ControlId {
+        self.controls += 1;
+        ControlId(self.controls - 1)
     }
 
     /// Renames `v`, created by the current statement, after a derivative (`x_bar`, `x_dot`).

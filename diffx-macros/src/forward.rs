@@ -11,7 +11,7 @@ use quote::ToTokens;
 
 use crate::builder::Builder;
 use crate::ir::operands::by_ref;
-use crate::ir::{Atom, Branch, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Kind, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::names;
 use crate::rules::{Deriv, Rule};
@@ -82,6 +82,7 @@ fn arm(
 fn if_stmt(
     b: &mut Builder,
     dot: &mut HashMap<Var, Var>,
+    id: ControlId,
     cond: &TokenStream,
     then_: &Branch,
     else_: &Branch,
@@ -110,6 +111,7 @@ fn if_stmt(
         dot.insert(*o, d);
     }
     b.push(Stmt::If {
+        id,
         cond: cond.clone(),
         then_: Branch {
             body: then_body,
@@ -140,6 +142,7 @@ pub fn zero(b: &Builder, a: &Atom) -> Atom {
 /// A loop: every cell that carries derivatives gets a tangent cell, updated with it.
 fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
     let Stmt::Loop {
+        id,
         head,
         cells,
         active,
@@ -173,6 +176,7 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
         yields,
     };
     b.push(Stmt::Loop {
+        id: *id,
         head: head.clone(),
         cells: all_cells,
         active: all_active,
@@ -282,6 +286,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             Some(())
         }
         Stmt::LoopBack {
+            id,
             tape,
             names,
             body,
@@ -306,6 +311,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             let inner = std::mem::replace(&mut b.func.body, outer);
             result.ok()?;
             b.push(Stmt::LoopBack {
+                id: *id,
                 tape: tape.clone(),
                 names: all,
                 body: inner,
@@ -359,13 +365,14 @@ fn call_hvp(
 
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
     if let Stmt::If {
+        id,
         cond,
         then_,
         else_,
         outs,
     } = s
     {
-        return if_stmt(b, dot, cond, then_, else_, outs);
+        return if_stmt(b, dot, *id, cond, then_, else_, outs);
     }
     if let Stmt::Loop { .. } = s {
         return loop_stmt(b, dot, s);

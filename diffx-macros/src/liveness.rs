@@ -118,7 +118,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = match head {
                 LoopHead::For { iter, exit, .. } => {
-                    let mut r = named(iter);
+                    let mut r = named(iter.tokens());
                     r.extend(exit.iter().flat_map(named));
                     r
                 }
@@ -136,7 +136,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = vec![*vec];
             r.extend(value.var());
-            r.extend(named(index));
+            r.extend(named(index.tokens()));
             r
         }
         Stmt::Undo { vec, .. } | Stmt::Pop { vec, .. } => vec![*vec],
@@ -227,7 +227,7 @@ impl Mentions<'_> {
             Atom::Var(v) => self.name(*v),
             Atom::Field(v, path) => {
                 self.name(*v);
-                self.tokens(path);
+                self.tokens(&path.to_token_stream());
             }
             Atom::Const(t) => self.tokens(t),
         }
@@ -359,7 +359,7 @@ impl Mentions<'_> {
                 ..
             } => {
                 self.name(*vec);
-                self.tokens(index);
+                self.tokens(index.tokens());
                 self.atom(value);
                 self.out.extend(log.iter().map(Ident::to_string));
             }
@@ -396,6 +396,7 @@ impl Mentions<'_> {
                 then_,
                 else_,
                 outs,
+                ..
             } => {
                 self.tokens(cond);
                 self.names(outs.iter().copied());
@@ -420,7 +421,7 @@ impl Mentions<'_> {
                         pat, iter, exit, ..
                     } => {
                         self.tokens(pat);
-                        self.tokens(iter);
+                        self.tokens(iter.tokens());
                         exit.iter().for_each(|x| self.tokens(x));
                     }
                     LoopHead::While { cond } => self.tokens(cond),

@@ -327,17 +327,6 @@ pub fn components_as_elements(
     out.into_iter().collect()
 }
 
-/// The tokens inside `[…]`, if `step` is one bracketed group.
-pub fn bracketed(step: TokenStream) -> Option<TokenStream> {
-    let mut trees = step.into_iter();
-    match (trees.next(), trees.next()) {
-        (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
-            Some(g.stream())
-        }
-        _ => None,
-    }
-}
-
 /// `tokens` with `&name` written `name` for the `names` (bound to references already); `&v[i]`,
 /// `&v.len()` and `&&v` stay.
 pub fn without_borrow(tokens: TokenStream, names: &[String]) -> TokenStream {
@@ -469,6 +458,36 @@ pub fn find_ident(tokens: TokenStream, names: &[&str]) -> Option<Ident> {
     })
 }
 
+/// Whether `a` and `b` are the same tokens, tree by tree (an invisible group counts as its
+/// contents; a literal is compared by how it is written, all a literal tells).
+pub fn same(a: &TokenStream, b: &TokenStream) -> bool {
+    fn flat(tokens: &TokenStream, out: &mut Vec<TokenTree>) {
+        for t in tokens.clone() {
+            match t {
+                TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::None => {
+                    flat(&g.stream(), out);
+                }
+                t => out.push(t),
+            }
+        }
+    }
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    flat(a, &mut x);
+    flat(b, &mut y);
+    x.len() == y.len()
+        && x.iter().zip(&y).all(|pair| match pair {
+            (TokenTree::Ident(p), TokenTree::Ident(q)) => p == q,
+            (TokenTree::Punct(p), TokenTree::Punct(q)) => {
+                p.as_char() == q.as_char() && p.spacing() == q.spacing()
+            }
+            (TokenTree::Literal(p), TokenTree::Literal(q)) => p.to_string() == q.to_string(),
+            (TokenTree::Group(p), TokenTree::Group(q)) => {
+                p.delimiter() == q.delimiter() && same(&p.stream(), &q.stream())
+            }
+            _ => false,
+        })
+}
+
 /// Wraps `tokens` in parentheses unless they are a single token.
 pub fn paren(tokens: TokenStream) -> TokenStream {
     let mut it = tokens.clone().into_iter();
@@ -510,31 +529,8 @@ pub fn is_float_type(ty: &syn::Type, float: &Ident) -> bool {
         && p.path.get_ident().is_some_and(|i| i == float || i == "f64" || i == "f32"))
 }
 
-/// The type of the place `path` (`.0`, `[i]`, `.1[k]`) within a value of type `ty`, as far as the
-/// type's syntax tells: tuple components, array, slice and `Vec` elements, through references.
-pub fn place_type(ty: &syn::Type, path: TokenStream) -> Option<syn::Type> {
-    let mut ty = ty.clone();
-    let mut steps = path.into_iter().peekable();
-    while let Some(step) = steps.next() {
-        ty = strip_refs(ty);
-        ty = match (step, ty) {
-            (TokenTree::Punct(p), syn::Type::Tuple(t)) if p.as_char() == '.' => {
-                let TokenTree::Literal(l) = steps.next()? else {
-                    return None;
-                };
-                let i: usize = l.to_string().parse().ok()?;
-                t.elems.into_iter().nth(i)?
-            }
-            (TokenTree::Group(g), t) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
-                element_type(&t)?
-            }
-            _ => return None,
-        };
-    }
-    Some(strip_refs(ty))
-}
-
-fn strip_refs(ty: syn::Type) -> syn::Type {
+/// `ty` without the references and parentheses around it.
+pub fn strip_refs(ty: syn::Type) -> syn::Type {
     match ty {
         syn::Type::Reference(r) => strip_refs(*r.elem),
         syn::Type::Paren(p) => strip_refs(*p.elem),
@@ -544,7 +540,7 @@ fn strip_refs(ty: syn::Type) -> syn::Type {
 }
 
 /// The element type of an array, slice or `Vec` type.
-fn element_type(ty: &syn::Type) -> Option<syn::Type> {
+pub fn element_type(ty: &syn::Type) -> Option<syn::Type> {
     match ty {
         syn::Type::Array(a) => Some((*a.elem).clone()),
         syn::Type::Slice(s) => Some((*s.elem).clone()),

@@ -42,6 +42,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             then_,
             else_,
             outs,
+            ..
         } => if_stmt(f, cond, then_, else_, outs, mutable),
         Stmt::SetElem {
             vec,
@@ -91,6 +92,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             body,
             tape,
             logs,
+            ..
         } => {
             let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
             let (inner, yields) = nested(f, &body.body, &body.yields, mutable);

@@ -21,7 +21,7 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use super::signature::param_list as params;
-use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, LoopHead, LoopIter, Op, Stmt, Var};
 use crate::liveness;
 use crate::names;
 use crate::parse::Signature;
@@ -232,12 +232,7 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
         // (over a slice, its elements would be references).
         Stmt::Loop { head, .. } => match head {
             LoopHead::While { .. } => true,
-            LoopHead::For { iter, .. } => {
-                matches!(
-                    syn::parse2::<syn::Expr>(iter.clone()),
-                    Ok(syn::Expr::Range(_))
-                )
-            }
+            LoopHead::For { iter, .. } => matches!(iter, LoopIter::Range { .. }),
         },
         Stmt::LoopBack { .. } => false,
         // (A copy of a reference is the reference.)

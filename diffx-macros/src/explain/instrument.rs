@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use super::parts::TupleNames;
@@ -18,7 +18,7 @@ use super::pretty_expr;
 use crate::builder::Builder;
 use crate::emit;
 use crate::ir::operands::place;
-use crate::ir::{Atom, Branch, Func, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::rules::Deriv;
 use crate::tokens;
@@ -68,7 +68,7 @@ fn stmt_recordable(f: &Func, s: &Stmt) -> bool {
 fn scalar(f: &Func, a: &Atom) -> bool {
     match a {
         Atom::Var(v) => f.kind(*v) == Kind::Scalar,
-        Atom::Field(v, path) => f.kind(*v) == Kind::Slice && index(path).is_some(),
+        Atom::Field(v, path) => f.kind(*v) == Kind::Slice && path.only_index().is_some(),
         Atom::Const(_) => true,
     }
 }
@@ -108,24 +108,13 @@ fn elements_written(f: &Func) -> HashMap<Var, String> {
             } = s
             {
                 let name = f.name(*vec);
-                let index = crate::tokens::unsuffixed(index.clone());
+                let index = crate::tokens::unsuffixed(index.tokens().clone());
                 let element = super::pretty_expr(&quote!(#name[#index]));
                 out.insert(*v, element);
             }
         });
     }
     out
-}
-
-/// `i` of the path `[i]`.
-pub(super) fn index(path: &TokenStream) -> Option<TokenStream> {
-    let mut tokens = path.clone().into_iter();
-    match (tokens.next(), tokens.next()) {
-        (Some(TokenTree::Group(g)), None) if g.delimiter() == Delimiter::Bracket => {
-            Some(g.stream())
-        }
-        _ => None,
-    }
 }
 
 /// Copies a list into a builder, recording as it goes.
@@ -234,7 +223,7 @@ impl<'a> Instrument<'a> {
         match (a, a.var().map(Self::key)) {
             (Atom::Var(_), Some(k)) => quote!(#rec.value(#k)),
             (Atom::Field(v, path), Some(k)) if self.primal.kind(*v) == Kind::Slice => {
-                match index(path) {
+                match path.only_index() {
                     Some(i) => quote!(#rec.element(#k, #i)),
                     None => quote!(::core::option::Option::None),
                 }
@@ -299,11 +288,12 @@ impl<'a> Instrument<'a> {
                 self.let_stmt(b, *dst, op, args)
             }
             Stmt::If {
+                id,
                 cond,
                 then_,
                 else_,
                 outs,
-            } => self.if_stmt(b, cond, then_, else_, outs),
+            } => self.if_stmt(b, *id, cond, then_, else_, outs),
             Stmt::Loop { .. } => self.loop_stmt(b, s),
             Stmt::SetElem {
                 vec, index, value, ..
@@ -471,6 +461,7 @@ impl<'a> Instrument<'a> {
     fn if_stmt(
         &mut self,
         b: &mut Builder,
+        id: ControlId,
         cond: &TokenStream,
         then_: &Branch,
         else_: &Branch,
@@ -481,6 +472,7 @@ impl<'a> Instrument<'a> {
         let then_body = self.arm(b, then_, outs, label)?;
         let else_body = self.arm(b, else_, outs, negated)?;
         b.push(Stmt::If {
+            id,
             cond: cond.clone(),
             then_: Branch {
                 body: then_body,
@@ -516,6 +508,7 @@ impl<'a> Instrument<'a> {
     /// the rows of the values written back into them.
     fn loop_stmt(&mut self, b: &mut Builder, s: &Stmt) -> syn::Result<()> {
         let Stmt::Loop {
+            id,
             head,
             cells,
             active,
@@ -540,6 +533,7 @@ impl<'a> Instrument<'a> {
         let stmts = self.nested(b, vec![start], &body.body, end)?;
         b.push(Self::record(quote!(#rec.enter_loop();)));
         b.push(Stmt::Loop {
+            id: *id,
             head: head.clone(),
             cells: cells.clone(),
             active: active.clone(),

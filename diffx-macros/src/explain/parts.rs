@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::quote;
 
-use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, Op, Path, Stmt, Var};
 
 /// The parts of one call's tuple result that the user named.
 pub struct TupleNames {
@@ -38,7 +38,7 @@ impl TupleNames {
 
     /// The read at `path` as the user wrote it, `p[1]` or `s`, as one token (no parentheses
     /// around it in a shown expression).
-    pub fn shown(&self, path: &TokenStream) -> Option<Atom> {
+    pub fn shown(&self, path: &Path) -> Option<Atom> {
         let (_, k, j) = tuple_element(path)?;
         let name: TokenStream = self.name(k)?.parse().ok()?;
         let read = match j {
@@ -63,8 +63,8 @@ impl TupleNames {
 
 /// `(P, k, j)` of an element path `[P[k] + j]` (`j` is `None` for `[P[k]]`, a part that is a
 /// number).
-fn tuple_element(path: &TokenStream) -> Option<(TokenStream, usize, Option<usize>)> {
-    let index = super::instrument::index(path)?;
+fn tuple_element(path: &Path) -> Option<(TokenStream, usize, Option<usize>)> {
+    let index = path.only_index()?.tokens().clone();
     let trees: Vec<TokenTree> = index.into_iter().collect();
     let at = trees
         .iter()

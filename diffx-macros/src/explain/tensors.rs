@@ -10,15 +10,15 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
-use super::instrument::{index, Instrument};
+use super::instrument::Instrument;
 use super::pretty_expr;
 use crate::builder::Builder;
 use crate::emit;
 use crate::ir::operands::{by_ref, place, value};
-use crate::ir::{Atom, Branch, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Func, Index, Kind, Op, Path, Step, Stmt, Var};
 use crate::lower::partials;
 use crate::names;
 use crate::rules::{template, Deriv, Rule};
@@ -89,14 +89,11 @@ impl Opaque {
     fn contains(&self, a: &Atom) -> bool {
         match a {
             Atom::Var(v) => self.vars.contains(v),
-            Atom::Field(v, path) => {
-                // Token by token: `.w` holds `.w.x`, not `.weights`.
-                let prefix = format!("{path} ");
-                self.fields.iter().any(|other| match other {
-                    Atom::Field(w, p) => w == v && p.to_string().starts_with(&prefix),
-                    _ => false,
-                })
-            }
+            // `.w` holds `.w.x`.
+            Atom::Field(v, path) => self.fields.iter().any(|other| match other {
+                Atom::Field(w, p) => w == v && p.0.len() > path.0.len() && p.starts_with(path),
+                _ => false,
+            }),
             Atom::Const(_) => false,
         }
     }
@@ -180,22 +177,10 @@ fn stmt(f: &Func, structs: &HashSet<Var>, s: &Stmt) -> bool {
 fn operand(f: &Func, structs: &HashSet<Var>, a: &Atom) -> bool {
     match a {
         Atom::Var(v) => f.kind(*v) != Kind::Slice && !structs.contains(v),
-        Atom::Field(v, path) if f.kind(*v) == Kind::Slice => index(path).is_some(),
+        Atom::Field(v, path) if f.kind(*v) == Kind::Slice => path.only_index().is_some(),
         Atom::Field(v, _) => structs.contains(v),
         Atom::Const(_) => true,
     }
-}
-
-/// A path of fields and literal indices, `.layers[0].w`: the same field wherever it is read.
-fn constant_path(path: TokenStream) -> bool {
-    path.into_iter().all(|t| match t {
-        TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
-            let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-            matches!(&inner[..], [TokenTree::Literal(_)])
-        }
-        TokenTree::Group(_) => false,
-        _ => true,
-    })
 }
 
 /// The fields of the parameters `structs` that `f` reads at constant paths, in the order they are
@@ -203,7 +188,7 @@ fn constant_path(path: TokenStream) -> bool {
 pub fn fields(f: &Func, structs: &HashSet<Var>) -> Vec<Atom> {
     all_fields(f, structs)
         .into_iter()
-        .filter(|a| matches!(a, Atom::Field(_, path) if constant_path(path.clone())))
+        .filter(|a| matches!(a, Atom::Field(_, path) if path.known()))
         .collect()
 }
 
@@ -242,27 +227,25 @@ impl Instrument<'_> {
     /// `model.layers[i].w`: its input row is recorded where it is first read.
     pub(super) fn runtime_field(&self, a: &Atom) -> bool {
         matches!(a, Atom::Field(v, path)
-            if self.struct_tangents.contains_key(v) && !constant_path(path.clone()))
+            if self.struct_tangents.contains_key(v) && !path.known())
     }
 
     /// The name of a field at run time: `format!("model.layers[{}].w", i)`.
-    fn field_name(&self, base: Var, path: &TokenStream) -> TokenStream {
+    fn field_name(&self, base: Var, path: &Path) -> TokenStream {
         let (mut text, mut args) = (self.primal.name(base).to_string(), Vec::new());
-        for t in path.clone() {
-            match t {
-                TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
-                    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+        for step in &path.0 {
+            match step {
+                Step::Field(member) => text.push_str(&format!(".{}", member.to_token_stream())),
+                Step::Index(index @ Index::Known(..)) => text.push_str(&format!("[{index}]")),
+                Step::Index(index) => {
+                    let inner: Vec<TokenTree> = index.tokens().clone().into_iter().collect();
                     if matches!(inner.last(), Some(TokenTree::Ident(i)) if i == "Inner") {
                         // The value of an optional field (`if let Some(b) = p.offset`).
-                    } else if let [TokenTree::Literal(l)] = &inner[..] {
-                        text.push_str(&format!("[{l}]"));
                     } else {
                         text.push_str("[{}]");
-                        let index = g.stream();
                         args.push(quote!((#index)));
                     }
                 }
-                other => text.push_str(&other.to_string().replace('{', "{{").replace('}', "}}")),
             }
         }
         quote!(::std::format!(#text, #(#args),*))

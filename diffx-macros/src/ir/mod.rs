@@ -12,11 +12,22 @@ use proc_macro2::{Ident, Span, TokenStream};
 
 use crate::rules::Rule;
 
+mod iter;
 pub mod operands;
+mod path;
+
+pub use iter::LoopIter;
+pub use path::{Index, Path, Step};
 
 /// A value of the list, an index into [`Func::vars`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Var(pub usize);
+
+/// Which `if` or loop of the lowered function a [`Stmt::If`] or [`Stmt::Loop`] is. Transforms
+/// that copy one keep its id, so that a copy in a derived program (the backward sweep's `if`)
+/// finds what was recorded for the original (the marks of its undo logs) without comparing text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ControlId(pub usize);
 
 /// What a value is, as far as the macro can tell: it decides how operations are written
 /// (`a + b` or `&a + &b`) and how adjoints are accumulated (`+=`, or summed over broadcast axes).
@@ -48,7 +59,7 @@ impl Kind {
 pub enum Atom {
     Var(Var),
     /// `base` followed by a path of fields and constant indices, `.l1.w` or `.layers[0].b`.
-    Field(Var, TokenStream),
+    Field(Var, Path),
     Const(TokenStream),
 }
 
@@ -65,7 +76,7 @@ impl Atom {
     pub fn same(&self, other: &Atom) -> bool {
         match (self, other) {
             (Atom::Var(a), Atom::Var(b)) => a == b,
-            (Atom::Field(a, p), Atom::Field(b, q)) => a == b && p.to_string() == q.to_string(),
+            (Atom::Field(a, p), Atom::Field(b, q)) => a == b && p == q,
             _ => false,
         }
     }
@@ -173,6 +184,7 @@ pub enum Stmt {
     /// `outs = if cond { then } else { else_ }`, each branch yielding one operand per output: the
     /// value of an `if` expression and the new values of the names the branches rebind.
     If {
+        id: ControlId,
         cond: TokenStream,
         then_: Branch,
         else_: Branch,
@@ -183,6 +195,7 @@ pub enum Stmt {
     /// a `tape`, each iteration first pushes its entry state (cells, loop variables) on it.
     /// `logs`: the undo logs of the vectors the body writes; the tape records their lengths too.
     Loop {
+        id: ControlId,
         head: LoopHead,
         cells: Vec<Var>,
         active: Vec<bool>,
@@ -192,8 +205,10 @@ pub enum Stmt {
     },
     /// The backward sweep of a taped loop: `while let Some((names…)) = tape.pop() { body }`, or
     /// `for i in range.rev() { let (names…) = tape.pop(); body }` when the tape has a range.
-    /// `cells`: the loop's cells (and whether each carries derivatives), the first names.
+    /// `cells`: the loop's cells (and whether each carries derivatives), the first names. `id`:
+    /// the loop's.
     LoopBack {
+        id: ControlId,
         tape: Tape,
         names: Vec<TokenStream>,
         body: Vec<Stmt>,
@@ -205,7 +220,7 @@ pub enum Stmt {
     /// (reverse mode), the element's old value is pushed on it first.
     SetElem {
         vec: Var,
-        index: TokenStream,
+        index: Index,
         value: Atom,
         log: Option<Ident>,
         /// A write filling a vector just made (`[a, b]`), before anything reads it: its old value
@@ -305,7 +320,7 @@ pub enum LoopHead {
     /// `exit`: a condition checked before each iteration (from a `break`).
     For {
         pat: TokenStream,
-        iter: TokenStream,
+        iter: LoopIter,
         vars: Vec<Ident>,
         exit: Option<TokenStream>,
     },
@@ -384,7 +399,8 @@ impl Func {
         match a {
             Atom::Var(v) => self.name(*v).to_string(),
             Atom::Field(v, path) => {
-                format!("{}{}", self.name(*v), path.to_string().replace(' ', ""))
+                let path = quote::ToTokens::to_token_stream(path).to_string();
+                format!("{}{}", self.name(*v), path.replace(' ', ""))
             }
             Atom::Const(t) => t.to_string(),
         }
@@ -415,7 +431,9 @@ impl Func {
                 head, cells, body, ..
             } => {
                 let head = match head {
-                    LoopHead::For { pat, iter, .. } => format!("for {pat} in {iter}"),
+                    LoopHead::For { pat, iter, .. } => {
+                        format!("for {pat} in {}", iter.tokens())
+                    }
                     LoopHead::While { cond } => format!("while {cond}"),
                 };
                 let cells: Vec<Option<Var>> = cells.iter().copied().map(Some).collect();
@@ -443,6 +461,7 @@ impl Func {
                 then_,
                 else_,
                 outs,
+                ..
             } => {
                 let outs: Vec<Option<Var>> = outs.iter().copied().map(Some).collect();
                 writeln!(f, "({}) = if {cond} {{", self.opt_names(&outs))?;

@@ -6,13 +6,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::Ident;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
 
 use super::{err, Lowerer};
-use crate::ir::{operands, Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{
+    operands, Atom, Branch, Index, Kind, LoopHead, LoopIter, Op, Path, Step, Stmt, Var,
+};
 use crate::names;
 
 /// A lowered arm: its statements, its value, and every visible name's value at its end.
@@ -175,7 +177,9 @@ impl Lowerer<'_> {
             body: else_body,
             yields: else_yields,
         };
+        let id = self.b.control_id();
         self.b.push(Stmt::If {
+            id,
             cond: cond.into_token_stream(),
             then_,
             else_,
@@ -489,7 +493,9 @@ impl Lowerer<'_> {
                 body: stmts,
                 yields,
             };
+            let id = self.b.control_id();
             self.b.push(Stmt::Loop {
+                id,
                 head,
                 cells,
                 active,
@@ -522,7 +528,7 @@ impl Lowerer<'_> {
                     .collect();
                 let head = LoopHead::For {
                     pat: f.pat.to_token_stream(),
-                    iter: self.constant(&f.expr),
+                    iter: LoopIter::new(&f.expr, self.constant(&f.expr)),
                     vars,
                     exit: None,
                 };
@@ -559,14 +565,14 @@ impl Lowerer<'_> {
             Ok(Atom::Var(v))
                 if self.b.func.kind(v) == Kind::Slice && !self.vectors.contains(&v) =>
             {
-                (v, TokenStream::new())
+                (v, Path::default())
             }
             Ok(Atom::Field(v, path)) if self.b.func.kind(v) == Kind::Other => (v, path),
             // A parameter that is a sequence of rows (`&[[f64; 2]]`, `Vec<Vec<f64>>`).
             Ok(Atom::Var(v))
                 if self.b.func.kind(v) == Kind::Other && !self.vectors.contains(&v) =>
             {
-                (v, TokenStream::new())
+                (v, Path::default())
             }
             _ => return refuse(),
         };
@@ -577,7 +583,10 @@ impl Lowerer<'_> {
         let x = operands::place(&self.b.func, &Atom::Field(base, path.clone()));
         let head = LoopHead::For {
             pat: i.to_token_stream(),
-            iter: quote!(0..#x.len()),
+            iter: LoopIter::Range {
+                tokens: quote!(0..#x.len()),
+                bounded: true,
+            },
             vars: vec![i.clone()],
             exit: None,
         };
@@ -590,9 +599,10 @@ impl Lowerer<'_> {
         } else {
             self.refs.insert(name.clone());
         }
+        let index = Index::Expr(i.to_token_stream());
         let mut bindings = vec![
             (i.to_string(), Atom::Const(i.to_token_stream())),
-            (name, Atom::Field(base, quote!(#path [#i]))),
+            (name, Atom::Field(base, path.then(Step::Index(index)))),
         ];
         bindings.extend(index_name.map(|n| (n, Atom::Const(i.to_token_stream()))));
         Ok((head, bindings))
@@ -705,14 +715,14 @@ impl Lowerer<'_> {
                 "an index must not depend on differentiable values: index with an integer",
             );
         }
-        let index = self.constant(&target.index);
+        let index = Index::new(&target.index, self.constant(&target.index));
         let base = self.lookup(&name).cloned();
         let mut value = self.expr(rhs)?;
         if let Some(rule) = op {
             let old = match &base {
                 Some(Atom::Var(v)) if self.vectors.contains(v) => Atom::Var(self.b.op(
                     Op::Id,
-                    vec![Atom::Field(*v, quote!([#index]))],
+                    vec![Atom::Field(*v, Path::index(index.clone()))],
                     e.span(),
                 )),
                 _ => Atom::Const(self.constant(target)),
@@ -848,7 +858,7 @@ impl Lowerer<'_> {
             let value = self.expr(e)?;
             self.b.push(Stmt::SetElem {
                 vec: v,
-                index: quote!(#i),
+                index: Index::Known(i, quote!(#i)),
                 value,
                 log: None,
                 init: true,

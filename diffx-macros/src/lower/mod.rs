@@ -15,7 +15,7 @@ use syn::{BinOp, Expr, Pat, Stmt as SynStmt, UnOp};
 
 use crate::builder::Builder;
 use crate::desugar::{is_never, is_unit};
-use crate::ir::{operands, Atom, Kind, Op, Stmt};
+use crate::ir::{operands, Atom, Index, Kind, Op, Path, Step, Stmt};
 use crate::names;
 use crate::rules::{self, template, Rule};
 use crate::tokens;
@@ -83,7 +83,7 @@ pub struct Lowerer<'b> {
     tuple_values: std::collections::HashMap<crate::ir::Var, TokenStream>,
     /// The parts read from such values (`p` of `let (p, z) = f(x);`), read as numbers where they
     /// are used whole, and the tuple and offset they index when they are indexed (`p[1]`).
-    tuple_parts: std::collections::HashMap<crate::ir::Var, (crate::ir::Var, TokenStream)>,
+    tuple_parts: std::collections::HashMap<crate::ir::Var, (crate::ir::Var, Index)>,
     /// Names bound to a place by value (`let x = p.x;`, not `&p.x`): a `Copy` value, a number, which
     /// kept code reads by value too.
     copied: BTreeSet<String>,
@@ -717,7 +717,7 @@ impl<'b> Lowerer<'b> {
                 }
             }
         }
-        self.extend_place(&f.base, quote!(.#member), f.span())
+        self.extend_place(&f.base, Step::Field(member.clone()), f.span())
     }
 
     /// `model.layers[0]`: an element of a field, at a constant index.
@@ -728,9 +728,9 @@ impl<'b> Lowerer<'b> {
                 "an index must not depend on differentiable values: index with an integer",
             );
         }
-        let idx = self.constant(&i.index);
+        let idx = Index::new(&i.index, self.constant(&i.index));
         self.vector_call = matches!(&*i.expr, Expr::Call(_));
-        let place = self.extend_place(&i.expr, quote!([#idx]), i.span());
+        let place = self.extend_place(&i.expr, Step::Index(idx), i.span());
         // Only the call indexed here returns a vector (a constant call never takes the flag).
         self.vector_call = false;
         place
@@ -740,15 +740,14 @@ impl<'b> Lowerer<'b> {
     /// number, and remembered, so that indexing it (`p[1]`) reads the element of `v` it stands for.
     fn tuple_part(&mut self, v: crate::ir::Var, k: usize, span: Span) -> Atom {
         let offset = match self.tuple_values.get(&v) {
-            Some(parts) => quote!(#parts[#k]),
-            None => {
-                let k = proc_macro2::Literal::usize_unsuffixed(k);
-                quote!(#k)
-            }
+            Some(parts) => Index::Expr(quote!(#parts[#k])),
+            None => Index::literal(k),
         };
-        let part = self
-            .b
-            .op(Op::Id, vec![Atom::Field(v, quote!([#offset]))], span);
+        let part = self.b.op(
+            Op::Id,
+            vec![Atom::Field(v, Path::index(offset.clone()))],
+            span,
+        );
         self.tuple_parts.insert(part, (v, offset));
         Atom::Var(part)
     }
@@ -762,24 +761,27 @@ impl<'b> Lowerer<'b> {
         }
     }
 
-    fn extend_place(&mut self, base: &Expr, step: TokenStream, span: Span) -> syn::Result<Atom> {
+    fn extend_place(&mut self, base: &Expr, step: Step, span: Span) -> syn::Result<Atom> {
         match self.expr(base)? {
             // An element of an array part of a call's tuple: the element of the tuple's array.
             Atom::Var(v) if self.tuple_parts.contains_key(&v) => {
                 let (tuple, offset) = self.tuple_parts[&v].clone();
-                let inner = tokens::bracketed(step)
-                    .ok_or_else(|| syn::Error::new(span, "index a part of a call's tuple result by `[i]`"))?;
-                let place = Atom::Field(tuple, quote!([#offset + #inner]));
+                let Step::Index(inner) = step else {
+                    return err(span, "index a part of a call's tuple result by `[i]`");
+                };
+                let index = Index::Expr(quote!(#offset + #inner));
+                let place = Atom::Field(tuple, Path::index(index));
                 Ok(Atom::Var(self.b.op(Op::Id, vec![place], span)))
             }
             // A local vector changes: its element is read into a value of its own now.
             Atom::Var(v) if self.vectors.contains(&v) => {
-                Ok(Atom::Var(self.b.op(Op::Id, vec![Atom::Field(v, step)], span)))
+                let place = Atom::Field(v, Path(vec![step]));
+                Ok(Atom::Var(self.b.op(Op::Id, vec![place], span)))
             }
             Atom::Var(v) if matches!(self.b.func.kind(v), Kind::Other | Kind::Slice) => {
-                Ok(self.typed_place(v, step, span))
+                Ok(self.typed_place(v, Path(vec![step]), span))
             }
-            Atom::Field(v, path) => Ok(self.typed_place(v, quote!(#path #step), span)),
+            Atom::Field(v, path) => Ok(self.typed_place(v, path.then(step), span)),
             _ => err(
                 span,
                 "only fields of parameter structs can be read here: indexing tensors and slices is not supported yet",
@@ -790,12 +792,13 @@ impl<'b> Lowerer<'b> {
     /// The place `path` of parameter `v`; read into a number of its own when the parameter's
     /// declared type says the place holds one (`p.0` of a `(f64, [f64; 2])`, `pts[i][1]`), so
     /// that methods of it take their rows for numbers.
-    fn typed_place(&mut self, v: crate::ir::Var, path: TokenStream, span: Span) -> Atom {
-        let place = Atom::Field(v, path.clone());
+    fn typed_place(&mut self, v: crate::ir::Var, path: Path, span: Span) -> Atom {
         let Some(ty) = self.param_types.get(&v) else {
-            return place;
+            return Atom::Field(v, path);
         };
-        match tokens::place_type(ty, path) {
+        let place_type = path.type_within(ty);
+        let place = Atom::Field(v, path);
+        match place_type {
             Some(t)
                 if tokens::is_float_type(&t, &self.b.float)
                     && self.b.func.kind(v) == Kind::Other =>

@@ -16,7 +16,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::ToTokens;
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Branch, Kind, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Index, Kind, LoopHead, Op, Path, Stmt, Var};
 use crate::lower::partials;
 use crate::rules::{Deriv, Rule};
 
@@ -46,16 +46,16 @@ pub struct Reverse {
 struct Sweep {
     b: Builder,
     adj: HashMap<Var, Var>,
-    /// Places of parameter-struct adjoints contributed to so far (the base and the path as
-    /// text), and the bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
-    touched: Vec<(Var, String)>,
+    /// Places of parameter-struct adjoints contributed to so far (the base and the path), and the
+    /// bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
+    touched: Vec<(Var, Path)>,
     nested_bases: Vec<Var>,
     /// How many loops and `if`s enclose the statement being differentiated.
     depth: usize,
     /// The operations whose forward sweep computed a residual for their pullback.
     residuals: HashMap<Var, Residue>,
     /// The vectors written in each `if`'s arms (by its condition's name), as in [`Tapes`].
-    if_marks: HashMap<String, Vec<IfMark>>,
+    if_marks: HashMap<ControlId, Vec<IfMark>>,
     /// The vectors written element by element (each has an undo log and an adjoint).
     vectors: Vec<Var>,
 }
@@ -238,6 +238,7 @@ impl Sweep {
     /// recomputing the arm's values; the adjoints of values from outside start out here.
     fn if_stmt(
         &mut self,
+        id: ControlId,
         cond: &TokenStream,
         then_: &Branch,
         else_: &Branch,
@@ -256,6 +257,7 @@ impl Sweep {
         let then_ = self.arm(then_, &seeds)?;
         let else_ = self.arm(else_, &seeds)?;
         self.b.push(Stmt::If {
+            id,
             cond: cond.clone(),
             then_,
             else_,
@@ -306,6 +308,7 @@ impl Sweep {
     /// its body, and running the body's adjoint with each cell's adjoint restarted at zero.
     fn loop_stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         let Stmt::Loop {
+            id,
             head,
             cells,
             active,
@@ -406,6 +409,7 @@ impl Sweep {
         names.extend(marks.iter().map(|m| m.to_token_stream()));
         let cells = cells.iter().copied().zip(active.iter().copied()).collect();
         self.b.push(Stmt::LoopBack {
+            id: *id,
             tape: tape.clone(),
             names,
             body: inner,
@@ -420,7 +424,7 @@ impl Sweep {
     fn set_elem(
         &mut self,
         vec: Var,
-        index: &TokenStream,
+        index: &Index,
         value: &Atom,
         log: Option<&Ident>,
     ) -> syn::Result<()> {
@@ -429,7 +433,7 @@ impl Sweep {
         let mark = self.b.mark();
         let g = self.b.op(
             Op::Id,
-            vec![Atom::Field(bar, quote::quote!([#index]))],
+            vec![Atom::Field(bar, Path::index(index.clone()))],
             span,
         );
         self.b.push(Stmt::SetElem {
@@ -468,13 +472,14 @@ impl Sweep {
 
     fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         if let Stmt::If {
+            id,
             cond,
             then_,
             else_,
             outs,
         } = s
         {
-            let marks = self.if_marks.get(&cond.to_string()).cloned();
+            let marks = self.if_marks.get(id).cloned();
             for (vec, log, mark) in marks.iter().flatten() {
                 self.b.push(Stmt::Undo {
                     vec: *vec,
@@ -483,7 +488,7 @@ impl Sweep {
                 });
             }
             self.depth += 1;
-            let done = self.if_stmt(cond, then_, else_, outs, marks.is_some());
+            let done = self.if_stmt(*id, cond, then_, else_, outs, marks.is_some());
             self.depth -= 1;
             return done;
         }

@@ -33,13 +33,12 @@ pub fn pair_calls(f: &mut Func) {
 fn stash_loops(f: &Func, list: &mut [Stmt]) {
     nested(list, &mut |l| stash_loops(f, l));
     for j in 0..list.len() {
-        let Stmt::LoopBack { tape, .. } = &list[j] else {
+        let Stmt::LoopBack { id, .. } = list[j] else {
             continue;
         };
-        let name = tape.name.to_string();
         let forward = list[..j]
             .iter()
-            .position(|s| matches!(s, Stmt::Loop { tape: Some(t), .. } if t.name == name));
+            .position(|s| matches!(s, Stmt::Loop { id: i, tape: Some(_), .. } if *i == id));
         let Some(i) = forward else { continue };
         let calls = loop_calls(f, &list[i]);
         let Stmt::LoopBack { body, .. } = &mut list[j] else {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::builder::{map_op, Builder};
-use crate::ir::{Atom, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Kind, Op, Path, Stmt, Var};
 use crate::rules::Rule;
 
 /// A top-level operation computed with its [`Residual`]: the rule, its operands, and the local
@@ -19,7 +19,7 @@ pub(super) struct Residue {
 impl Residue {
     /// `r`, the residual: the pair's second part.
     pub(super) fn residual(&self) -> Atom {
-        Atom::Field(self.pair, quote::quote!(.1))
+        Atom::Field(self.pair, Path::part(1))
     }
 }
 
@@ -58,7 +58,7 @@ pub(super) fn with_residuals(
         out.push(Stmt::Let {
             dst: *dst,
             op: Op::Id,
-            args: vec![Atom::Field(pair, quote::quote!(.0))],
+            args: vec![Atom::Field(pair, Path::part(0))],
             span: *span,
         });
         let (rule, args) = (*rule, args.clone());

@@ -6,7 +6,7 @@ use proc_macro2::Ident;
 
 use super::IfMark;
 use crate::builder::Builder;
-use crate::ir::{Branch, LoopHead, Stmt, Tape, Var};
+use crate::ir::{Branch, ControlId, LoopHead, LoopIter, Stmt, Tape, Var};
 
 /// The reverse-mode bookkeeping added to the forward sweep: a tape on every loop (at any depth:
 /// the forward sweep, and each recomputation of a body in the backward sweep, pushes each
@@ -18,7 +18,7 @@ pub(super) struct Tapes<'a> {
     pub(super) filled: Vec<Var>,
     /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
     /// rewinds the vectors to there before it recomputes the arm that ran.
-    pub(super) if_marks: HashMap<String, Vec<IfMark>>,
+    pub(super) if_marks: HashMap<ControlId, Vec<IfMark>>,
 }
 
 /// The vector a write or push changes, and its log.
@@ -63,21 +63,11 @@ impl Tapes<'_> {
     fn tape(&mut self, head: &LoopHead) -> Tape {
         let range = match head {
             LoopHead::For {
-                iter,
+                iter: LoopIter::Range { bounded: true, .. },
                 vars,
                 exit: None,
                 ..
-            } if vars.len() == 1 => {
-                let bounded = matches!(
-                    syn::parse2::<syn::Expr>(iter.clone()),
-                    Ok(syn::Expr::Range(syn::ExprRange {
-                        start: Some(_),
-                        end: Some(_),
-                        ..
-                    }))
-                );
-                bounded.then(|| (vars[0].clone(), self.b.fresh_name("range")))
-            }
+            } if vars.len() == 1 => Some((vars[0].clone(), self.b.fresh_name("range"))),
             _ => None,
         };
         Tape {
@@ -92,7 +82,7 @@ impl Tapes<'_> {
         let mut out = Vec::new();
         for s in stmts {
             let s = self.stmt(s);
-            if let Stmt::If { cond, .. } = &s {
+            if let Stmt::If { id, .. } = &s {
                 let marks = self.if_marks(&s);
                 for (_, log, mark) in &marks {
                     out.push(Stmt::Const {
@@ -103,7 +93,7 @@ impl Tapes<'_> {
                     });
                 }
                 if !marks.is_empty() {
-                    self.if_marks.insert(cond.to_string(), marks);
+                    self.if_marks.insert(*id, marks);
                 }
             }
             out.push(s);
@@ -129,6 +119,7 @@ impl Tapes<'_> {
     fn stmt(&mut self, s: &Stmt) -> Stmt {
         match s {
             Stmt::Loop {
+                id,
                 head,
                 cells,
                 active,
@@ -148,6 +139,7 @@ impl Tapes<'_> {
                     });
                 }
                 Stmt::Loop {
+                    id: *id,
                     head: head.clone(),
                     cells: cells.clone(),
                     active: active.clone(),
@@ -160,11 +152,13 @@ impl Tapes<'_> {
                 }
             }
             Stmt::If {
+                id,
                 cond,
                 then_,
                 else_,
                 outs,
             } => Stmt::If {
+                id: *id,
                 cond: cond.clone(),
                 then_: Branch {
                     body: self.stmts(&then_.body),
