@@ -4,10 +4,12 @@
 //! the guide; the code they write calls `diffx`'s runtime.
 //!
 //! Inside, `#[autodiff]` is a small compiler from a Rust numeric function to its derivative
-//! functions (see `expand.rs`): `parse` reads the attribute and signature, `desugar` rewrites
-//! Rust's conveniences into a small core, `lower` turns the body into a Wengert list (`ir`),
-//! `forward` and `reverse` rewrite the list into tangent and adjoint programs using the one
-//! derivative table in `rules`, and `emit` writes them as Rust. All of it is plain Rust over
+//! functions (see `expand.rs`): `adapt` brings tuple results and methods into the form the core
+//! takes, `parse` reads the attribute and signature, `desugar` rewrites Rust's conveniences into a
+//! small core, `lower` turns the body into a Wengert list (`ir`), `check` refuses what the order
+//! asked for cannot go through, `forward` and `reverse` rewrite the list into tangent and adjoint
+//! programs using the one derivative table in `rules`, `emit` writes them as Rust, and `adapt`
+//! dresses what was written back in the user's form. All of it is plain Rust over
 //! `proc_macro2`, tested without a compiler; this file only connects it to rustc. The repository's
 //! `ARCHITECTURE.md` describes the layers.
 //!
