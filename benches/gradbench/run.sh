@@ -12,8 +12,8 @@
 #                 "gmm -d 2 10 -k 5"  "lstm -l 2 -c 1024"  "ba --max 3"  "det -l 5 6 7"
 #                 (`python3 evals/EVAL/run.py --help` under GRADBENCH_DIR/python/gradbench/gradbench
 #                 lists them; an explicit --min-seconds or --min-runs here wins).
-#   --quick       small sizes (the QUICK table below) for the evals named without arguments, and
-#                 --min-seconds 0.3 unless MIN_SECONDS is set: all evals in a few minutes.
+#   --quick       small sizes (quick_args below: one to four per eval) for the evals named
+#                 without arguments, and --min-seconds 0.3 unless MIN_SECONDS is set.
 #   --peers LIST  the peers to try (default: "tapenade adol-c jax pytorch tensorflow"; "" for diffx
 #                 and manual only).
 # Environment:
@@ -63,7 +63,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#specs[@]} -gt 0 ] || specs=(hello lse llsq det gmm ode kmeans ba lstm particle saddle)
 
-# QUICK: small sizes of each eval (a size or two from each end of the default range where cheap).
+# --quick: small sizes of each eval (a size or two from each end of the default range where cheap).
 quick_args() {
   case $1 in
     lse) echo "-n 2500 40000" ;;
@@ -81,8 +81,11 @@ min_seconds=${MIN_SECONDS:-}
 [ -n "$min_seconds" ] || [ $quick = no ] || min_seconds=0.3
 
 [ -x "$build/target/release/gradbench" ] || GRADBENCH_BUILD=$build "$gb/setup.sh" >&2
+# the commit built, "with local changes" if the work tree differs from it
+commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$repo" status --porcelain 2>/dev/null)" ] || commit+=" with local changes"
 (cd "$repo" && cargo build --release --quiet -p diffx-gradbench)
-tool="$repo/target/release/diffx-gradbench"
+tool="${CARGO_TARGET_DIR:-$repo/target}/release/diffx-gradbench"
 mkdir -p "$logs"
 
 # Which peers are set up, and which evals each has a driver for.
@@ -154,6 +157,7 @@ done
 for p in "${ready[@]}"; do
   [ -z "${peer_missing[$p]:-}" ] || notes+=("$p has no driver for:${peer_missing[$p]}")
 done
+echo "diffx $commit; $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 echo "GradBench evals: diffx, manual${ready[*]:+ and peers ${ready[*]}}; median ms per call."
 echo "D/P = derivative ÷ primal of the same tool; diffx P÷, D÷ = diffx's primal, derivative ÷ this tool's."
 for n in "${notes[@]}"; do echo "note: $n"; done

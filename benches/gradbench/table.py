@@ -13,7 +13,8 @@ eval and size (GradBench's description of the input) and each tool, one row:
   D/P         deriv ÷ primal of the same tool
   P÷ / D÷     diffx's primal ÷ this tool's primal, diffx's derivative ÷ this tool's derivative
 
-A cell GradBench judged invalid is suffixed `!`, a failed one reads `fail`, a missing one `-`.
+hello (the protocol check; each call has its own input) gets only a count of valid outputs per
+tool. A cell GradBench judged invalid is suffixed `!`, a failed one reads `fail`, a missing one `-`.
 After each eval, one line per tool gives the geometric means over that eval's sizes (of D/P and of
 both ratios, each over the sizes where it exists). A diffx output that is invalid or failed makes
 the exit status 1; a peer's never does."""
@@ -109,6 +110,14 @@ def main(argv):
         for (ms, valid) in diffx.values():
             if ms is None or not valid:
                 bad += 1
+        if ev == "hello":
+            # the protocol check: each call has its own input, so no sizes to pair
+            for tool, rows in tools.items():
+                ok = sum(1 for ms, valid in rows.values() if ms is not None and valid)
+                table.append((ev if tool == "diffx" else "", "-", tool, f"{ok}/{len(rows)} valid",
+                              "", "", "", "", ""))
+            table.append(None)
+            continue
         # sizes in the order of the log; per size, the primal function and the derivative ones
         sizes, derivs = [], {}
         for function, size in orders[ev]:
@@ -125,8 +134,8 @@ def main(argv):
         summary = {t: ([], [], []) for t in tools}  # D/P, P÷, D÷
         for size in sizes:
             pf = primal_of.get(size)
+            first = True
             for df in derivs.get(size, [None]):
-                first = True
                 for tool, rows in tools.items():
                     p = rows.get((pf, size)) if pf else None
                     d = rows.get((df, size)) if df else None
