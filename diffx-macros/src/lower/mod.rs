@@ -656,8 +656,9 @@ impl<'b> Lowerer<'b> {
             Expr::Binary(b) => self.binary(b, e),
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
+                    let before = self.b.func.body.len();
                     let a = self.expr(&u.expr)?;
-                    self.apply_or_fold(rule("neg"), vec![a], e)
+                    self.operator(rule("neg"), vec![a], e, before)
                 }
                 UnOp::Deref(_) => self.expr(&u.expr),
                 _ => Ok(Atom::Const(self.constant(e))),
@@ -845,9 +846,41 @@ impl<'b> Lowerer<'b> {
                 return err(b.op.span(), format!("the operator `{op}` has no derivative rule: write it with `+ - * /` and the float methods"));
             }
         };
+        let before = self.b.func.body.len();
         let l = self.expr(&b.left)?;
         let r = self.expr(&b.right)?;
-        self.apply_or_fold(rule(name), vec![l, r], e)
+        self.operator(rule(name), vec![l, r], e, before)
+    }
+
+    /// `rule(args)` of an operator, as [`Self::apply_or_fold`], except for a constant whose
+    /// operands were kept in locals where they are read (`stack.pop()`, see [`Self::snapshot`]):
+    /// it is written from those locals, not again as written, which would run `pop` twice.
+    fn operator(
+        &mut self,
+        rule: &'static Rule,
+        args: Vec<Atom>,
+        e: &Expr,
+        before: usize,
+    ) -> syn::Result<Atom> {
+        let kept = self.b.func.body.len() > before;
+        let consts: Option<Vec<TokenStream>> = args
+            .iter()
+            .map(|a| match a {
+                Atom::Const(t) => Some(tokens::grouped(t.clone())),
+                _ => None,
+            })
+            .collect();
+        match consts {
+            Some(c) if kept => {
+                let op = rule.operator();
+                Ok(Atom::Const(match c.as_slice() {
+                    [a] => quote!(#op #a),
+                    [l, r] => quote!(#l #op #r),
+                    _ => self.constant(e),
+                }))
+            }
+            _ => self.apply_or_fold(rule, args, e),
+        }
     }
 
     fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {

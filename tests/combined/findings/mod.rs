@@ -1,6 +1,6 @@
 //! The random-program tester's minimized findings (`diffx-fuzz`, issue 15), kept as it reported
 //! them: each file is a program whose `main` checks the values and derivatives that were wrong
-//! (A2, T, U, W, Z, AC and AD silently) or a form that did not compile. Each runs here as a test.
+//! (A2, T, U, W, Z, AC, AD and AE silently) or a form that did not compile. Each runs here as a test.
 
 #![allow(
     clippy::assign_op_pattern,
@@ -22,6 +22,15 @@ mod a2 {
 #[test]
 fn a2_integer_work_in_loop_dropped() {
     a2::main();
+}
+
+mod ae {
+    include!("ae_changing_method_in_folded_constant.rs");
+}
+
+#[test]
+fn ae_changing_method_in_folded_constant() {
+    ae::main();
 }
 
 mod ab {
