@@ -331,7 +331,7 @@ impl<'b> Lowerer<'b> {
             }
             Expr::Binary(b) if compound(&b.op).is_some() => {
                 let (rule, _) = compound(&b.op).expect("checked");
-                let mark = self.b.mark();
+                let (mark, before) = (self.b.mark(), self.b.func.body.len());
                 let old = self.place(&b.left)?;
                 let rhs = self.expr(&b.right)?;
                 let value = match (&old, &rhs) {
@@ -340,7 +340,7 @@ impl<'b> Lowerer<'b> {
                         let (l, r) = (tokens::grouped(l.clone()), tokens::grouped(r.clone()));
                         Atom::Const(quote!(#l #op #r))
                     }
-                    _ => self.apply_or_fold(rule, vec![old, rhs], e)?,
+                    _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
                 };
                 self.assign(&b.left, value, mark)
             }
@@ -658,7 +658,7 @@ impl<'b> Lowerer<'b> {
                 UnOp::Neg(_) => {
                     let before = self.b.func.body.len();
                     let a = self.expr(&u.expr)?;
-                    self.operator(rule("neg"), vec![a], e, before)
+                    self.apply_or_fold(rule("neg"), vec![a], e, before)
                 }
                 UnOp::Deref(_) => self.expr(&u.expr),
                 _ => Ok(Atom::Const(self.constant(e))),
@@ -849,38 +849,7 @@ impl<'b> Lowerer<'b> {
         let before = self.b.func.body.len();
         let l = self.expr(&b.left)?;
         let r = self.expr(&b.right)?;
-        self.operator(rule(name), vec![l, r], e, before)
-    }
-
-    /// `rule(args)` of an operator, as [`Self::apply_or_fold`], except for a constant whose
-    /// operands were kept in locals where they are read (`stack.pop()`, see [`Self::snapshot`]):
-    /// it is written from those locals, not again as written, which would run `pop` twice.
-    fn operator(
-        &mut self,
-        rule: &'static Rule,
-        args: Vec<Atom>,
-        e: &Expr,
-        before: usize,
-    ) -> syn::Result<Atom> {
-        let kept = self.b.func.body.len() > before;
-        let consts: Option<Vec<TokenStream>> = args
-            .iter()
-            .map(|a| match a {
-                Atom::Const(t) => Some(tokens::grouped(t.clone())),
-                _ => None,
-            })
-            .collect();
-        match consts {
-            Some(c) if kept => {
-                let op = rule.operator();
-                Ok(Atom::Const(match c.as_slice() {
-                    [a] => quote!(#op #a),
-                    [l, r] => quote!(#l #op #r),
-                    _ => self.constant(e),
-                }))
-            }
-            _ => self.apply_or_fold(rule, args, e),
-        }
+        self.apply_or_fold(rule(name), vec![l, r], e, before)
     }
 
     fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {
@@ -929,6 +898,7 @@ impl<'b> Lowerer<'b> {
                 syn::parse_quote_spanned!(m.method.span()=> #this::#method(#args));
             return self.call(&call, e);
         }
+        let before = self.b.func.body.len();
         let receiver = self.expr(&m.receiver)?;
         if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
             return self.expr(&read);
@@ -970,10 +940,11 @@ impl<'b> Lowerer<'b> {
             let args = args.iter().map(|a| operands::place(&self.b.func, a));
             return Ok(Atom::Const(quote!(#float::#method(#(#args),*))));
         }
-        self.apply_or_fold(rule, args, e)
+        self.apply_or_fold(rule, args, e, before)
     }
 
     fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
+        let before = self.b.func.body.len();
         let vector = std::mem::take(&mut self.vector_call);
         let tuple = std::mem::take(&mut self.tuple_call);
         let Expr::Path(fp) = &*c.func else {
@@ -1044,7 +1015,7 @@ impl<'b> Lowerer<'b> {
                     a => a,
                 })
                 .collect();
-            return self.apply_or_fold(rule, args, e);
+            return self.apply_or_fold(rule, args, e, before);
         }
         if path
             .get_ident()
@@ -1089,17 +1060,47 @@ impl<'b> Lowerer<'b> {
         }
     }
 
-    /// `rule(args)` as a new value, or as a constant if no operand is differentiable.
+    /// `rule(args)` as a new value, or as a constant if no operand is differentiable: as written,
+    /// unless lowering the operands (since the body had `before` statements) kept some of them in
+    /// locals where they are read (see [`Self::snapshot`]); then from the operands, so that a
+    /// `stack.pop()` among them runs once.
     fn apply_or_fold(
         &mut self,
         rule: &'static Rule,
         args: Vec<Atom>,
         e: &Expr,
+        before: usize,
     ) -> syn::Result<Atom> {
         if args.iter().all(|a| a.var().is_none()) {
-            return Ok(Atom::Const(self.constant(e)));
+            return Ok(Atom::Const(match self.b.func.body.len() > before {
+                true => self.folded(rule, &args),
+                false => self.constant(e),
+            }));
         }
         Ok(Atom::Var(self.b.op(Op::Rule(rule), args, first_span(e))))
+    }
+
+    /// `rule` applied to constant operands, written from them.
+    fn folded(&self, rule: &Rule, args: &[Atom]) -> TokenStream {
+        let a: Vec<TokenStream> = args
+            .iter()
+            .map(|a| tokens::grouped(operands::place(&self.b.func, a)))
+            .collect();
+        let (op, m) = (rule.operator(), Ident::new(rule.name, Span::call_site()));
+        match (&rule.syntax, a.as_slice()) {
+            (rules::Syntax::Infix(_), [l, r]) => quote!(#l #op #r),
+            (rules::Syntax::Prefix(_), [x]) => quote!(#op #x),
+            (rules::Syntax::Method, _) => {
+                let float = &self.b.float;
+                quote!(#float::#m(#(#a),*))
+            }
+            (rules::Syntax::Func(path), _) => {
+                let path = template::path(path);
+                quote!(#path(#(#a),*))
+            }
+            (_, [recv, rest @ ..]) => quote!(#recv.#m(#(&#rest),*)),
+            _ => quote!(#m()),
+        }
     }
 }
 
