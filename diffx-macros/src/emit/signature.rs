@@ -6,6 +6,7 @@ use quote::{quote, ToTokens};
 
 use crate::ir::Kind;
 use crate::parse::{Param, Signature};
+use crate::tokens;
 
 /// `x: f64, n: usize`: the parameters as declared.
 pub(crate) fn param_list(sig: &Signature) -> Vec<TokenStream> {
@@ -63,7 +64,7 @@ pub(crate) fn tangent_bound(p: &Param) -> TokenStream {
                 });
             quote!(impl ::diffx::__private::RowsTangent<#e>)
         }
-        _ if g.to_token_stream().to_string() == p.owned.to_token_stream().to_string() => {
+        _ if tokens::same(&g.to_token_stream(), &p.owned.to_token_stream()) => {
             quote!(impl ::diffx::__private::IntoTangent<#g>)
         }
         _ => {
