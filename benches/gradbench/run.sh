@@ -130,7 +130,8 @@ for spec in "${specs[@]}"; do
   if [ ${#args[@]} -eq 0 ] && [ $quick = yes ]; then read -ra args <<<"$(quick_args "$ev")"; fi
   base=()
   [ "$ev" = hello ] || [ -z "$min_seconds" ] || base=(--min-seconds "$min_seconds")
-  sides=(diffx manual)
+  sides=(diffx)
+  if grep -qx "$ev" "$gb/tools/manual/evals.txt"; then sides+=(manual); else notes+=("$ev: manual has none"); fi
   for p in "${ready[@]}"; do
     if [[ " ${peer_evals[$p]} " == *" $ev "* ]]; then sides+=("$p"); else peer_missing[$p]+=" $ev"; fi
   done
