@@ -209,6 +209,12 @@ struct LoopValues;
 impl VisitMut for LoopValues {
     fn visit_block_mut(&mut self, b: &mut Block) {
         syn::visit_mut::visit_block_mut(self, b);
+        // A `loop` whose breaks give no value has none: `()`, a statement.
+        if let Some(Stmt::Expr(Expr::Loop(l), semi @ None)) = b.stmts.last_mut() {
+            if breaks(l) == Some(false) {
+                *semi = Some(Default::default());
+            }
+        }
         // A block's value given by a `loop`: bound to a local first.
         if let Some(Stmt::Expr(Expr::Loop(l), None)) = b.stmts.last() {
             let value = ident(names::LOOP_VALUE);
@@ -271,6 +277,45 @@ fn loop_value(s: &Stmt) -> Option<[Stmt; 2]> {
     };
     let pat = &local.pat;
     Some([syn::parse_quote!(let #pat;), breaking_into(l, name)])
+}
+
+/// Whether some `break` that leaves `l` gives it a value (`None`: no `break` leaves it, as in a
+/// loop left by `return` alone).
+fn breaks(l: &syn::ExprLoop) -> Option<bool> {
+    struct Breaks {
+        own: Option<String>,
+        depth: usize,
+        found: Option<bool>,
+    }
+    impl VisitMut for Breaks {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            if matches!(e, Expr::Closure(_)) {
+                return;
+            }
+            let nested = matches!(e, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+            self.depth += usize::from(nested);
+            syn::visit_mut::visit_expr_mut(self, e);
+            self.depth -= usize::from(nested);
+            if let Expr::Break(b) = e {
+                let ours = match &b.label {
+                    None => self.depth == 0,
+                    Some(l) => self.own.as_deref() == Some(l.ident.to_string().as_str()),
+                };
+                if ours {
+                    self.found = Some(self.found.unwrap_or(false) || b.expr.is_some());
+                }
+            }
+        }
+    }
+    let own = l.label.as_ref().map(|l| l.name.ident.to_string());
+    let mut v = Breaks {
+        own,
+        depth: 0,
+        found: None,
+    };
+    // (On a copy: syn's read-only visitor is a feature the macro does not build.)
+    v.visit_block_mut(&mut l.body.clone());
+    v.found
 }
 
 /// Rewrites the `break x` that leave the loop of `name` into `{ name = x; break; }`.

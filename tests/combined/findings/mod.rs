@@ -33,6 +33,15 @@ fn ae_changing_method_in_folded_constant() {
     ae::main();
 }
 
+mod af {
+    include!("af_valueless_loop_ending_an_arm.rs");
+}
+
+#[test]
+fn af_valueless_loop_ending_an_arm() {
+    af::main();
+}
+
 mod ab {
     include!("ab_chain_loop_over_constant_slice.rs");
 }
