@@ -11,7 +11,8 @@ use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
 
-use super::{err, Lowerer};
+use super::messages::err;
+use super::Lowerer;
 use crate::ir::{
     operands, Atom, Branch, Index, Kind, LoopHead, LoopIter, Op, Path, Step, Stmt, Var,
 };
