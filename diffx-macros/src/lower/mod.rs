@@ -9,8 +9,9 @@
 //! The lowering is spread over files by what it lowers: `scope.rs` the names in scope and what an
 //! expression reads through them; `stmt.rs` statements, `let` and assignment; `expr.rs`
 //! operators, casts, methods and calls; `places.rs` fields, indexing and the parts of a call's
-//! tuple; `constants.rs` code kept as written; `messages.rs` the errors; `control.rs` `if`, `match`
-//! and loops; `function.rs` the function as a whole.
+//! tuple; `constants.rs` code kept as written; `messages.rs` the errors; `branches.rs` `if` and
+//! `match`; `loops.rs` loops; `vectors.rs` local vectors written element by element;
+//! `function.rs` the function as a whole.
 
 use std::collections::BTreeSet;
 
@@ -20,14 +21,16 @@ use crate::builder::Builder;
 use crate::ir::{Atom, Index};
 use crate::rules::{self, template, Rule};
 
+mod branches;
 mod constants;
-mod control;
 mod expr;
 mod function;
+mod loops;
 mod messages;
 mod places;
 mod scope;
 mod stmt;
+mod vectors;
 
 pub use function::function;
 

@@ -2,6 +2,8 @@
 //! now, and whether an expression reads a differentiable value through them or assigns one of
 //! them.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::Ident;
 use quote::ToTokens;
 use syn::Expr;
@@ -109,6 +111,25 @@ impl Lowerer<'_> {
         match slot {
             Some(slot) => slot.1 = atom,
             None => self.bind(name, atom),
+        }
+    }
+
+    /// Every visible name with its current value.
+    pub(super) fn visible(&self) -> Vec<(String, Atom)> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for (n, a) in self.scopes.iter().rev().flat_map(|s| s.iter().rev()) {
+            if seen.insert(n.clone()) {
+                out.push((n.clone(), a.clone()));
+            }
+        }
+        out
+    }
+
+    /// Binds each name in `before` to its value there again.
+    pub(super) fn restore(&mut self, before: &[(String, Atom)]) {
+        for (n, a) in before {
+            self.rebind(n, a.clone());
         }
     }
 }
