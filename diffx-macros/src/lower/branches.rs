@@ -5,6 +5,7 @@
 //! for. A constant an arm changes in place (`stack.pop()`) is changed in a copy of its own, which
 //! the backward sweep can recompute the arm from.
 
+use proc_macro2::Span;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -51,6 +52,8 @@ impl Lowerer<'_> {
         self.if_once(e, want_value)
     }
 
+    /// One lowering of an `if` (which [`Self::if_expr`] may repeat): the condition kept in a local,
+    /// the arms, and the statement with its outputs.
     fn if_once(&mut self, e: &syn::ExprIf, want_value: bool) -> syn::Result<Atom> {
         let expr = self.constant(&e.cond);
         let cond = self.b.fresh_name("cond");
@@ -65,42 +68,9 @@ impl Lowerer<'_> {
         let arms = self.if_arms(e, want_value, &before);
         self.arm_depth -= 1;
         let ((then_body, then_value, then_env), (else_body, else_value, else_env)) = arms?;
-        let key = |a: &Atom| operands::place(&self.b.func, a).to_string();
-        let find = |env: &[(String, Atom)], n: &str| {
-            env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
-        };
-        let mut names = Vec::new();
-        let (mut then_yields, mut else_yields) = (Vec::new(), Vec::new());
-        for (n, old) in &before {
-            let (t, f) = (
-                find(&then_env, n).unwrap_or(old.clone()),
-                find(&else_env, n).unwrap_or(old.clone()),
-            );
-            if key(&t) != key(old) || key(&f) != key(old) {
-                names.push(n.clone());
-                then_yields.push(self.replayable(n, &t, e.span()));
-                else_yields.push(self.replayable(n, &f, e.span()));
-            }
-        }
-        // `()` (an arm ending in a unit `if`) is no value.
-        let unit =
-            |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.to_string() == "()"));
-        let (then_value, else_value) = (unit(then_value), unit(else_value));
-        // An arm that stopped early (`return` inside it) has a placeholder that nothing reads.
-        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == names::NEVER);
-        let fill = |l: &Self, v: &Option<Atom>, other: &Option<Atom>| match v {
-            Some(a) if never(a) => other.as_ref().filter(|o| !never(o)).map(|o| {
-                Atom::Const(match l.b.func.atom_kind(o) {
-                    Kind::Scalar => quote!(0.0),
-                    _ => quote!(::core::default::Default::default()),
-                })
-            }),
-            _ => v.clone(),
-        };
-        let (then_value, else_value) = (
-            fill(self, &then_value, &else_value),
-            fill(self, &else_value, &then_value),
-        );
+        let (names, mut then_yields, mut else_yields) =
+            self.rebound(&before, &then_env, &else_env, e.span());
+        let (then_value, else_value) = self.arm_values(then_value, else_value);
         // An `if` ending a block with unit arms is a statement, whatever its position.
         let want_value = want_value && (then_value.is_some() || else_value.is_some());
         if want_value {
@@ -113,21 +83,7 @@ impl Lowerer<'_> {
             then_yields.push(then_value.ok_or_else(missing)?);
             else_yields.push(else_value.ok_or_else(missing)?);
         }
-        let outs: Vec<Var> = then_yields
-            .iter()
-            .zip(&else_yields)
-            .enumerate()
-            .map(|(i, (t, f))| {
-                let kind = self.b.func.atom_kind(t).join(self.b.func.atom_kind(f));
-                let base = names
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| "if_value".to_string());
-                let v = self.b.fresh(&base, kind);
-                self.b.rename_user(v, &base);
-                v
-            })
-            .collect();
+        let outs = self.if_outputs(&names, &then_yields, &else_yields);
         let constant: Vec<bool> = then_yields
             .iter()
             .zip(&else_yields)
@@ -149,16 +105,109 @@ impl Lowerer<'_> {
             else_,
             outs: outs.clone(),
         });
-        // A name that no arm makes differentiable (a counter) stays a plain local.
-        let atom = |l: &Self, i: usize, o: Var| {
-            if constant[i] {
-                Atom::Const(l.b.func.name(o).to_token_stream())
-            } else {
-                Atom::Var(o)
-            }
+        self.rebind_outputs(&names, &outs, &constant);
+        Ok(match (want_value, outs.last()) {
+            (true, Some(v)) => self.output_atom(constant[outs.len() - 1], *v),
+            _ => Atom::Const(quote!(())),
+        })
+    }
+
+    /// The names either arm rebinds (its value at the arm's end is not the one from `before`),
+    /// with the value each arm yields for each.
+    fn rebound(
+        &self,
+        before: &[(String, Atom)],
+        then_env: &[(String, Atom)],
+        else_env: &[(String, Atom)],
+        span: Span,
+    ) -> (Vec<String>, Vec<Atom>, Vec<Atom>) {
+        let key = |a: &Atom| operands::place(&self.b.func, a).to_string();
+        let find = |env: &[(String, Atom)], n: &str| {
+            env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
         };
-        for (i, (n, o)) in names.iter().zip(&outs).enumerate() {
-            let a = atom(self, i, *o);
+        let mut names = Vec::new();
+        let (mut then_yields, mut else_yields) = (Vec::new(), Vec::new());
+        for (n, old) in before {
+            let (t, f) = (
+                find(then_env, n).unwrap_or(old.clone()),
+                find(else_env, n).unwrap_or(old.clone()),
+            );
+            if key(&t) != key(old) || key(&f) != key(old) {
+                names.push(n.clone());
+                then_yields.push(self.replayable(n, &t, span));
+                else_yields.push(self.replayable(n, &f, span));
+            }
+        }
+        (names, then_yields, else_yields)
+    }
+
+    /// The values of the two arms, as the `if` gives them: none for `()`, and a stand-in for an
+    /// arm that stopped early where the other has a value.
+    fn arm_values(
+        &self,
+        then_value: Option<Atom>,
+        else_value: Option<Atom>,
+    ) -> (Option<Atom>, Option<Atom>) {
+        // `()` (an arm ending in a unit `if`) is no value.
+        let unit =
+            |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.to_string() == "()"));
+        let (then_value, else_value) = (unit(then_value), unit(else_value));
+        // An arm that stopped early (`return` inside it) has a placeholder that nothing reads.
+        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == names::NEVER);
+        let fill = |v: &Option<Atom>, other: &Option<Atom>| match v {
+            Some(a) if never(a) => other.as_ref().filter(|o| !never(o)).map(|o| {
+                Atom::Const(match self.b.func.atom_kind(o) {
+                    Kind::Scalar => quote!(0.0),
+                    _ => quote!(::core::default::Default::default()),
+                })
+            }),
+            _ => v.clone(),
+        };
+        (
+            fill(&then_value, &else_value),
+            fill(&else_value, &then_value),
+        )
+    }
+
+    /// A value of the list for each output of an `if`, named after the name it rebinds
+    /// (`if_value` for the value of the `if` itself).
+    fn if_outputs(
+        &mut self,
+        names: &[String],
+        then_yields: &[Atom],
+        else_yields: &[Atom],
+    ) -> Vec<Var> {
+        then_yields
+            .iter()
+            .zip(else_yields)
+            .enumerate()
+            .map(|(i, (t, f))| {
+                let kind = self.b.func.atom_kind(t).join(self.b.func.atom_kind(f));
+                let base = names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| "if_value".to_string());
+                let v = self.b.fresh(&base, kind);
+                self.b.rename_user(v, &base);
+                v
+            })
+            .collect()
+    }
+
+    /// An output of an `if` as the user's name sees it: a name that no arm makes differentiable
+    /// (a counter) stays a plain local.
+    fn output_atom(&self, constant: bool, o: Var) -> Atom {
+        if constant {
+            Atom::Const(self.b.func.name(o).to_token_stream())
+        } else {
+            Atom::Var(o)
+        }
+    }
+
+    /// Binds each name an `if` rebinds to its output.
+    fn rebind_outputs(&mut self, names: &[String], outs: &[Var], constant: &[bool]) {
+        for (i, (n, o)) in names.iter().zip(outs).enumerate() {
+            let a = self.output_atom(constant[i], *o);
             self.rebind(n, a);
             // (A constant changed in place after the `if` is changed in a binding of its own.)
             if constant[i] && self.mutable_consts.contains(n) && self.changed_in_place.contains(n) {
@@ -173,10 +222,6 @@ impl Lowerer<'_> {
                 self.rebind(n, Atom::Const(held.into_token_stream()));
             }
         }
-        Ok(match (want_value, outs.last()) {
-            (true, Some(v)) => atom(self, outs.len() - 1, *v),
-            _ => Atom::Const(quote!(())),
-        })
     }
 
     /// Both arms of an `if`, each lowered from the names as they were before it.

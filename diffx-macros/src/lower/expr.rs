@@ -199,6 +199,8 @@ impl Lowerer<'_> {
         self.apply_or_fold(rule, args, e)
     }
 
+    /// A call: a function of the rule table (`sigmoid(x)`, `f64::sin(x)`), a constant, or another
+    /// `#[autodiff]` function, called through its derivative functions.
     fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
         let vector = std::mem::take(&mut self.vector_call);
         let tuple = std::mem::take(&mut self.tuple_call);
@@ -220,39 +222,7 @@ impl Lowerer<'_> {
         }
         let mut args = Vec::new();
         for a in &c.args {
-            // `&g(…)` passed on: a call's vector, by reference.
-            self.vector_call = self.b.call_kind == Kind::Scalar
-                && matches!(a, Expr::Reference(r) if matches!(&*r.expr, Expr::Call(_)));
-            let mut arg = self.expr(a)?;
-            self.vector_call = false;
-            // (A loop's element bound by reference, `layer` of `for layer in &model.layers`, is a
-            // reference already.)
-            let bound_by_ref = matches!(a, Expr::Path(p)
-                if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string())));
-            let by_value = !matches!(a, Expr::Reference(_)) && !bound_by_ref;
-            match &arg {
-                // A local vector passed by value (`g(p)` for `p: [f64; 2]`) goes as a copy of its
-                // own, so that `h(&p)` elsewhere still passes a reference.
-                Atom::Var(v)
-                    if by_value
-                        && self.b.func.kind(*v) == Kind::Slice
-                        && !self.b.func.vars[v.0].is_ref =>
-                {
-                    let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Slice);
-                    self.b.func.vars[copy.0].by_value = true;
-                    arg = Atom::Var(copy);
-                }
-                Atom::Var(v) if by_value => self.b.func.vars[v.0].by_value = true,
-                _ => {}
-            }
-            if by_value
-                && matches!(arg, Atom::Field(..))
-                && self.b.func.atom_kind(&arg) == Kind::Other
-            {
-                // A field passed by value is `Copy`: a number (a tensor would be moved out).
-                arg = Atom::Var(self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Scalar));
-            }
-            args.push(arg);
+            args.push(self.call_arg(a)?);
         }
         if let Some(rule) = function_rule(path, &self.b.float) {
             self.check_arity(rule, args.len(), path.span())?;
@@ -298,6 +268,42 @@ impl Lowerer<'_> {
             self.tuple_values.insert(v, parts);
         }
         Ok(Atom::Var(v))
+    }
+
+    /// An argument of a call, lowered: a local vector passed by value goes as a copy of its own, a
+    /// field passed by value as a number.
+    fn call_arg(&mut self, a: &Expr) -> syn::Result<Atom> {
+        // `&g(…)` passed on: a call's vector, by reference.
+        self.vector_call = self.b.call_kind == Kind::Scalar
+            && matches!(a, Expr::Reference(r) if matches!(&*r.expr, Expr::Call(_)));
+        let mut arg = self.expr(a)?;
+        self.vector_call = false;
+        // (A loop's element bound by reference, `layer` of `for layer in &model.layers`, is a
+        // reference already.)
+        let bound_by_ref = matches!(a, Expr::Path(p)
+            if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string())));
+        let by_value = !matches!(a, Expr::Reference(_)) && !bound_by_ref;
+        match &arg {
+            // A local vector passed by value (`g(p)` for `p: [f64; 2]`) goes as a copy of its
+            // own, so that `h(&p)` elsewhere still passes a reference.
+            Atom::Var(v)
+                if by_value
+                    && self.b.func.kind(*v) == Kind::Slice
+                    && !self.b.func.vars[v.0].is_ref =>
+            {
+                let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Slice);
+                self.b.func.vars[copy.0].by_value = true;
+                arg = Atom::Var(copy);
+            }
+            Atom::Var(v) if by_value => self.b.func.vars[v.0].by_value = true,
+            _ => {}
+        }
+        if by_value && matches!(arg, Atom::Field(..)) && self.b.func.atom_kind(&arg) == Kind::Other
+        {
+            // A field passed by value is `Copy`: a number (a tensor would be moved out).
+            arg = Atom::Var(self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Scalar));
+        }
+        Ok(arg)
     }
 
     fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {

@@ -5,9 +5,9 @@
 //! cell whose value comes to depend on the inputs inside the body carries derivatives, which may
 //! take another pass over the loop to find out. A `for` over a differentiable slice or a `Vec`
 //! field of a parameter struct becomes a loop over the indices.
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use proc_macro2::Ident;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -109,33 +109,9 @@ impl Lowerer<'_> {
     ) -> syn::Result<Vec<String>> {
         self.activate_vectors(written, active, e.span());
         let receivers = crate::tokens::method_receivers(body.to_token_stream());
-        let mut cells = Vec::new();
-        for (n, init) in carried {
-            let at = receivers.get(n).copied().unwrap_or_else(|| e.span());
-            let init = self.replayable(n, init, at);
-            let cell = match kinds.get(n) {
-                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
-                None => self.b.op(Op::Id, vec![init], e.span()),
-            };
-            self.b.rename_user(cell, n);
-            cells.push((cell, active.contains(n)));
-            self.rebind(n, self.cell_atom(cell, active.contains(n)));
-        }
+        let cells = self.start_cells(e, carried, active, kinds, &receivers);
         let (mut head, bindings) = self.loop_head(e)?;
-        // `__diffx_exit_if!(brk)` from desugaring: checked before each iteration of a `for`.
-        let (exit, stmts_of_body) = match body.stmts.first() {
-            Some(syn::Stmt::Macro(m))
-                if m.mac
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == names::EXIT_IF) =>
-            {
-                let cond: Expr = m.mac.parse_body()?;
-                (Some(self.constant(&cond)), &body.stmts[1..])
-            }
-            _ => (None, &body.stmts[..]),
-        };
+        let (exit, stmts_of_body) = self.exit_check(body)?;
         if let LoopHead::For { exit: e, .. } = &mut head {
             *e = exit;
         }
@@ -180,26 +156,85 @@ impl Lowerer<'_> {
             .map(|((n, _), _)| n.clone())
             .collect();
         if newly.is_empty() {
-            for ((n, _), (cell, is_active)) in carried.iter().zip(&cells) {
-                self.rebind(n, self.cell_atom(*cell, *is_active));
-            }
-            let (cells, active) = cells.into_iter().unzip();
-            let body = Branch {
-                body: stmts,
-                yields,
-            };
-            let id = self.b.control_id();
-            self.b.push(Stmt::Loop {
-                id,
-                head,
-                cells,
-                active,
-                body,
-                tape: None,
-                logs: Vec::new(),
-            });
+            self.push_loop(head, carried, cells, stmts, yields);
         }
         Ok(newly)
+    }
+
+    /// A cell for each name the loop carries, starting from the name's value before the loop, and
+    /// the name bound to it; each with whether it carries derivatives.
+    fn start_cells(
+        &mut self,
+        e: &Expr,
+        carried: &[(String, Atom)],
+        active: &BTreeSet<String>,
+        kinds: &HashMap<String, Kind>,
+        receivers: &BTreeMap<String, Span>,
+    ) -> Vec<(Var, bool)> {
+        let mut cells = Vec::new();
+        for (n, init) in carried {
+            let at = receivers.get(n).copied().unwrap_or_else(|| e.span());
+            let init = self.replayable(n, init, at);
+            let cell = match kinds.get(n) {
+                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
+                None => self.b.op(Op::Id, vec![init], e.span()),
+            };
+            self.b.rename_user(cell, n);
+            cells.push((cell, active.contains(n)));
+            self.rebind(n, self.cell_atom(cell, active.contains(n)));
+        }
+        cells
+    }
+
+    /// `__diffx_exit_if!(brk)` from desugaring, checked before each iteration of a `for`: its
+    /// condition, and the body's statements after it.
+    fn exit_check<'s>(
+        &self,
+        body: &'s syn::Block,
+    ) -> syn::Result<(Option<TokenStream>, &'s [syn::Stmt])> {
+        Ok(match body.stmts.first() {
+            Some(syn::Stmt::Macro(m))
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == names::EXIT_IF) =>
+            {
+                let cond: Expr = m.mac.parse_body()?;
+                (Some(self.constant(&cond)), &body.stmts[1..])
+            }
+            _ => (None, &body.stmts[..]),
+        })
+    }
+
+    /// The loop, once no cell is found to need derivatives it does not carry: the names bound to
+    /// its cells again, and the statement.
+    fn push_loop(
+        &mut self,
+        head: LoopHead,
+        carried: &[(String, Atom)],
+        cells: Vec<(Var, bool)>,
+        stmts: Vec<Stmt>,
+        yields: Vec<Atom>,
+    ) {
+        for ((n, _), (cell, is_active)) in carried.iter().zip(&cells) {
+            self.rebind(n, self.cell_atom(*cell, *is_active));
+        }
+        let (cells, active) = cells.into_iter().unzip();
+        let body = Branch {
+            body: stmts,
+            yields,
+        };
+        let id = self.b.control_id();
+        self.b.push(Stmt::Loop {
+            id,
+            head,
+            cells,
+            active,
+            body,
+            tape: None,
+            logs: Vec::new(),
+        });
     }
 
     /// A cell as the user's name sees it: a value that carries derivatives, or a plain local.
