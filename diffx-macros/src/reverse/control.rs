@@ -120,9 +120,36 @@ impl Sweep {
             .enumerate()
             .filter(|(i, _)| carried[*i])
             .collect();
-        // The cells' adjoints are reset in every backward iteration: give each its own variable
-        // (the adjoint may be another value's, or the `ct` argument).
-        for (_, c) in &live {
+        self.own_cell_adjoints(&live);
+        self.outer_adjoints(&[body], &active_cells);
+        let saved = self.adj.clone();
+        let outer = std::mem::take(&mut self.b.func.body);
+        // Rewind the vectors to this iteration's start (their logs' lengths are on the tape), then
+        // recompute the iteration, which writes (and logs) them again.
+        let marks = self.rewind(logs);
+        self.b.func.body.extend(body.body.iter().cloned());
+        self.local_vector_adjoints(&body.body);
+        self.seed_cells(body, &live);
+        let result = body.body.iter().rev().try_for_each(|s| self.stmt(s));
+        let inner = std::mem::replace(&mut self.b.func.body, outer);
+        self.adj = saved;
+        result?;
+        let names = self.loop_back_names(cells, head, &marks);
+        let cells = cells.iter().copied().zip(active.iter().copied()).collect();
+        self.b.push(Stmt::LoopBack {
+            id: *id,
+            tape: tape.clone(),
+            names,
+            body: inner,
+            cells,
+        });
+        Ok(())
+    }
+
+    /// The cells' adjoints are reset in every backward iteration: each gets a variable of its own
+    /// (the adjoint may be another value's, or the `ct` argument).
+    fn own_cell_adjoints(&mut self, live: &[(usize, Var)]) {
+        for (_, c) in live {
             let bar = self.b.fresh(
                 &format!("{}_bar", self.b.func.name(*c)),
                 self.b.func.kind(*c),
@@ -138,11 +165,11 @@ impl Sweep {
             });
             self.adj.insert(*c, bar);
         }
-        self.outer_adjoints(&[body], &active_cells);
-        let saved = self.adj.clone();
-        let outer = std::mem::take(&mut self.b.func.body);
-        // Rewind the vectors to this iteration's start (their logs' lengths are on the tape), then
-        // recompute the iteration, which writes (and logs) them again.
+    }
+
+    /// The undo of each vector's writes back to this iteration's start, at a mark read from the
+    /// tape; returns the marks.
+    fn rewind(&mut self, logs: &[(Var, Ident)]) -> Vec<Ident> {
         let marks: Vec<Ident> = logs
             .iter()
             .map(|(_, l)| self.b.fresh_name(&format!("{l}_mark")))
@@ -154,11 +181,15 @@ impl Sweep {
                 mark: Some(mark.clone()),
             });
         }
-        self.b.func.body.extend(body.body.iter().cloned());
-        self.local_vector_adjoints(&body.body);
+        marks
+    }
+
+    /// Each carried cell's adjoint handed to the value the body yields for it, the cell's adjoint
+    /// restarting at zero.
+    fn seed_cells(&mut self, body: &Branch, live: &[(usize, Var)]) {
         let (mark, span) = (self.b.mark(), Span::call_site());
         let mut seeds = Vec::new();
-        for (i, c) in &live {
+        for (i, c) in live {
             let bar = self.adj[c];
             let g = self.b.op(Op::Id, vec![Atom::Var(bar)], span);
             let zero = crate::forward::zero(&self.b, &Atom::Var(*c));
@@ -171,10 +202,11 @@ impl Sweep {
         for (i, g) in seeds {
             self.accumulate(&body.yields[i], Atom::Var(g), span, mark);
         }
-        let result = body.body.iter().rev().try_for_each(|s| self.stmt(s));
-        let inner = std::mem::replace(&mut self.b.func.body, outer);
-        self.adj = saved;
-        result?;
+    }
+
+    /// The names each backward iteration of a loop pops from its tape: the cells, the loop
+    /// variables and the logs' marks.
+    fn loop_back_names(&self, cells: &[Var], head: &LoopHead, marks: &[Ident]) -> Vec<TokenStream> {
         let mut names: Vec<TokenStream> = cells
             .iter()
             .map(|c| self.b.func.name(*c).to_token_stream())
@@ -183,14 +215,6 @@ impl Sweep {
             names.extend(vars.iter().map(|v| v.to_token_stream()));
         }
         names.extend(marks.iter().map(|m| m.to_token_stream()));
-        let cells = cells.iter().copied().zip(active.iter().copied()).collect();
-        self.b.push(Stmt::LoopBack {
-            id: *id,
-            tape: tape.clone(),
-            names,
-            body: inner,
-            cells,
-        });
-        Ok(())
+        names
     }
 }

@@ -105,61 +105,8 @@ pub fn transform(
         residuals,
         vectors: logs.iter().map(|(v, _)| *v).collect(),
     };
-    // Vectors returned by calls are read element by element: their adjoints are vectors too,
-    // the cotangents of the calls.
-    let call_vectors = returned_by_calls(&sweep.b.func, &body);
-    sweep.vectors.extend(call_vectors.iter().copied());
-    // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
-    let nested = tapes::declared_in(&body)
-        .difference(
-            &body
-                .iter()
-                .filter_map(|s| match s {
-                    Stmt::Let { dst, .. } => Some(*dst),
-                    _ => None,
-                })
-                .collect(),
-        )
-        .copied()
-        .collect::<std::collections::HashSet<Var>>();
-    for (v, ty) in params.iter().flatten() {
-        if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
-            sweep.zeros(*v, ty.clone());
-        }
-    }
-    for (vec, _) in logs.iter().filter(|(v, _)| !nested.contains(v)) {
-        sweep.vector_adjoint(*vec);
-    }
-    for vec in call_vectors.iter().filter(|v| !nested.contains(v)) {
-        sweep.vector_adjoint(*vec);
-    }
-    // Vectors only filled as they are made, written element by element all the same.
-    let filled: Vec<Var> = filled
-        .into_iter()
-        .filter(|v| !sweep.vectors.contains(v))
-        .collect();
-    sweep.vectors.extend(filled.iter().copied());
-    for vec in filled.iter().filter(|v| !nested.contains(v)) {
-        sweep.vector_adjoint(*vec);
-    }
-    match &primal.func.ret {
-        // A vector result's adjoint is written element by element: a copy of the cotangent.
-        Some(Atom::Var(r)) if ret_kind == Kind::Slice => {
-            let bar = sweep
-                .b
-                .fresh(&format!("{}_bar", sweep.b.func.name(*r)), Kind::Slice);
-            sweep.b.push(Stmt::Adjoint {
-                dst: bar,
-                value: Atom::Var(ct),
-                like: None,
-            });
-            sweep.adj.insert(*r, bar);
-        }
-        Some(Atom::Var(r)) => {
-            sweep.adj.insert(*r, ct);
-        }
-        _ => {}
-    }
+    sweep.start_adjoints(primal, params, &body, &logs, filled);
+    sweep.seed(primal, ret_kind, ct);
     for s in body.iter().rev() {
         sweep.stmt(s)?;
     }
@@ -202,6 +149,78 @@ fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt]) -> Vec<Var> {
 }
 
 impl Sweep {
+    /// The adjoints that exist before the backward sweep: zeros for the parameters that are
+    /// structs or slices, and for the vectors written element by element (but those declared in a
+    /// loop or an `if`, whose adjoints start where their body is recomputed).
+    fn start_adjoints(
+        &mut self,
+        primal: &Builder,
+        params: &[Option<(Var, TokenStream)>],
+        body: &[Stmt],
+        logs: &[(Var, Ident)],
+        filled: Vec<Var>,
+    ) {
+        // Vectors returned by calls are read element by element: their adjoints are vectors too,
+        // the cotangents of the calls.
+        let call_vectors = returned_by_calls(&self.b.func, body);
+        self.vectors.extend(call_vectors.iter().copied());
+        // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
+        let nested = tapes::declared_in(body)
+            .difference(
+                &body
+                    .iter()
+                    .filter_map(|s| match s {
+                        Stmt::Let { dst, .. } => Some(*dst),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+            .copied()
+            .collect::<std::collections::HashSet<Var>>();
+        for (v, ty) in params.iter().flatten() {
+            if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
+                self.zeros(*v, ty.clone());
+            }
+        }
+        for (vec, _) in logs.iter().filter(|(v, _)| !nested.contains(v)) {
+            self.vector_adjoint(*vec);
+        }
+        for vec in call_vectors.iter().filter(|v| !nested.contains(v)) {
+            self.vector_adjoint(*vec);
+        }
+        // Vectors only filled as they are made, written element by element all the same.
+        let filled: Vec<Var> = filled
+            .into_iter()
+            .filter(|v| !self.vectors.contains(v))
+            .collect();
+        self.vectors.extend(filled.iter().copied());
+        for vec in filled.iter().filter(|v| !nested.contains(v)) {
+            self.vector_adjoint(*vec);
+        }
+    }
+
+    /// The cotangent `ct` as the adjoint of the result.
+    fn seed(&mut self, primal: &Builder, ret_kind: Kind, ct: Var) {
+        match &primal.func.ret {
+            // A vector result's adjoint is written element by element: a copy of the cotangent.
+            Some(Atom::Var(r)) if ret_kind == Kind::Slice => {
+                let bar = self
+                    .b
+                    .fresh(&format!("{}_bar", self.b.func.name(*r)), Kind::Slice);
+                self.b.push(Stmt::Adjoint {
+                    dst: bar,
+                    value: Atom::Var(ct),
+                    like: None,
+                });
+                self.adj.insert(*r, bar);
+            }
+            Some(Atom::Var(r)) => {
+                self.adj.insert(*r, ct);
+            }
+            _ => {}
+        }
+    }
+
     /// `v̄ = 0`, shaped like `v`.
     fn zeros(&mut self, v: Var, ty: TokenStream) {
         let name = format!("{}_bar", self.b.func.name(v));

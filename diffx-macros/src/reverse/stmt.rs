@@ -4,12 +4,14 @@
 
 use proc_macro2::Span;
 
+use super::residual::Residue;
 use super::Sweep;
 use crate::ir::{Atom, Kind, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::rules::{Deriv, Rule};
 
 impl Sweep {
+    /// The adjoint of `s`: written after those of the statements that follow it.
     pub(super) fn stmt(&mut self, s: &Stmt) -> syn::Result<()> {
         if let Stmt::If {
             id,
@@ -67,24 +69,18 @@ impl Sweep {
         else {
             return Ok(());
         };
-        let Some(&g) = self.adj.get(dst) else {
+        self.let_stmt(*dst, op, args, *span)
+    }
+
+    /// `dst = op(args)`, backwards: `dst`'s adjoint, if anything reached it, handed to the
+    /// operands' adjoints.
+    fn let_stmt(&mut self, dst: Var, op: &Op, args: &[Atom], span: Span) -> syn::Result<()> {
+        let Some(&g) = self.adj.get(&dst) else {
             return Ok(());
         };
         let mark = self.b.mark();
-        if let Some(residue) = self.residuals.get(dst).cloned() {
-            let residual = residue
-                .rule
-                .residual
-                .as_ref()
-                .expect("a rule with a residual");
-            let r = ("r", residue.residual());
-            for (a, vjp) in residue.args.iter().zip(residual.vjp) {
-                if a.var().is_some() && !vjp.is_empty() {
-                    let more = std::slice::from_ref(&r);
-                    let c = self.transposed(vjp, a, &residue.args, *dst, g, more, *span);
-                    self.accumulate(a, c, *span, mark);
-                }
-            }
+        if let Some(residue) = self.residuals.get(&dst).cloned() {
+            self.residual_adjoint(&residue, dst, g, span, mark);
             return Ok(());
         }
         match op {
@@ -92,7 +88,7 @@ impl Sweep {
             Op::Map { .. } => {}
             Op::Id => {
                 if let Some(a) = args.first().filter(|a| a.var().is_some()) {
-                    self.accumulate(a, Atom::Var(g), *span, mark);
+                    self.accumulate(a, Atom::Var(g), span, mark);
                 }
             }
             Op::Call(path) => {
@@ -102,28 +98,46 @@ impl Sweep {
                     .collect();
                 let call = Stmt::CallVjp {
                     path: path.clone(),
-                    args: args.clone(),
+                    args: args.to_vec(),
                     ct: g,
                     grads: grads.clone(),
                 };
                 self.b.push(call);
                 for (a, gv) in args.iter().zip(grads) {
                     if let Some(gv) = gv {
-                        self.accumulate(a, Atom::Var(gv), *span, mark);
+                        self.accumulate(a, Atom::Var(gv), span, mark);
                     }
                 }
             }
             Op::Rule(rule) => {
-                let mut contributions = self.contributions(rule, *dst, g, args, *span)?;
+                let mut contributions = self.contributions(rule, dst, g, args, span)?;
                 // Accumulating into an existing adjoint borrows the contribution; a new adjoint
                 // can take it over (`b̄ += z̄; ā = z̄` moves z̄ where `ā = z̄; b̄ += z̄` copies it).
                 contributions.sort_by_key(|(a, _)| self.starts_adjoint(a));
                 for (a, c) in contributions {
-                    self.accumulate(&a, c, *span, mark);
+                    self.accumulate(&a, c, span, mark);
                 }
             }
         }
         Ok(())
+    }
+
+    /// The adjoint of a rule whose forward sweep computed a residual: each operand's transposed
+    /// map, which reads the residual `r`.
+    fn residual_adjoint(&mut self, residue: &Residue, dst: Var, g: Var, span: Span, mark: usize) {
+        let residual = residue
+            .rule
+            .residual
+            .as_ref()
+            .expect("a rule with a residual");
+        let r = ("r", residue.residual());
+        for (a, vjp) in residue.args.iter().zip(residual.vjp) {
+            if a.var().is_some() && !vjp.is_empty() {
+                let more = std::slice::from_ref(&r);
+                let c = self.transposed(vjp, a, &residue.args, dst, g, more, span);
+                self.accumulate(a, c, span, mark);
+            }
+        }
     }
 
     /// `(aᵢ, ∂z/∂aᵢ·z̄)` (or the transposed map of aᵢ applied to z̄) for each differentiable operand.
