@@ -1,6 +1,7 @@
 //! Code kept as written: an expression that does not depend on the inputs becomes a constant, the
 //! user's names in it replaced by the values they stand for now, and a statement such as
 //! `println!` is kept with the names it mentions bound to their current values.
+
 use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, Span, TokenStream};

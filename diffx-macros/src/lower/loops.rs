@@ -5,6 +5,7 @@
 //! cell whose value comes to depend on the inputs inside the body carries derivatives, which may
 //! take another pass over the loop to find out. A `for` over a differentiable slice or a `Vec`
 //! field of a parameter struct becomes a loop over the indices.
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proc_macro2::{Ident, Span, TokenStream};

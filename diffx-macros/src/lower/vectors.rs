@@ -4,6 +4,7 @@
 //! A constant vector that a write makes differentiable becomes a vector of the list where it is
 //! declared; when that is outside the `if` or loop being lowered, the enclosing construct that
 //! declares it is lowered again with the vector made differentiable before it (`pending`).
+
 use std::collections::BTreeSet;
 
 use quote::quote;
