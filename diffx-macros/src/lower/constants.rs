@@ -1,0 +1,103 @@
+//! Code kept as written: an expression that does not depend on the inputs becomes a constant, the
+//! user's names in it replaced by the values they stand for now, and a statement such as
+//! `println!` is kept with the names it mentions bound to their current values.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::Expr;
+
+use super::Lowerer;
+use crate::ir::{operands, Atom, Stmt};
+use crate::tokens;
+
+impl Lowerer<'_> {
+    /// Whether `e` reads an element of a vector the body writes (`v[1]`, `v[i] * 2.0`), or changes
+    /// a `let mut` constant in place.
+    pub(super) fn reads_written(&self, e: &Expr) -> bool {
+        let changes = || {
+            // (`stack.pop()`: evaluated once, where it is, not again where a partial reads it.)
+            tokens::method_receivers(e.to_token_stream())
+                .keys()
+                .any(|n| self.mutable_consts.contains(n))
+        };
+        (!self.written.is_empty()
+            && tokens::element_read(e.to_token_stream())
+                .iter()
+                .any(|n| self.written.contains(n)))
+            || (!self.mutable_consts.is_empty() && changes())
+    }
+
+    /// A constant kept in a local of its own where it is read: `let c3 = v[1];`, `let c4 =
+    /// stack.pop().unwrap_or(0.0);`.
+    pub(super) fn snapshot(&mut self, value: TokenStream) -> Atom {
+        let name = self.b.fresh_name("c");
+        self.b.push(Stmt::Verbatim {
+            binds: Vec::new(),
+            tokens: quote!(let #name = #value;),
+        });
+        Atom::Const(quote!(#name))
+    }
+
+    /// `e` as a constant: the user's names replaced by the values they stand for now.
+    pub(super) fn constant(&self, e: &impl ToTokens) -> TokenStream {
+        // `p.0` of a call's tuple held as an array: `p[0]`.
+        let e = tokens::components_as_elements(e.to_token_stream(), &|id| self.parts_of(id));
+        tokens::substitute(e, &mut |id| {
+            let name = id.to_string();
+            self.lookup(&name).map(|a| {
+                let place = operands::place(&self.b.func, a);
+                match a {
+                    Atom::Field(..) | Atom::Var(_) if self.refs.contains(&name) => {
+                        quote!((&#place))
+                    }
+                    _ => place,
+                }
+            })
+        })
+    }
+
+    /// A statement run as written, after binding the names it mentions to their current values.
+    pub(super) fn verbatim(&mut self, ts: TokenStream) {
+        let ts = tokens::components_as_elements(ts, &|id| self.parts_of(id));
+        let mut names = BTreeSet::new();
+        tokens::format_names(ts.clone(), &mut names);
+        tokens::substitute(ts.clone(), &mut |id| {
+            names.insert(id.to_string());
+            None
+        });
+        // A `let mut` constant the statement changes (`idx.push(i)`), held under another name
+        // (a loop's copy): bound by `&mut`, so the change lands in it.
+        let changed = tokens::method_receivers(ts.clone());
+        let binds = names
+            .iter()
+            .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
+            // (An element bound by reference keeps its binding even under its own name: the
+            // value is a number, the code reads `*e`.)
+            .filter(|(n, a)| {
+                self.refs.contains(n) || operands::place(&self.b.func, a).to_string() != *n
+            })
+            .map(|(n, a)| {
+                // An element bound by reference (`for e in w.iter()`) is `&w[i]` here too.
+                let a = match a {
+                    Atom::Field(..) | Atom::Var(_) if self.refs.contains(&n) => {
+                        let place = operands::place(&self.b.func, &a);
+                        Atom::Const(quote!(&#place))
+                    }
+                    Atom::Const(c)
+                        if changed.contains_key(&n) && self.mutable_consts.contains(&n) =>
+                    {
+                        Atom::Const(quote!(&mut #c))
+                    }
+                    Atom::Field(..) if self.copied.contains(&n) => {
+                        Atom::Const(operands::place(&self.b.func, &a))
+                    }
+                    a => a,
+                };
+                (Ident::new(&n, Span::call_site()), a)
+            })
+            .collect();
+        self.b.push(Stmt::Verbatim { binds, tokens: ts });
+    }
+}

@@ -1,0 +1,474 @@
+//! Expressions: operators, casts, float methods and calls, each differentiable operation a row of
+//! the rule table applied to its lowered operands (or folded into a constant when none of them
+//! is differentiable), and calls of other `#[autodiff]` functions.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, UnOp};
+
+use super::messages::{err, reject, unsupported};
+use super::Lowerer;
+use crate::ir::{operands, Atom, Kind, Op};
+use crate::names;
+use crate::rules::{self, template, Rule};
+use crate::tokens;
+
+impl Lowerer<'_> {
+    /// Lowers an expression to an operand.
+    pub(super) fn expr(&mut self, e: &Expr) -> syn::Result<Atom> {
+        reject(e)?;
+        // An expression that reassigns a variable from outside (an `if` that counts) is lowered
+        // for that effect even when its value is a constant.
+        if !self.mentions_active(e) && !self.reassigns(e) {
+            match (self.in_template, e) {
+                (true, Expr::MethodCall(m)) => return self.method(m, e),
+                // `b as F` of a rule, a conversion where `F` is a type parameter.
+                (true, Expr::Cast(c)) if tokens::is_generic(&self.b.float) => {
+                    return self.cast(c, e)
+                }
+                (true, Expr::Paren(p)) => return self.expr(&p.expr),
+                _ => {}
+            }
+            let value = self.constant(e);
+            if self.reads_written(e) {
+                return Ok(self.snapshot(value));
+            }
+            return Ok(Atom::Const(value));
+        }
+        match e {
+            Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                Some(a) => Ok(a.clone()),
+                None => Ok(Atom::Const(self.constant(e))),
+            },
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Block(b) if b.label.is_none() => self.block_expr(&b.block),
+            Expr::Binary(b) => self.binary(b, e),
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let before = self.b.func.body.len();
+                    let a = self.expr(&u.expr)?;
+                    self.apply_or_fold(rule("neg"), vec![a], e, before)
+                }
+                UnOp::Deref(_) => self.expr(&u.expr),
+                _ => Ok(Atom::Const(self.constant(e))),
+            },
+            Expr::Cast(c) => self.cast(c, e),
+            Expr::MethodCall(m) => self.method(m, e),
+            Expr::Call(c) => self.call(c, e),
+            Expr::Reference(r) if r.mutability.is_none() => self.expr(&r.expr),
+            Expr::If(i) => self.if_expr(i, true),
+            Expr::Array(a) => {
+                self.vector_literal(a.elems.iter().cloned().collect(), false, e.span())
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+                let elems = m.mac.parse_body_with(parser).map_err(|_| {
+                    syn::Error::new(
+                        m.span(),
+                        "write a vector of differentiable values as `vec![a, b, …]`",
+                    )
+                })?;
+                self.vector_literal(elems.into_iter().collect(), true, e.span())
+            }
+            Expr::Match(m) => self.match_expr(m, true),
+            Expr::Field(f) => self.field(f),
+            Expr::Index(i) => self.index(i),
+            _ => err(e.span(), unsupported(e)),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary, e: &Expr) -> syn::Result<Atom> {
+        let name = match b.op {
+            BinOp::Add(_) => "add",
+            BinOp::Sub(_) => "sub",
+            BinOp::Mul(_) => "mul",
+            BinOp::Div(_) => "div",
+            BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_) => {
+                return Ok(Atom::Const(self.constant(e)));
+            }
+            BinOp::And(_) | BinOp::Or(_) => return Ok(Atom::Const(self.constant(e))),
+            _ if compound(&b.op).is_some() => {
+                return err(
+                    e.span(),
+                    "write compound assignments (`+=`, `-=`, `*=`, `/=`) as statements",
+                );
+            }
+            _ => {
+                let op = b.op.to_token_stream();
+                return err(b.op.span(), format!("the operator `{op}` has no derivative rule: write it with `+ - * /` and the float methods"));
+            }
+        };
+        let before = self.b.func.body.len();
+        let l = self.expr(&b.left)?;
+        let r = self.expr(&b.right)?;
+        self.apply_or_fold(rule(name), vec![l, r], e, before)
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {
+        let target = c.ty.to_token_stream().to_string();
+        if self.b.float == target {
+            // A differentiable value of the function's own type casts to itself; anything else
+            // (`x.len() as f64`) is a constant that keeps its cast, which for a type parameter
+            // (`b as T` of a rule) is a conversion.
+            return match self.expr(&c.expr)? {
+                Atom::Const(_) if tokens::is_generic(&self.b.float) => {
+                    let (float, value) = (&self.b.float, self.constant(&c.expr));
+                    Ok(Atom::Const(
+                        quote!(::diffx::__private::cast::<#float, _>(#value)),
+                    ))
+                }
+                Atom::Const(_) => Ok(Atom::Const(self.constant(e))),
+                a => Ok(a),
+            };
+        }
+        if !matches!(target.as_str(), "f32" | "f64") {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        err(
+            c.ty.span(),
+            format!(
+                "casting a differentiable value to `{target}` is not supported: this function computes in `{}`; use that type throughout",
+                self.b.float
+            ),
+        )
+    }
+
+    fn method(&mut self, m: &syn::ExprMethodCall, e: &Expr) -> syn::Result<Atom> {
+        let name = m.method.to_string();
+        if rules::PIECEWISE_CONSTANT.contains(&name.as_str()) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        if name == "clone" && m.args.is_empty() {
+            return self.expr(&m.receiver);
+        }
+        if is_self(&m.receiver) && rules::find_method(&name, false).is_none() {
+            // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its
+            // derivative methods (`adapt/methods.rs` writes `self.__diffx_vjp_g(…)`).
+            let (method, args) = (&m.method, &m.args);
+            let this = Ident::new(names::SELF_PARAM, m.method.span());
+            let call: syn::ExprCall =
+                syn::parse_quote_spanned!(m.method.span()=> #this::#method(#args));
+            return self.call(&call, e);
+        }
+        let before = self.b.func.body.len();
+        let receiver = self.expr(&m.receiver)?;
+        if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
+            return self.expr(&read);
+        }
+        let tensor = match self.b.func.atom_kind(&receiver) {
+            _ if receiver.var().is_none() => false,
+            Kind::Scalar => false,
+            // (Where every value is a number, `Func::numbers`, a field's method is a number's.)
+            Kind::Other => !self.b.func.numbers,
+            _ => true,
+        };
+        // A float method's row on a value known to be a tensor, where tensors lack the method.
+        let known_tensor = self.b.func.atom_kind(&receiver) == Kind::Tensor;
+        let rule = rules::find_method(&name, tensor).filter(|r| {
+            !known_tensor || r.syntax == rules::Syntax::TensorMethod || r.tensors.method
+        });
+        let rule = match rule {
+            Some(r) => r,
+            None => {
+                let of = if known_tensor { " for tensors" } else { "" };
+                return err(
+                    m.method.span(),
+                    format!(
+                        "`{name}` has no derivative rule{of} in `#[autodiff]`; the differentiable methods{of} are: {}. \
+                         To use the value without its derivative, write `diffx::stop_gradient(…)` around it",
+                        rules::method_names(tensor)
+                    ),
+                );
+            }
+        };
+        let mut args = vec![receiver];
+        for a in &m.args {
+            args.push(self.expr(a)?);
+        }
+        self.check_arity(rule, args.len(), m.method.span())?;
+        if args.iter().all(|a| a.var().is_none()) && rule.syntax == rules::Syntax::Method {
+            // In path form: `(3.0).ln()` alone would leave Rust to guess the literal's type.
+            let (float, method) = (&self.b.float, &m.method);
+            let args = args.iter().map(|a| operands::place(&self.b.func, a));
+            return Ok(Atom::Const(quote!(#float::#method(#(#args),*))));
+        }
+        self.apply_or_fold(rule, args, e, before)
+    }
+
+    /// A call: a function of the rule table (`sigmoid(x)`, `f64::sin(x)`), a constant, or another
+    /// `#[autodiff]` function, called through its derivative functions.
+    fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
+        let before = self.b.func.body.len();
+        let vector = std::mem::take(&mut self.vector_call);
+        let tuple = std::mem::take(&mut self.tuple_call);
+        let Expr::Path(fp) = &*c.func else {
+            return err(c.func.span(), "call a function by its name or path here");
+        };
+        let path = &fp.path;
+        let last = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if rules::CONSTANT_FUNCTIONS.contains(&last.as_str()) && is_runtime_path(path) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        // `f64::floor(x)`: piecewise constant in path form too.
+        if rules::PIECEWISE_CONSTANT.contains(&last.as_str()) && float_path(path, &self.b.float) {
+            return Ok(Atom::Const(self.constant(e)));
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            args.push(self.call_arg(a)?);
+        }
+        if let Some(rule) = function_rule(path, &self.b.float) {
+            self.check_arity(rule, args.len(), path.span())?;
+            // These functions take numbers: a parameter struct's field (or a value computed from
+            // one) passed to one is a number.
+            let args = args
+                .into_iter()
+                .map(|a| match a {
+                    Atom::Field(..) | Atom::Var(_) if self.b.func.atom_kind(&a) == Kind::Other => {
+                        Atom::Var(
+                            self.b
+                                .op_of_kind(Op::Id, vec![a], path.span(), Kind::Scalar),
+                        )
+                    }
+                    a => a,
+                })
+                .collect();
+            return self.apply_or_fold(rule, args, e, before);
+        }
+        if path
+            .get_ident()
+            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
+        {
+            return err(path.span(), "calling a local value is not supported: write a separate `#[autodiff]` function and call it");
+        }
+        let kind = match vector {
+            true => Kind::Slice,
+            false => self.b.call_kind,
+        };
+        let parts = parts_path(path);
+        let mut path = path.clone();
+        if let (true, Some(last)) = (tuple, path.segments.last_mut()) {
+            last.ident = names::array(&last.ident);
+        }
+        let v = self
+            .b
+            .op_of_kind(Op::Call(path.clone()), args, path.span(), kind);
+        if vector {
+            // Read element by element, as a local vector is.
+            self.vectors.insert(v);
+        }
+        if tuple {
+            self.tuple_values.insert(v, parts);
+        }
+        Ok(Atom::Var(v))
+    }
+
+    /// An argument of a call, lowered: a local vector passed by value goes as a copy of its own, a
+    /// field passed by value as a number.
+    fn call_arg(&mut self, a: &Expr) -> syn::Result<Atom> {
+        // `&g(…)` passed on: a call's vector, by reference.
+        self.vector_call = self.b.call_kind == Kind::Scalar
+            && matches!(a, Expr::Reference(r) if matches!(&*r.expr, Expr::Call(_)));
+        let mut arg = self.expr(a)?;
+        self.vector_call = false;
+        // (A loop's element bound by reference, `layer` of `for layer in &model.layers`, is a
+        // reference already.)
+        let bound_by_ref = matches!(a, Expr::Path(p)
+            if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string())));
+        let by_value = !matches!(a, Expr::Reference(_)) && !bound_by_ref;
+        match &arg {
+            // A local vector passed by value (`g(p)` for `p: [f64; 2]`) goes as a copy of its
+            // own, so that `h(&p)` elsewhere still passes a reference.
+            Atom::Var(v)
+                if by_value
+                    && self.b.func.kind(*v) == Kind::Slice
+                    && !self.b.func.vars[v.0].is_ref =>
+            {
+                let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Slice);
+                self.b.func.vars[copy.0].by_value = true;
+                arg = Atom::Var(copy);
+            }
+            Atom::Var(v) if by_value => self.b.func.vars[v.0].by_value = true,
+            _ => {}
+        }
+        if by_value && matches!(arg, Atom::Field(..)) && self.b.func.atom_kind(&arg) == Kind::Other
+        {
+            // A field passed by value is `Copy`: a number (a tensor would be moved out).
+            arg = Atom::Var(self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Scalar));
+        }
+        Ok(arg)
+    }
+
+    fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {
+        if rule.arity() == n {
+            Ok(())
+        } else {
+            err(
+                span,
+                format!(
+                    "`{}` takes {} operand(s) here, found {n}",
+                    rule.name,
+                    rule.arity()
+                ),
+            )
+        }
+    }
+
+    /// `rule(args)` as a new value, or as a constant if no operand is differentiable: as written,
+    /// unless lowering the operands (since the body had `before` statements) kept some of them in
+    /// locals where they are read (see [`Self::snapshot`]); then from the operands, so that a
+    /// `stack.pop()` among them runs once.
+    pub(super) fn apply_or_fold(
+        &mut self,
+        rule: &'static Rule,
+        args: Vec<Atom>,
+        e: &Expr,
+        before: usize,
+    ) -> syn::Result<Atom> {
+        if args.iter().all(|a| a.var().is_none()) {
+            return Ok(Atom::Const(match self.b.func.body.len() > before {
+                true => self.folded(rule, &args),
+                false => self.constant(e),
+            }));
+        }
+        Ok(Atom::Var(self.b.op(Op::Rule(rule), args, first_span(e))))
+    }
+
+    /// `rule` applied to constant operands, written from them.
+    fn folded(&self, rule: &Rule, args: &[Atom]) -> TokenStream {
+        let a: Vec<TokenStream> = args
+            .iter()
+            .map(|a| tokens::grouped(operands::place(&self.b.func, a)))
+            .collect();
+        let (op, m) = (rule.operator(), Ident::new(rule.name, Span::call_site()));
+        match (&rule.syntax, a.as_slice()) {
+            (rules::Syntax::Infix(_), [l, r]) => quote!(#l #op #r),
+            (rules::Syntax::Prefix(_), [x]) => quote!(#op #x),
+            (rules::Syntax::Method, _) => {
+                let float = &self.b.float;
+                quote!(#float::#m(#(#a),*))
+            }
+            (rules::Syntax::Func(path), _) => {
+                let path = template::path(path);
+                quote!(#path(#(#a),*))
+            }
+            (_, [recv, rest @ ..]) => quote!(#recv.#m(#(&#rest),*)),
+            _ => quote!(#m()),
+        }
+    }
+}
+
+/// The span of `e`'s first token, which is what `e.span()` gives on stable Rust (where spans do
+/// not join), found without writing `e` out as tokens: at every node of a long expression that
+/// made lowering quadratic in its length.
+fn first_span(e: &Expr) -> Span {
+    let mut e = e;
+    loop {
+        e = match e {
+            Expr::Binary(b) => &b.left,
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Field(f) => &f.base,
+            Expr::Index(i) => &i.expr,
+            Expr::Cast(c) => &c.expr,
+            Expr::Call(c) => &c.func,
+            Expr::Paren(p) => return p.paren_token.span.open(),
+            Expr::Unary(u) => return u.op.span(),
+            Expr::Lit(l) => return l.lit.span(),
+            Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
+                return match (&p.path.leading_colon, p.path.segments.first()) {
+                    (Some(c), _) => c.spans[0],
+                    (None, Some(s)) => s.ident.span(),
+                    (None, None) => e.span(),
+                }
+            }
+            _ => return e.span(),
+        };
+    }
+}
+
+fn rule(name: &str) -> &'static Rule {
+    rules::find(name).expect("arithmetic rules are in the table")
+}
+
+/// `a op= b` as (rule, operator).
+pub(super) fn compound(op: &BinOp) -> Option<(&'static Rule, &'static str)> {
+    match op {
+        BinOp::AddAssign(_) => Some((rule("add"), "+=")),
+        BinOp::SubAssign(_) => Some((rule("sub"), "-=")),
+        BinOp::MulAssign(_) => Some((rule("mul"), "*=")),
+        BinOp::DivAssign(_) => Some((rule("div"), "/=")),
+        _ => None,
+    }
+}
+
+/// `sigmoid`, `diffx::sigmoid`, `::diffx::sigmoid`, `diffx_runtime::sigmoid`.
+fn is_runtime_path(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.len() == 1 || (segs.len() == 2 && matches!(segs[0].as_str(), "diffx" | "diffx_runtime"))
+}
+
+/// Whether `e` is `self`.
+pub(super) fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("self"))
+}
+
+/// Whether `path` is a float method in path form: `f64::sin`, `T::sin` where the function
+/// computes in the type parameter `T`, or the trait's `Float::sin`, `num_traits::Float::sin`.
+fn float_path(path: &syn::Path, float: &Ident) -> bool {
+    let n = path.segments.len();
+    n >= 2 && {
+        let owner = &path.segments[n - 2].ident;
+        owner == "Float" || n == 2 && (owner == "f64" || owner == "f32" || owner == float)
+    }
+}
+
+/// The rule for `f64::sin(x)`-style paths and the runtime's functions.
+fn function_rule(path: &syn::Path, float: &Ident) -> Option<&'static Rule> {
+    let last = path.segments.last()?.ident.to_string();
+    if float_path(path, float) {
+        return rules::find_method(&last, false).filter(|r| r.syntax == rules::Syntax::Method);
+    }
+    rules::find_function(&last).filter(|_| is_runtime_path(path))
+}
+
+/// `p.offset.unwrap()` (or `expect`) and `p.offset.unwrap_or(v)` of an optional field: its value
+/// as the place `p.offset[Inner]` (see `desugar/options.rs`), in an `if` for `unwrap_or`.
+fn option_read(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let r = &m.receiver;
+    let inner = quote!(#r[::diffx::__private::Inner]);
+    match (m.method.to_string().as_str(), m.args.first()) {
+        ("unwrap" | "expect", _) => Some(syn::parse_quote_spanned!(m.method.span()=> #inner)),
+        ("unwrap_or", Some(v)) => Some(syn::parse_quote_spanned!(m.method.span()=>
+            if #r.is_some() { #inner } else { #v }
+        )),
+        _ => None,
+    }
+}
+
+/// The const holding where the parts of `f`'s tuple result start in its array version, by the
+/// path of `f` (`m::__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f` for a method called `self.f(…)`).
+fn parts_path(path: &syn::Path) -> TokenStream {
+    let mut p = path.clone();
+    if p.segments
+        .first()
+        .is_some_and(|s| s.ident == names::SELF_PARAM)
+    {
+        p.segments[0].ident = Ident::new("Self", p.segments[0].ident.span());
+    }
+    if let Some(last) = p.segments.last_mut() {
+        last.ident = names::parts(&last.ident);
+        last.arguments = syn::PathArguments::None;
+    }
+    quote!(#p)
+}

@@ -1,0 +1,337 @@
+//! Statements: blocks, `let` (a new value named after the user's variable, or a constant in a
+//! `let` of its own), assignment and compound assignment (the name bound to a new value), and
+//! statements kept for their effect.
+
+use proc_macro2::{Ident, Span};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{Expr, Pat, Stmt as SynStmt};
+
+use super::expr::{compound, is_self};
+use super::messages::err;
+use super::Lowerer;
+use crate::desugar::{is_never, is_unit};
+use crate::ir::{Atom, Kind, Op, Stmt};
+use crate::names;
+use crate::tokens;
+
+impl Lowerer<'_> {
+    /// Lowers a block's statements; returns the value of its tail expression or `return` when
+    /// `want` (a block in statement position runs its tail for its effects only).
+    pub(super) fn block(&mut self, stmts: &[SynStmt], want: bool) -> syn::Result<Option<Atom>> {
+        self.scopes.push(Vec::new());
+        // A name the block shadows is the outer one again after it (`let z = p.z;` outside, `let
+        // z = z * 2.0;` in an arm, `z` read by a kept statement in the other arm).
+        let copied = self.copied.clone();
+        let mut tail = None;
+        for (i, s) in stmts.iter().enumerate() {
+            let last = i + 1 == stmts.len() && want;
+            match self.stmt(s, last) {
+                Ok(t) => tail = t,
+                Err(e) => self.errors.push(e),
+            }
+        }
+        self.scopes.pop();
+        self.copied = copied;
+        Ok(tail)
+    }
+
+    fn stmt(&mut self, s: &SynStmt, last: bool) -> syn::Result<Option<Atom>> {
+        if is_never(s) {
+            let never = Ident::new(names::NEVER, Span::call_site());
+            return Ok(last.then(|| Atom::Const(quote!(#never))));
+        }
+        match s {
+            SynStmt::Local(local) => self.local(local).map(|()| None),
+            SynStmt::Item(item) => {
+                self.b.push(Stmt::Item(item.to_token_stream()));
+                Ok(None)
+            }
+            SynStmt::Macro(m) => {
+                self.verbatim(m.to_token_stream());
+                Ok(None)
+            }
+            SynStmt::Expr(Expr::Return(r), _) if self.nesting > 0 => err(
+                r.span(),
+                "`return` inside a branch or loop is not supported yet: assign the result to a variable and return it at the end",
+            ),
+            SynStmt::Expr(Expr::Return(r), _) if last => match &r.expr {
+                Some(e) => self.expr(e).map(Some),
+                None => err(r.span(), "`#[autodiff]` functions must return a value: write `return <float expression>;`"),
+            },
+            SynStmt::Expr(Expr::Return(r), _) => err(
+                r.span(),
+                "early `return` is not supported yet: compute the result into a variable and return it at the end",
+            ),
+            SynStmt::Expr(e @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)), None) => {
+                self.effect(e).map(|()| None)
+            }
+            SynStmt::Expr(e, None) if last && !is_unit(e) => self.expr(e).map(Some),
+            SynStmt::Expr(e, _) => self.effect(e).map(|()| None),
+        }
+    }
+
+    /// A statement kept for its effect: assignment, `println!`, a call.
+    fn effect(&mut self, e: &Expr) -> syn::Result<()> {
+        match e {
+            Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
+                let Expr::Index(target) = &*a.left else { return Ok(()) };
+                self.element_write(target, &a.right, None, e)
+            }
+            Expr::Binary(b) if compound(&b.op).is_some() && matches!(&*b.left, Expr::Index(_)) => {
+                let Expr::Index(target) = &*b.left else { return Ok(()) };
+                self.element_write(target, &b.right, compound(&b.op).map(|(r, _)| r), e)
+            }
+            Expr::Assign(a) => {
+                let mark = self.b.mark();
+                let value = self.expr(&a.right)?;
+                self.assign(&a.left, value, mark)
+            }
+            Expr::Binary(b) if compound(&b.op).is_some() => {
+                let (rule, _) = compound(&b.op).expect("checked");
+                let (mark, before) = (self.b.mark(), self.b.func.body.len());
+                let old = self.place(&b.left)?;
+                let rhs = self.expr(&b.right)?;
+                let value = match (&old, &rhs) {
+                    (Atom::Const(l), Atom::Const(r)) => {
+                        let op = rule.operator();
+                        let (l, r) = (tokens::grouped(l.clone()), tokens::grouped(r.clone()));
+                        Atom::Const(quote!(#l #op #r))
+                    }
+                    _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
+                };
+                self.assign(&b.left, value, mark)
+            }
+            Expr::Macro(m) => {
+                self.verbatim(quote!(#m;));
+                Ok(())
+            }
+            Expr::MethodCall(m) if m.method == "push" && self.mentions_active(e) => self.push(m, e),
+            Expr::Block(b) if b.label.is_none() => {
+                self.block(&b.block.stmts, false)?;
+                Ok(())
+            }
+            Expr::Break(_) | Expr::Continue(_) => err(
+                e.span(),
+                "`break` and `continue` are not supported yet: put the condition in the loop's `while`",
+            ),
+            Expr::If(i) if self.mentions_active(e) || self.reassigns(e) => {
+                self.if_expr(i, false).map(|_| ())
+            }
+            Expr::Match(m) if self.mentions_active(e) || self.reassigns(e) => {
+                self.match_expr(m, false).map(|_| ())
+            }
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) if self.mentions_active(e) || self.reassigns(e) => {
+                self.loop_stmt(e)
+            }
+            _ if !self.mentions_active(e) => {
+                self.verbatim(quote!(#e;));
+                Ok(())
+            }
+            _ => self.expr(e).map(|_| ()),
+        }
+    }
+
+    /// The current value of an assignable place (a variable).
+    fn place(&mut self, e: &Expr) -> syn::Result<Atom> {
+        match e {
+            Expr::Path(p) if p.path.get_ident().is_some() => self.expr(e),
+            _ => err(
+                e.span(),
+                "`#[autodiff]` can assign only to local variables here: write `name = …` or `name += …`",
+            ),
+        }
+    }
+
+    fn assign(&mut self, left: &Expr, value: Atom, mark: usize) -> syn::Result<()> {
+        let old = self.place(left)?;
+        let name = left.to_token_stream().to_string();
+        let vector = matches!(&value, Atom::Var(v) if self.vectors.contains(v));
+        if vector && self.nesting > 0 && !self.declared_here(&name) {
+            return err(
+                left.span(),
+                format!("a vector declared outside this loop or `if` cannot be replaced whole inside it yet: write its elements (`{name}[i] = …`)"),
+            );
+        }
+        let ty = self.type_of(&old);
+        self.let_binding(&name, ty, value, mark, false);
+        // An assignment changes the variable where it was declared, not a shadow in this block.
+        let new = self
+            .scopes
+            .last_mut()
+            .and_then(|s| s.pop())
+            .expect("just bound");
+        self.rebind(&name, new.1);
+        Ok(())
+    }
+
+    /// The type a variable holding `atom` was given, where a constant assigned to it needs one:
+    /// the float type for a scalar of the list, the declared type for a constant.
+    fn type_of(&self, atom: &Atom) -> Option<syn::Type> {
+        match atom {
+            Atom::Var(v) if self.b.func.kind(*v) == crate::ir::Kind::Scalar => {
+                let float = &self.b.float;
+                Some(syn::parse_quote!(#float))
+            }
+            Atom::Const(name) => self.const_types.get(&name.to_string()).cloned(),
+            _ => None,
+        }
+    }
+
+    /// Binds the user's `name` to `value`: a new value of the list is named after it, a constant
+    /// becomes a `let` of its own.
+    fn let_binding(
+        &mut self,
+        name: &str,
+        ty: Option<syn::Type>,
+        value: Atom,
+        mark: usize,
+        mutable: bool,
+    ) {
+        match value {
+            // A value made before the last statement (a loop's cell, the tail of a block) may
+            // already be written into kept code by its name: it keeps that name.
+            Atom::Var(v) if self.b.is_new(&value, mark) && self.b.made_last(v) => {
+                self.b.rename_user(v, name);
+                self.bind(name, Atom::Var(v));
+            }
+            // A vector this `let` built (`let y = [a, b];`), written element by element: no code
+            // names it yet, so it takes the user's name (which `explain_` shows).
+            Atom::Var(v) if self.b.is_new(&value, mark) && self.vectors.contains(&v) => {
+                self.b.rename_user(v, name);
+                self.bind(name, Atom::Var(v));
+            }
+            // `let a: f64 = p.a;`: a field the macro cannot see the type of, declared a number.
+            Atom::Var(_) | Atom::Field(..)
+                if self.b.func.atom_kind(&value) == Kind::Other
+                    && ty
+                        .as_ref()
+                        .is_some_and(|t| tokens::is_float_type(t, &self.b.float)) =>
+            {
+                let v = self
+                    .b
+                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Scalar);
+                self.b.rename_user(v, name);
+                self.bind(name, Atom::Var(v));
+            }
+            // `let mut s = s0;` of a vector the body then writes (`s[0] = …`, `s = [a, b]` in a
+            // loop): a vector of its own, so `s0` keeps its value.
+            Atom::Var(v)
+                if mutable
+                    && self.written.contains(name)
+                    && self.b.func.kind(v) == Kind::Slice
+                    && !self.vectors.contains(&v) =>
+            {
+                let copy = self
+                    .b
+                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Slice);
+                self.b.rename_user(copy, name);
+                self.vectors.insert(copy);
+                self.bind(name, Atom::Var(copy));
+            }
+            Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
+            Atom::Const(expr) => {
+                let float = &self.b.float;
+                let holds_floats = tokens::has_float(expr.clone(), float)
+                    || ty
+                        .as_ref()
+                        .is_some_and(|t| tokens::has_float(t.to_token_stream(), float));
+                if self.written.contains(name) && holds_floats {
+                    self.float_vectors.insert(name.to_string());
+                }
+                let fresh = self.b.user_name(name);
+                if let Some(ty) = &ty {
+                    self.const_types.insert(fresh.to_string(), ty.clone());
+                }
+                if mutable {
+                    self.mutable_consts.insert(name.to_string());
+                } else {
+                    self.mutable_consts.remove(name);
+                }
+                self.b.push(Stmt::Const {
+                    name: fresh.clone(),
+                    mutable,
+                    ty,
+                    expr,
+                });
+                self.bind(name, Atom::Const(fresh.into_token_stream()));
+            }
+        }
+    }
+
+    fn local(&mut self, local: &syn::Local) -> syn::Result<()> {
+        let mark = self.b.mark();
+        let (pat, ty) = match &local.pat {
+            Pat::Type(t) => (&*t.pat, Some((*t.ty).clone())),
+            p => (p, None),
+        };
+        let Pat::Ident(pi) = pat else {
+            return err(
+                pat.span(),
+                "`#[autodiff]` supports only simple names in `let`: write `let name = …;`",
+            );
+        };
+        let Some(init) = &local.init else {
+            return err(
+                local.span(),
+                "declare the variable with its value: `let name = …;`",
+            );
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            return err(
+                diverge.span(),
+                "`let … else` is not supported in `#[autodiff]` functions",
+            );
+        }
+        let name = pi.ident.to_string();
+        // (`self.g(…)` calls another `#[autodiff]` method.)
+        let call = matches!(&*init.expr, Expr::Call(_))
+            || matches!(&*init.expr, Expr::MethodCall(m) if is_self(&m.receiver));
+        self.tuple_call = call && self.tuple_read.contains(&name);
+        let numbers = self.b.call_kind == Kind::Scalar;
+        self.vector_call = call
+            && (self.indexed.contains(&name)
+                || self.tuple_call
+                || (numbers && self.referenced.contains(&name)));
+        let value = self.expr(&init.expr)?;
+        self.vector_call = false;
+        self.tuple_call = false;
+        if matches!(value, Atom::Field(..)) && !matches!(&*init.expr, Expr::Reference(_)) {
+            self.copied.insert(name.clone());
+        } else {
+            self.copied.remove(&name);
+        }
+        // `let e = &v[k];` (a chain's element by reference): a number here, `&` of it in code
+        // kept as written, where the body reads `*e`.
+        let number_ref = matches!(&*init.expr, Expr::Reference(_))
+            && match value {
+                Atom::Var(v) => self.b.func.kind(v) == Kind::Scalar,
+                // `let v = &x[k];` of a slice's element.
+                Atom::Field(v, _) => self.b.func.kind(v) == Kind::Slice,
+                Atom::Const(_) => false,
+            };
+        if number_ref {
+            self.refs.insert(name.clone());
+        } else if !matches!(value, Atom::Field(..)) {
+            self.refs.remove(&name);
+        }
+        self.let_binding(
+            &pi.ident.to_string(),
+            ty,
+            value,
+            mark,
+            pi.mutability.is_some(),
+        );
+        Ok(())
+    }
+
+    pub(super) fn block_expr(&mut self, block: &syn::Block) -> syn::Result<Atom> {
+        match self.block(&block.stmts, true)? {
+            Some(a) => Ok(a),
+            None => err(
+                block.span(),
+                "this block has no value: end it with an expression",
+            ),
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! Token helpers for code kept as written (constant expressions, `println!` arguments, rule
+//! templates): replacing the user's names in it (`substitute`, `replace_all`), rewriting it
+//! (`components_as_elements`, `without_borrow`, `respan`), and comparing and grouping tokens.
+//! `scan.rs` finds names in tokens; `literals.rs` holds the float types and literals.
+
+use proc_macro2::{Group, Ident, Spacing, TokenStream, TokenTree};
+
+mod literals;
+mod scan;
+
+#[cfg(feature = "explain")]
+pub use literals::unsuffixed;
+pub use literals::{
+    element_type, float_lit, has_float, is_bare_literal, is_float_type, is_generic, literal_value,
+    strip_refs, typed_floats,
+};
+pub use scan::{
+    assigned, component_read, element_read, element_written, find_ident, format_names, idents,
+    mentions, method_receivers, referenced,
+};
+
+/// Replaces each identifier that names a variable (not a field, method or path segment) for which
+/// `f` gives tokens.
+pub fn substitute(
+    tokens: TokenStream,
+    f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
+) -> TokenStream {
+    let mut out = Vec::new();
+    let mut after_dot = false;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        let next_is_colons = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+            && matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        // `name!(…)` is a macro; `name != …` is not (its `!` is joint with `=`).
+        let next_is_bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' && p.spacing() == Spacing::Alone);
+        let replaced = match tt {
+            TokenTree::Ident(id) if !after_dot && !next_is_colons && !next_is_bang => f(id),
+            _ => None,
+        };
+        match (replaced, tt) {
+            (Some(ts), _) => out.extend(ts),
+            (None, TokenTree::Group(g)) => {
+                let mut ng = Group::new(g.delimiter(), substitute(g.stream(), f));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            (None, other) => out.push(other.clone()),
+        }
+        // A field follows one `.`; the end of a range follows `..`.
+        let range = i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        after_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == ':' || (p.as_char() == '.' && !range));
+    }
+    out.into_iter().collect()
+}
+
+/// Replaces every identifier for which `f` gives tokens, wherever it stands.
+pub fn replace_all(
+    tokens: TokenStream,
+    f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
+) -> TokenStream {
+    replace_trees(tokens, &mut |tt| match tt {
+        TokenTree::Ident(id) => f(id),
+        _ => None,
+    })
+}
+
+/// Replaces every token other than a group for which `f` gives tokens, inside groups too.
+fn replace_trees(
+    tokens: TokenStream,
+    f: &mut dyn FnMut(&TokenTree) -> Option<TokenStream>,
+) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), replace_trees(g.stream(), f));
+                ng.set_span(g.span());
+                TokenTree::Group(ng).into()
+            }
+            other => f(&other).unwrap_or_else(|| other.into()),
+        })
+        .collect()
+}
+
+/// The names of a path's segments: `["diffx", "__private", "never"]`.
+pub fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+/// `tokens` with `t.0` written `t[0]` for the names `t` that are tuple values held as arrays
+/// (`parts` gives where each part starts: the callee's const, or `None` for the index itself).
+pub fn components_as_elements(
+    tokens: TokenStream,
+    parts: &dyn Fn(&Ident) -> Option<Option<TokenStream>>,
+) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        let component = match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
+            (TokenTree::Ident(id), Some(TokenTree::Punct(p)), Some(TokenTree::Literal(l)))
+                if p.as_char() == '.'
+                    && !(i > 0
+                        && matches!(&trees[i - 1], TokenTree::Punct(q) if q.as_char() == '.')) =>
+            {
+                let k = l.to_string().parse::<usize>().ok();
+                k.and_then(|k| Some((id, k, parts(id)?)))
+            }
+            _ => None,
+        };
+        if let Some((id, k, starts)) = component {
+            // `p.1` → `p[__DIFFX_PARTS_f[1]]`, `p.1[j]` → `p[__DIFFX_PARTS_f[1] + j]`.
+            let offset = match starts {
+                Some(path) => quote::quote!(#path[#k]),
+                None => {
+                    let k = proc_macro2::Literal::usize_unsuffixed(k);
+                    quote::quote!(#k)
+                }
+            };
+            out.push(TokenTree::Ident(id.clone()));
+            let indexed = match trees.get(i + 3) {
+                Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket => {
+                    Some(components_as_elements(g.stream(), parts))
+                }
+                _ => None,
+            };
+            let index = match &indexed {
+                Some(inner) => quote::quote!(#offset + #inner),
+                None => offset,
+            };
+            out.push(TokenTree::Group(proc_macro2::Group::new(
+                proc_macro2::Delimiter::Bracket,
+                index,
+            )));
+            i += 3 + usize::from(indexed.is_some());
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let inner = components_as_elements(g.stream(), parts);
+                let mut group = proc_macro2::Group::new(g.delimiter(), inner);
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            t => out.push(t.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// `tokens` with `&name` written `name` for the `names` (bound to references already); `&v[i]`,
+/// `&v.len()` and `&&v` stay.
+pub fn without_borrow(tokens: TokenStream, names: &[String]) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, tt) in trees.iter().enumerate() {
+        let is_amp =
+            |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '&');
+        match tt {
+            TokenTree::Punct(p)
+                if p.as_char() == '&'
+                    && p.spacing() == proc_macro2::Spacing::Alone
+                    && !(i > 0 && is_amp(trees.get(i - 1))) =>
+            {
+                let named = matches!(trees.get(i + 1), Some(TokenTree::Ident(id)) if names.contains(&id.to_string()));
+                let ends = !matches!(trees.get(i + 2), Some(TokenTree::Punct(q)) if q.as_char() == '.')
+                    && !matches!(trees.get(i + 2), Some(TokenTree::Group(g)) if g.delimiter() != proc_macro2::Delimiter::Brace);
+                if !(named && ends) {
+                    out.push(tt.clone());
+                }
+            }
+            TokenTree::Group(g) => {
+                let mut group =
+                    proc_macro2::Group::new(g.delimiter(), without_borrow(g.stream(), names));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            _ => out.push(tt.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether `a` and `b` are the same tokens, tree by tree (an invisible group counts as its
+/// contents; a literal is compared by how it is written, all a literal tells).
+pub fn same(a: &TokenStream, b: &TokenStream) -> bool {
+    fn flat(tokens: &TokenStream, out: &mut Vec<TokenTree>) {
+        for t in tokens.clone() {
+            match t {
+                TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::None => {
+                    flat(&g.stream(), out);
+                }
+                t => out.push(t),
+            }
+        }
+    }
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    flat(a, &mut x);
+    flat(b, &mut y);
+    x.len() == y.len()
+        && x.iter().zip(&y).all(|pair| match pair {
+            (TokenTree::Ident(p), TokenTree::Ident(q)) => p == q,
+            (TokenTree::Punct(p), TokenTree::Punct(q)) => {
+                p.as_char() == q.as_char() && p.spacing() == q.spacing()
+            }
+            (TokenTree::Literal(p), TokenTree::Literal(q)) => p.to_string() == q.to_string(),
+            (TokenTree::Group(p), TokenTree::Group(q)) => {
+                p.delimiter() == q.delimiter() && same(&p.stream(), &q.stream())
+            }
+            _ => false,
+        })
+}
+
+/// Wraps `tokens` in parentheses unless they are a single token.
+pub fn paren(tokens: TokenStream) -> TokenStream {
+    let mut it = tokens.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(_), None) => tokens,
+        _ => quote::quote!((#tokens)),
+    }
+}
+
+/// `tokens` in parentheses unless a single token: an operand of an operator written around it
+/// (`a /= 1.0 + a` is `a = a / (1.0 + a)`).
+pub fn grouped(tokens: TokenStream) -> TokenStream {
+    if tokens.clone().into_iter().nth(1).is_none() {
+        tokens
+    } else {
+        TokenTree::Group(Group::new(proc_macro2::Delimiter::Parenthesis, tokens)).into()
+    }
+}
+
+/// `tokens` with every token spanned at `span`, so that rustc reports an error in them there.
+pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut ng = Group::new(g.delimiter(), respan(g.stream(), span));
+                ng.set_span(span);
+                tt = TokenTree::Group(ng);
+            }
+            tt.set_span(span);
+            tt
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn substitutes_variables_only() {
+        let ts = quote!(x + p.x + f64::x(x) + x::y + m!(x) + (x != 0));
+        let out = substitute(ts, &mut |id| (id == "x").then(|| quote!(v1)));
+        assert_eq!(
+            out.to_string(),
+            "v1 + p . x + f64 :: x (v1) + x :: y + m ! (v1) + (v1 != 0)"
+        );
+    }
+}

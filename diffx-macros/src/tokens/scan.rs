@@ -1,0 +1,308 @@
+//! Scanners over raw tokens: which names code kept as written mentions, assigns, indexes, writes
+//! element by element, calls a changing method on or borrows mutably. They read tokens, not
+//! syn's tree, and know nothing of scopes: a name is a name wherever it stands.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Group, Ident, Spacing, TokenStream, TokenTree};
+
+use super::substitute;
+
+/// Every identifier in `tokens`, at any depth (to avoid collisions when naming new values).
+pub fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            TokenTree::Group(g) => idents(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// Whether `tokens` mention a variable for which `pred` holds (in the sense of [`substitute`]),
+/// other than for its length: `x.len()` is an integer whatever `x` holds.
+pub fn mentions(tokens: TokenStream, pred: &mut dyn FnMut(&Ident) -> bool) -> bool {
+    let mut found = false;
+    substitute(without_lengths(tokens), &mut |id| {
+        found |= pred(id);
+        None
+    });
+    found
+}
+
+/// `tokens` with each `name.len()` replaced by `0`.
+fn without_lengths(tokens: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::new();
+    let mut i = 0;
+    while i < trees.len() {
+        let is_len = matches!(&trees[i], TokenTree::Ident(_))
+            && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
+            && matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "len")
+            && matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.stream().is_empty());
+        if is_len {
+            out.push(TokenTree::Literal(proc_macro2::Literal::usize_unsuffixed(
+                0,
+            )));
+            i += 4;
+            continue;
+        }
+        out.push(match &trees[i] {
+            TokenTree::Group(g) => {
+                TokenTree::Group(Group::new(g.delimiter(), without_lengths(g.stream())))
+            }
+            other => other.clone(),
+        });
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// The names used as inline arguments of format strings (`"{x}"`, `"{x:.3}"`) in `tokens`.
+pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => format_names(g.stream(), out),
+            TokenTree::Literal(l) => {
+                let s = l.to_string();
+                if !s.starts_with('"') {
+                    continue;
+                }
+                for piece in s.split('{').skip(1) {
+                    let name: String = piece
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) {
+                        out.insert(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names assigned in `tokens`: `x = …`, `x += …` (not `==`, `<=`, fields or `let` names, which
+/// follow `let`/`mut`).
+pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    writes_into(tokens, false, &mut out);
+    out
+}
+
+/// Names that a method is called on in `tokens` (`stack.pop()`, `rng.next()`), but for methods
+/// that only read (`len`, `iter`, `get`, …), and names borrowed mutably (`&mut it`), each with
+/// where it is first.
+pub fn method_receivers(tokens: TokenStream) -> BTreeMap<String, proc_macro2::Span> {
+    const READ_ONLY: [&str; 14] = [
+        "len", "is_empty", "iter", "get", "contains", "clone", "first", "last", "to_vec",
+        "as_slice", "powi", "abs", "min", "max",
+    ];
+    let mut out = BTreeMap::new();
+    method_calls(tokens.clone(), &mut |id, method| {
+        if !READ_ONLY.contains(&method) {
+            out.entry(id.to_string()).or_insert(id.span());
+        }
+    });
+    borrowed_mut(tokens, &mut out);
+    out
+}
+
+/// Names borrowed mutably (`&mut it`), at any depth, each with where it is first.
+fn borrowed_mut(tokens: TokenStream, out: &mut BTreeMap<String, proc_macro2::Span>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => borrowed_mut(g.stream(), out),
+            TokenTree::Ident(id)
+                if i >= 2
+                    && matches!(&trees[i - 1], TokenTree::Ident(m) if m == "mut")
+                    && matches!(&trees[i - 2], TokenTree::Punct(p) if p.as_char() == '&') =>
+            {
+                out.entry(id.to_string()).or_insert(id.span());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`, `v.push(…)`.
+pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    writes_into(tokens.clone(), true, &mut out);
+    pushed_onto(tokens, &mut out);
+    out
+}
+
+/// Names followed by `.push(…)`.
+fn pushed_onto(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    method_calls(tokens, &mut |id, method| {
+        if method == "push" {
+            out.insert(id.to_string());
+        }
+    });
+}
+
+/// Calls `f` with each name a method is called on (`v` and `push` of `v.push(x)`; not `b` of
+/// `a.b.c()`), at any depth.
+fn method_calls(tokens: TokenStream, f: &mut dyn FnMut(&Ident, &str)) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let dot = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => method_calls(g.stream(), f),
+            TokenTree::Ident(id) if !(i > 0 && dot(trees.get(i - 1))) && dot(trees.get(i + 1)) => {
+                let called = matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                if let (Some(TokenTree::Ident(m)), true) = (trees.get(i + 2), called) {
+                    f(id, &m.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names whose tuple components `tokens` reads (`t` of `t.0`), not fields (`s.t.0`).
+pub fn component_read(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    component_names(tokens, &mut out);
+    out
+}
+
+fn component_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let dot = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => component_names(g.stream(), out),
+            TokenTree::Ident(id) if !(i > 0 && dot(trees.get(i - 1))) && dot(trees.get(i + 1)) => {
+                if matches!(trees.get(i + 2), Some(TokenTree::Literal(l)) if l.to_string().parse::<usize>().is_ok())
+                {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names indexed in `tokens` (`v` of `v[i]`), not fields (`s.v[i]`).
+pub fn element_read(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    indexed_names(tokens, &mut out);
+    out
+}
+
+fn indexed_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => indexed_names(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let field =
+                    i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let bracket = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
+                if bracket && !field {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names passed by reference as whole arguments (`f(x, &k1)`): in a function of numbers, a
+/// call bound to one returns a vector, which is how a function taking a slice is given it.
+pub fn referenced(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    referenced_arguments(tokens, &mut out);
+    out
+}
+
+fn referenced_arguments(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for t in &trees {
+        if let TokenTree::Group(g) = t {
+            referenced_arguments(g.stream(), out);
+        }
+    }
+    let comma =
+        |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ',');
+    for i in 0..trees.len() {
+        let starts = i == 0 || comma(trees.get(i - 1));
+        let amp = matches!(&trees[i], TokenTree::Punct(p) if p.as_char() == '&');
+        if let (true, true, Some(TokenTree::Ident(id))) = (starts, amp, trees.get(i + 1)) {
+            if trees.get(i + 2).is_none() || comma(trees.get(i + 2)) {
+                out.insert(id.to_string());
+            }
+        }
+    }
+}
+
+/// Names followed by `=` or `op=` (after a `[…]` when `indexed`).
+fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct = |i: usize| match trees.get(i) {
+        Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
+        _ => None,
+    };
+    for (i, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => writes_into(g.stream(), indexed, out),
+            TokenTree::Ident(id) => {
+                let prev = i.checked_sub(1).and_then(|j| match &trees[j] {
+                    TokenTree::Punct(p) => Some(p.as_char().to_string()),
+                    TokenTree::Ident(p) => Some(p.to_string()),
+                    _ => None,
+                });
+                if matches!(prev.as_deref(), Some("." | "let" | "mut" | "&")) {
+                    continue;
+                }
+                let bracket = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Bracket);
+                if indexed && !bracket {
+                    continue;
+                }
+                let at = i + 1 + usize::from(indexed);
+                let plain = matches!(punct(at), Some(('=', Spacing::Alone)));
+                let compound = matches!(punct(at), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
+                    && matches!(punct(at + 1), Some(('=', Spacing::Alone)));
+                if plain || compound {
+                    out.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first identifier in `tokens`, at any depth, that is one of `names`.
+pub fn find_ident(tokens: TokenStream, names: &[&str]) -> Option<Ident> {
+    tokens.into_iter().find_map(|tt| match tt {
+        TokenTree::Ident(id) if names.iter().any(|n| id == n) => Some(id),
+        TokenTree::Group(g) => find_ident(g.stream(), names),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn receivers_of_changing_methods() {
+        let ts = quote!(let r = stack.pop().unwrap_or(0.5) + v.len() as f64; f(&mut it); a.b.c(); w.push(1.0););
+        let names: Vec<String> = method_receivers(ts).into_keys().collect();
+        assert_eq!(names, ["it", "stack", "w"]);
+    }
+
+    #[test]
+    fn finds_format_arguments() {
+        let mut names = BTreeSet::new();
+        format_names(quote!(println!("{x} {y:.3} {{}} {0}", z)), &mut names);
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["x", "y"]);
+    }
+}
