@@ -235,7 +235,7 @@ impl Lowerer<'_> {
         // which the `if` gives out: the backward sweep recomputes the arm that ran from the value
         // before it (in a loop, twice: with the iteration, and for the arm's adjoint).
         let changed: Vec<(String, proc_macro2::Span)> =
-            crate::tokens::method_receivers(e.to_token_stream())
+            super::changed_in_place(e.to_token_stream())
                 .into_iter()
                 .filter(|(n, _)| {
                     self.mutable_consts.contains(n)

@@ -18,7 +18,7 @@ impl Lowerer<'_> {
     pub(super) fn reads_written(&self, e: &Expr) -> bool {
         let changes = || {
             // (`stack.pop()`: evaluated once, where it is, not again where a partial reads it.)
-            tokens::method_receivers(e.to_token_stream())
+            super::changed_in_place(e.to_token_stream())
                 .keys()
                 .any(|n| self.mutable_consts.contains(n))
         };
@@ -69,7 +69,7 @@ impl Lowerer<'_> {
         });
         // A `let mut` constant the statement changes (`idx.push(i)`), held under another name
         // (a loop's copy): bound by `&mut`, so the change lands in it.
-        let changed = tokens::method_receivers(ts.clone());
+        let changed = super::changed_in_place(ts.clone());
         let binds = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))

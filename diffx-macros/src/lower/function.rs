@@ -39,7 +39,7 @@ pub fn function(
     b.func.numbers = numbers;
     let mut l = Lowerer::new(&mut b);
     l.written = tokens::element_written(item.block.to_token_stream());
-    l.changed_in_place = tokens::method_receivers(item.block.to_token_stream())
+    l.changed_in_place = super::changed_in_place(item.block.to_token_stream())
         .into_keys()
         .collect();
     l.indexed = tokens::element_read(item.block.to_token_stream());

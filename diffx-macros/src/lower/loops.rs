@@ -55,7 +55,7 @@ impl Lowerer<'_> {
         // A `let mut` constant the body calls a method on may change (`stack.pop()`): a cell too,
         // while it is a constant (a vector the body pushes differentiable values onto becomes a
         // differentiable vector instead, whose writes are logged).
-        let receivers = crate::tokens::method_receivers(body.to_token_stream());
+        let receivers = super::changed_in_place(body.to_token_stream());
         let changed: BTreeSet<String> = receivers
             .into_keys()
             .filter(|n| self.mutable_consts.contains(n) && !assigned.contains(n))
@@ -109,7 +109,7 @@ impl Lowerer<'_> {
         kinds: &mut HashMap<String, Kind>,
     ) -> syn::Result<Vec<String>> {
         self.activate_vectors(written, active, e.span());
-        let receivers = crate::tokens::method_receivers(body.to_token_stream());
+        let receivers = super::changed_in_place(body.to_token_stream());
         let cells = self.start_cells(e, carried, active, kinds, &receivers);
         let (mut head, bindings) = self.loop_head(e)?;
         let (exit, stmts_of_body) = self.exit_check(body)?;

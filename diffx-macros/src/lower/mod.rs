@@ -32,6 +32,8 @@ mod scope;
 mod stmt;
 mod vectors;
 
+use scope::changed_in_place;
+
 pub use function::function;
 
 /// Lowers statements into a [`Builder`], with the user's names in scope.

@@ -94,16 +94,19 @@ pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
 }
 
 /// Names that a method is called on in `tokens` (`stack.pop()`, `rng.next()`), but for methods
-/// that only read (`len`, `iter`, `get`, …), and names borrowed mutably (`&mut it`), each with
-/// where it is first.
-pub fn method_receivers(tokens: TokenStream) -> BTreeMap<String, proc_macro2::Span> {
+/// that only read (`len`, `iter`, `get`, …, and those `also_reads` admits), and names borrowed
+/// mutably (`&mut it`), each with where it is first.
+pub fn method_receivers(
+    tokens: TokenStream,
+    also_reads: &dyn Fn(&str) -> bool,
+) -> BTreeMap<String, proc_macro2::Span> {
     const READ_ONLY: [&str; 14] = [
         "len", "is_empty", "iter", "get", "contains", "clone", "first", "last", "to_vec",
         "as_slice", "powi", "abs", "min", "max",
     ];
     let mut out = BTreeMap::new();
     method_calls(tokens.clone(), &mut |id, method| {
-        if !READ_ONLY.contains(&method) {
+        if !READ_ONLY.contains(&method) && !also_reads(method) {
             out.entry(id.to_string()).or_insert(id.span());
         }
     });
@@ -295,7 +298,7 @@ mod tests {
     #[test]
     fn receivers_of_changing_methods() {
         let ts = quote!(let r = stack.pop().unwrap_or(0.5) + v.len() as f64; f(&mut it); a.b.c(); w.push(1.0););
-        let names: Vec<String> = method_receivers(ts).into_keys().collect();
+        let names: Vec<String> = method_receivers(ts, &|_| false).into_keys().collect();
         assert_eq!(names, ["it", "stack", "w"]);
     }
 

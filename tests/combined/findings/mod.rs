@@ -42,6 +42,15 @@ fn af_valueless_loop_ending_an_arm() {
     af::main();
 }
 
+mod ag {
+    include!("ag_float_method_on_a_shadowed_constant.rs");
+}
+
+#[test]
+fn ag_float_method_on_a_shadowed_constant() {
+    ag::main();
+}
+
 mod ab {
     include!("ab_chain_loop_over_constant_slice.rs");
 }
