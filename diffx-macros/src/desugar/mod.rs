@@ -15,6 +15,7 @@ mod captures;
 mod chains;
 mod elements;
 mod flow;
+mod loop_values;
 mod options;
 mod patterns;
 mod rows;
@@ -31,7 +32,7 @@ pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(mutable_params(block, sig))?;
     let differentiable = sig.params.iter().filter(|p| p.differentiable);
     let differentiable = differentiable.map(|p| p.name.to_string()).collect();
-    let block = flow::loop_values(options::written_as_ifs(block, differentiable));
+    let block = loop_values::loop_values(options::written_as_ifs(block, differentiable));
     let block = sugar::block(&block, sig)?;
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))
