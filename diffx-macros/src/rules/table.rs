@@ -3,64 +3,12 @@
 use super::{Deriv, OnTensors, Out, Residual, Rule, Syntax};
 use crate::names;
 
-const fn infix(name: &'static str, op: &'static str, partials: &'static [&'static str]) -> Rule {
+/// A row with no residual and nothing more for tensors.
+const fn row(name: &'static str, syntax: Syntax, deriv: Deriv, out: Out) -> Rule {
     Rule {
         name,
-        syntax: Syntax::Infix(op),
-        deriv: Deriv::Partials(partials),
-        out: Out::Same,
-        residual: None,
-        tensors: OnTensors {
-            method: false,
-            in_place: false,
-            fused: false,
-        },
-    }
-}
-
-const fn method(name: &'static str, partials: &'static [&'static str]) -> Rule {
-    Rule {
-        name,
-        syntax: Syntax::Method,
-        deriv: Deriv::Partials(partials),
-        out: Out::Same,
-        residual: None,
-        tensors: OnTensors {
-            method: false,
-            in_place: false,
-            fused: false,
-        },
-    }
-}
-
-const fn runtime(
-    name: &'static str,
-    path: &'static str,
-    partials: &'static [&'static str],
-) -> Rule {
-    Rule {
-        name,
-        syntax: Syntax::Func(path),
-        deriv: Deriv::Partials(partials),
-        out: Out::Same,
-        residual: None,
-        tensors: OnTensors {
-            method: false,
-            in_place: false,
-            fused: false,
-        },
-    }
-}
-
-const fn tensor(
-    name: &'static str,
-    out: Out,
-    maps: &'static [(&'static str, &'static str)],
-) -> Rule {
-    Rule {
-        name,
-        syntax: Syntax::TensorMethod,
-        deriv: Deriv::Linear(maps),
+        syntax,
+        deriv,
         out,
         residual: None,
         tensors: OnTensors {
@@ -71,19 +19,47 @@ const fn tensor(
     }
 }
 
-const fn tensor_elementwise(name: &'static str, partials: &'static [&'static str]) -> Rule {
-    Rule {
+const fn infix(name: &'static str, op: &'static str, partials: &'static [&'static str]) -> Rule {
+    row(
         name,
-        syntax: Syntax::TensorMethod,
-        deriv: Deriv::Partials(partials),
-        out: Out::Tensor,
-        residual: None,
-        tensors: OnTensors {
-            method: false,
-            in_place: false,
-            fused: false,
-        },
-    }
+        Syntax::Infix(op),
+        Deriv::Partials(partials),
+        Out::Same,
+    )
+}
+
+const fn method(name: &'static str, partials: &'static [&'static str]) -> Rule {
+    row(name, Syntax::Method, Deriv::Partials(partials), Out::Same)
+}
+
+const fn runtime(
+    name: &'static str,
+    path: &'static str,
+    partials: &'static [&'static str],
+) -> Rule {
+    row(
+        name,
+        Syntax::Func(path),
+        Deriv::Partials(partials),
+        Out::Same,
+    )
+}
+
+const fn tensor(
+    name: &'static str,
+    out: Out,
+    maps: &'static [(&'static str, &'static str)],
+) -> Rule {
+    row(name, Syntax::TensorMethod, Deriv::Linear(maps), out)
+}
+
+const fn tensor_elementwise(name: &'static str, partials: &'static [&'static str]) -> Rule {
+    row(
+        name,
+        Syntax::TensorMethod,
+        Deriv::Partials(partials),
+        Out::Tensor,
+    )
 }
 
 const fn with_residual(rule: Rule, residual: Residual) -> Rule {
@@ -129,18 +105,12 @@ pub static RULES: &[Rule] = &[
     infix("sub", "-", &["1.0", "-1.0"]),
     infix("mul", "*", &["b", "a"]),
     infix("div", "/", &["1.0 / b", "-z / b"]),
-    Rule {
-        name: "neg",
-        syntax: Syntax::Prefix("-"),
-        deriv: Deriv::Partials(&["-1.0"]),
-        out: Out::Same,
-        residual: None,
-        tensors: OnTensors {
-            method: false,
-            in_place: false,
-            fused: false,
-        },
-    },
+    row(
+        "neg",
+        Syntax::Prefix("-"),
+        Deriv::Partials(&["-1.0"]),
+        Out::Same,
+    ),
     // Powers and roots. powi's `b - i32::from(b != 0)` keeps 0·x⁻¹ (NaN at x = 0) out of x⁰, and
     // powf's exponent does the same: ∂(xʸ)/∂x is 0 where y = 0. ∂(xʸ)/∂y = xʸ·ln x reads ln 1 = 0
     // where x = 0, so it is 0 there instead of 0·(−∞) = NaN (JAX's rules, and PyTorch's for y ≥ 0);
