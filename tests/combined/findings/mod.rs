@@ -6,10 +6,12 @@
     clippy::assign_op_pattern,
     clippy::collapsible_if,
     clippy::collapsible_match,
+    clippy::needless_else,
     clippy::needless_range_loop,
     clippy::neg_multiply,
     clippy::useless_vec,
     clippy::never_loop,
+    clippy::single_match,
     clippy::let_and_return,
     clippy::approx_constant,
     unused
