@@ -197,7 +197,7 @@ impl Builder {
             Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
             Op::Rule(_) | Op::Id => joined(),
             Op::Call(_) => self.call_kind,
-            Op::Map { .. } => Kind::Other,
+            Op::Map { .. } | Op::Zeros(_) => Kind::Other,
         }
     }
 

@@ -274,13 +274,20 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             }
             Some(())
         }
-        Stmt::Zeros { dst, like, ty } => {
+        // Zeros have zero tangents: zeros of the same shape.
+        Stmt::Let {
+            dst,
+            op: op @ Op::Zeros(_),
+            args,
+            span,
+        } => {
             b.push(s.clone());
             let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
-            b.push(Stmt::Zeros {
+            b.push(Stmt::Let {
                 dst: d,
-                like: like.clone(),
-                ty: ty.clone(),
+                op: op.clone(),
+                args: args.clone(),
+                span: *span,
             });
             dot.insert(*dst, d);
             Some(())
@@ -452,7 +459,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     let tangents: Vec<Option<Atom>> = match op {
         // The maps in an adjoint program are shapes and constant-kind operations (order 2 refuses
         // tensor operations): no tangent flows through them.
-        Op::Map { .. } => Vec::new(),
+        Op::Map { .. } | Op::Zeros(_) => Vec::new(),
         _ => args.iter().map(|a| tangent(dot, a)).collect(),
     };
     if tangents.iter().all(Option::is_none) {
@@ -480,7 +487,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             dot.insert(*dst, dst_dot);
             return Ok(());
         }
-        Op::Id | Op::Map { .. } => tangents[0].clone(),
+        Op::Id | Op::Map { .. } | Op::Zeros(_) => tangents[0].clone(),
         Op::Rule(rule) => {
             let terms = terms(b, rule, *dst, args, &tangents, *span)?;
             b.sum(terms, *span)

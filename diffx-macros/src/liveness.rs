@@ -34,7 +34,6 @@ fn defines(s: &Stmt) -> Vec<Var> {
     match s {
         Stmt::Let { dst, .. }
         | Stmt::Adjoint { dst, .. }
-        | Stmt::Zeros { dst, .. }
         | Stmt::Split { dst, .. }
         | Stmt::Pop { dst, .. } => vec![*dst],
         Stmt::If { outs, .. } => outs.clone(),
@@ -159,7 +158,6 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(like.as_ref().and_then(Atom::var));
             r
         }
-        Stmt::Zeros { like, .. } => like.var().into_iter().collect(),
         Stmt::Const { expr, .. } => named(expr),
         Stmt::Verbatim { binds, tokens } => {
             let mut r: Vec<Var> = binds.iter().filter_map(|(_, a)| a.var()).collect();
@@ -270,11 +268,6 @@ impl Mentions<'_> {
                 self.atom(value);
                 self.atoms(like);
             }
-            Stmt::Zeros { dst, like, ty } => {
-                self.name(*dst);
-                self.atom(like);
-                self.tokens(ty);
-            }
             Stmt::Const { name, ty, expr, .. } => {
                 self.out.insert(name.to_string());
                 self.tokens(&ty.to_token_stream());
@@ -376,6 +369,7 @@ impl Mentions<'_> {
         match op {
             // A map's operands are its arguments; what else it names is the runtime's.
             Op::Map { .. } => {}
+            Op::Zeros(ty) => self.tokens(ty),
             Op::Call(path) => self.path(path),
             Op::Rule(rule) => match rule.syntax {
                 Syntax::Method | Syntax::TensorMethod => {

@@ -330,6 +330,9 @@ pub fn guards(f: &Func, at: usize, grads: &[Option<Var>]) -> Vec<Option<Vec<usiz
 /// result is not used.)
 fn defined(f: &Func, s: &Stmt) -> Option<Var> {
     match s {
+        Stmt::Let {
+            op: Op::Zeros(_), ..
+        } => None,
         Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } if f.kind(*dst) == Kind::Tensor => {
             Some(*dst)
         }

@@ -79,6 +79,16 @@ pub(super) fn op_expr_moving(
             let p = place(f, &args[0]);
             quote!(#p.clone())
         }
+        Op::Zeros(ty) if f.atom_kind(&args[0]) == Kind::Slice => {
+            let l = by_ref(f, &args[0]);
+            quote!(::diffx::__private::zeros_for::<#ty, _>(#l))
+        }
+        // A parameter struct's adjoint: unset until contributions arrive, zeros where none does
+        // (`settled` as it is returned).
+        Op::Zeros(ty) => {
+            let l = place(f, &args[0]);
+            quote!(::diffx::__private::unset_like::<#ty, _>(&#l))
+        }
         Op::Map { template, binds } => {
             let float = f
                 .float
@@ -215,16 +225,6 @@ pub(super) fn stmt(
                     quote!(let #mt #d = ::diffx::__private::fit(#v, #l);)
                 }
             }
-        }
-        Stmt::Zeros { dst, like, ty } if f.atom_kind(like) == Kind::Slice => {
-            let (mt, d, l) = (m(dst), f.name(*dst), by_ref(f, like));
-            quote!(let #mt #d = ::diffx::__private::zeros_for::<#ty, _>(#l);)
-        }
-        // A parameter struct's adjoint: unset until contributions arrive, zeros where none does
-        // (`settled` as it is returned).
-        Stmt::Zeros { dst, like, ty } => {
-            let (mt, d, l) = (m(dst), f.name(*dst), place(f, like));
-            quote!(let #mt #d = ::diffx::__private::unset_like::<#ty, _>(&#l);)
         }
         Stmt::Const {
             name,

@@ -112,6 +112,9 @@ pub enum Op {
         template: &'static str,
         binds: Vec<&'static str>,
     },
+    /// Zeros shaped like the operand, of type `ty` (kept as written): the adjoint of a
+    /// parameter struct or a vector before contributions arrive.
+    Zeros(TokenStream),
 }
 
 impl Op {
@@ -121,6 +124,7 @@ impl Op {
             Op::Id => "id".to_string(),
             Op::Call(p) => quote::quote!(#p).to_string().replace(' ', ""),
             Op::Map { template, .. } => format!("{{{template}}}"),
+            Op::Zeros(_) => "zeros_like".to_string(),
         }
     }
 }
@@ -149,12 +153,6 @@ pub enum Stmt {
         dst: Var,
         value: Atom,
         like: Option<Atom>,
-    },
-    /// `dst = zeros like `like``, of type `ty`: the adjoint of a parameter struct.
-    Zeros {
-        dst: Var,
-        like: Atom,
-        ty: TokenStream,
     },
     /// A local that does not depend on the inputs, kept as written: `let k: usize = n / 2;`.
     Const {
@@ -487,9 +485,6 @@ impl Func {
             }
             Stmt::Adjoint { dst, value, .. } => {
                 writeln!(f, "{} = {}", self.name(*dst), self.atom(value))
-            }
-            Stmt::Zeros { dst, like, .. } => {
-                writeln!(f, "{} = zeros_like({})", self.name(*dst), self.atom(like))
             }
             Stmt::Const { name, expr, .. } => writeln!(f, "{name} = const {expr}"),
             Stmt::Verbatim { tokens, .. } | Stmt::Item(tokens) => writeln!(f, "{tokens}"),

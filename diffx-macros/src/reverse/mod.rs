@@ -225,10 +225,11 @@ impl Sweep {
     fn zeros(&mut self, v: Var, ty: TokenStream) {
         let name = format!("{}_bar", self.b.func.name(v));
         let bar = self.b.fresh(&name, self.b.func.kind(v));
-        self.b.push(Stmt::Zeros {
+        self.b.push(Stmt::Let {
             dst: bar,
-            like: Atom::Var(v),
-            ty,
+            op: Op::Zeros(ty),
+            args: vec![Atom::Var(v)],
+            span: proc_macro2::Span::call_site(),
         });
         self.adj.insert(v, bar);
     }

@@ -85,7 +85,7 @@ impl Sweep {
         }
         match op {
             // Maps are written by the transforms; the lists reverse mode reverses have none.
-            Op::Map { .. } => {}
+            Op::Map { .. } | Op::Zeros(_) => {}
             Op::Id => {
                 if let Some(a) = args.first().filter(|a| a.var().is_some()) {
                     self.accumulate(a, Atom::Var(g), span, mark);
