@@ -160,6 +160,18 @@ impl Builder {
         dst
     }
 
+    /// `dst = value`, the first contribution to an adjoint, summed to the shape of `like` if
+    /// given ([`Op::Fit`]).
+    pub fn adjoint(&mut self, dst: Var, value: Atom, like: Option<Atom>) {
+        let args = std::iter::once(value).chain(like).collect();
+        self.push(Stmt::Let {
+            dst,
+            op: Op::Fit,
+            args,
+            span: Span::call_site(),
+        });
+    }
+
     /// `dst = template(…)` of kind `kind`: a map of the rule table (see [`map_op`]).
     pub fn map(
         &mut self,
@@ -197,7 +209,7 @@ impl Builder {
             Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
             Op::Rule(_) | Op::Id => joined(),
             Op::Call(_) => self.call_kind,
-            Op::Map { .. } | Op::Zeros(_) => Kind::Other,
+            Op::Map { .. } | Op::Zeros(_) | Op::Fit => Kind::Other,
         }
     }
 

@@ -221,31 +221,29 @@ fn copy_tangent(
 /// `ā = c` carries `c`'s tangent, `ā += c` accumulates it.
 fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
     match s {
-        Stmt::Adjoint {
+        Stmt::Let {
             dst,
-            value,
-            like: None,
-        } => {
+            op: Op::Fit,
+            args,
+            ..
+        } if args.len() == 1 => {
             b.push(s.clone());
-            let t = tangent(dot, value).unwrap_or_else(|| zero(b, &Atom::Var(*dst)));
+            let t = tangent(dot, &args[0]).unwrap_or_else(|| zero(b, &Atom::Var(*dst)));
             copy_tangent(b, dot, *dst, t, Span::call_site());
             Some(())
         }
         // Summing a contribution to an adjoint's shape (`like`) is linear: its tangent is summed
         // the same way.
-        Stmt::Adjoint {
+        Stmt::Let {
             dst,
-            value,
-            like: Some(like),
+            op: Op::Fit,
+            args,
+            ..
         } => {
             b.push(s.clone());
-            let t = tangent(dot, value).unwrap_or_else(|| zero(b, value));
+            let t = tangent(dot, &args[0]).unwrap_or_else(|| zero(b, &args[0]));
             let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
-            b.push(Stmt::Adjoint {
-                dst: d,
-                value: t,
-                like: Some(like.clone()),
-            });
+            b.adjoint(d, t, args.get(1).cloned());
             dot.insert(*dst, d);
             Some(())
         }
@@ -459,7 +457,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     let tangents: Vec<Option<Atom>> = match op {
         // The maps in an adjoint program are shapes and constant-kind operations (order 2 refuses
         // tensor operations): no tangent flows through them.
-        Op::Map { .. } | Op::Zeros(_) => Vec::new(),
+        Op::Map { .. } | Op::Zeros(_) | Op::Fit => Vec::new(),
         _ => args.iter().map(|a| tangent(dot, a)).collect(),
     };
     if tangents.iter().all(Option::is_none) {
@@ -487,7 +485,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             dot.insert(*dst, dst_dot);
             return Ok(());
         }
-        Op::Id | Op::Map { .. } | Op::Zeros(_) => tangents[0].clone(),
+        Op::Id | Op::Map { .. } | Op::Zeros(_) | Op::Fit => tangents[0].clone(),
         Op::Rule(rule) => {
             let terms = terms(b, rule, *dst, args, &tangents, *span)?;
             b.sum(terms, *span)

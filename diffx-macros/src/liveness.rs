@@ -32,10 +32,7 @@ pub fn movable_in(f: &Func, body: &[Stmt], yields: &[Atom]) -> HashSet<(usize, V
 /// The values a statement of a list binds with `let`.
 fn defines(s: &Stmt) -> Vec<Var> {
     match s {
-        Stmt::Let { dst, .. }
-        | Stmt::Adjoint { dst, .. }
-        | Stmt::Split { dst, .. }
-        | Stmt::Pop { dst, .. } => vec![*dst],
+        Stmt::Let { dst, .. } | Stmt::Split { dst, .. } | Stmt::Pop { dst, .. } => vec![*dst],
         Stmt::If { outs, .. } => outs.clone(),
         _ => Vec::new(),
     }
@@ -153,11 +150,6 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(like.as_ref().and_then(Atom::var));
             r
         }
-        Stmt::Adjoint { value, like, .. } => {
-            let mut r = atoms(std::slice::from_ref(value));
-            r.extend(like.as_ref().and_then(Atom::var));
-            r
-        }
         Stmt::Const { expr, .. } => named(expr),
         Stmt::Verbatim { binds, tokens } => {
             let mut r: Vec<Var> = binds.iter().filter_map(|(_, a)| a.var()).collect();
@@ -263,11 +255,6 @@ impl Mentions<'_> {
                     self.atoms(like);
                 }
             }
-            Stmt::Adjoint { dst, value, like } => {
-                self.name(*dst);
-                self.atom(value);
-                self.atoms(like);
-            }
             Stmt::Const { name, ty, expr, .. } => {
                 self.out.insert(name.to_string());
                 self.tokens(&ty.to_token_stream());
@@ -370,6 +357,7 @@ impl Mentions<'_> {
             // A map's operands are its arguments; what else it names is the runtime's.
             Op::Map { .. } => {}
             Op::Zeros(ty) => self.tokens(ty),
+            Op::Fit => {}
             Op::Call(path) => self.path(path),
             Op::Rule(rule) => match rule.syntax {
                 Syntax::Method | Syntax::TensorMethod => {

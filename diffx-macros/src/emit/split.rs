@@ -333,9 +333,7 @@ fn defined(f: &Func, s: &Stmt) -> Option<Var> {
         Stmt::Let {
             op: Op::Zeros(_), ..
         } => None,
-        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } if f.kind(*dst) == Kind::Tensor => {
-            Some(*dst)
-        }
+        Stmt::Let { dst, .. } if f.kind(*dst) == Kind::Tensor => Some(*dst),
         // A rule's contribution to a parameter struct's field: a tensor or a number.
         Stmt::Let {
             dst,
@@ -350,7 +348,7 @@ fn defined(f: &Func, s: &Stmt) -> Option<Var> {
 /// The value a statement binds (`let`), which a skipped statement must still bind.
 fn defines_value(s: &Stmt) -> Option<Var> {
     match s {
-        Stmt::Let { dst, .. } | Stmt::Adjoint { dst, .. } => Some(*dst),
+        Stmt::Let { dst, .. } => Some(*dst),
         _ => None,
     }
 }

@@ -79,6 +79,17 @@ pub(super) fn op_expr_moving(
             let p = place(f, &args[0]);
             quote!(#p.clone())
         }
+        Op::Fit => {
+            let v = place(f, &args[0]);
+            match args.get(1).filter(|_| !f.numbers) {
+                None => v,
+                Some(like) => {
+                    let l = by_ref(f, like);
+                    let v = if moved(&args[0]) { v } else { quote!(&#v) };
+                    quote!(::diffx::__private::fit(#v, #l))
+                }
+            }
+        }
         Op::Zeros(ty) if f.atom_kind(&args[0]) == Kind::Slice => {
             let l = by_ref(f, &args[0]);
             quote!(::diffx::__private::zeros_for::<#ty, _>(#l))
@@ -212,17 +223,6 @@ pub(super) fn stmt(
                         quote!(&#v)
                     };
                     quote!(#d = ::diffx::__private::fit(#v, #l);)
-                }
-            }
-        }
-        Stmt::Adjoint { dst, value, like } => {
-            let (mt, d, v) = (m(dst), f.name(*dst), place(f, value));
-            match like.as_ref().filter(|_| !f.numbers) {
-                None => quote!(let #mt #d = #v;),
-                Some(like) => {
-                    let l = by_ref(f, like);
-                    let v = if moved(value) { v } else { quote!(&#v) };
-                    quote!(let #mt #d = ::diffx::__private::fit(#v, #l);)
                 }
             }
         }

@@ -112,6 +112,9 @@ pub enum Op {
         template: &'static str,
         binds: Vec<&'static str>,
     },
+    /// The first contribution to an adjoint: the operand as it is (moved, not copied), or,
+    /// with a second operand, summed over the axes broadcast in it to that operand's shape.
+    Fit,
     /// Zeros shaped like the operand, of type `ty` (kept as written): the adjoint of a
     /// parameter struct or a vector before contributions arrive.
     Zeros(TokenStream),
@@ -125,6 +128,7 @@ impl Op {
             Op::Call(p) => quote::quote!(#p).to_string().replace(' ', ""),
             Op::Map { template, .. } => format!("{{{template}}}"),
             Op::Zeros(_) => "zeros_like".to_string(),
+            Op::Fit => "fit".to_string(),
         }
     }
 }
@@ -147,12 +151,6 @@ pub enum Stmt {
         value: Var,
         like: Option<Atom>,
         first: bool,
-    },
-    /// `dst = value`, the first contribution to an adjoint, summed to the shape of `like`.
-    Adjoint {
-        dst: Var,
-        value: Atom,
-        like: Option<Atom>,
     },
     /// A local that does not depend on the inputs, kept as written: `let k: usize = n / 2;`.
     Const {
@@ -468,6 +466,13 @@ impl Func {
                 self.fmt_branch(else_, f)?;
                 writeln!(f, "}}")
             }
+            // (An adjoint's first value reads as the assignment it is.)
+            Stmt::Let {
+                dst,
+                op: Op::Fit,
+                args,
+                ..
+            } => writeln!(f, "{} = {}", self.name(*dst), self.atom(&args[0])),
             Stmt::Let { dst, op, args, .. } => {
                 writeln!(
                     f,
@@ -482,9 +487,6 @@ impl Func {
             } => {
                 let op = if *first { "=" } else { "+=" };
                 writeln!(f, "{} {op} {}", self.atom(dst), self.name(*value))
-            }
-            Stmt::Adjoint { dst, value, .. } => {
-                writeln!(f, "{} = {}", self.name(*dst), self.atom(value))
             }
             Stmt::Const { name, expr, .. } => writeln!(f, "{name} = const {expr}"),
             Stmt::Verbatim { tokens, .. } | Stmt::Item(tokens) => writeln!(f, "{tokens}"),

@@ -70,11 +70,7 @@ impl Sweep {
                     .b
                     .fresh(&format!("{}_bar", self.b.func.name(v)), self.b.func.kind(v));
                 let value = crate::forward::zero(&self.b, &Atom::Var(v));
-                self.b.push(Stmt::Adjoint {
-                    dst: bar,
-                    value,
-                    like: None,
-                });
+                self.b.adjoint(bar, value, None);
                 self.adj.insert(v, bar);
             }
         }
@@ -158,11 +154,7 @@ impl Sweep {
                 || crate::forward::zero(&self.b, &Atom::Var(*c)),
                 |a| Atom::Var(*a),
             );
-            self.b.push(Stmt::Adjoint {
-                dst: bar,
-                value,
-                like: None,
-            });
+            self.b.adjoint(bar, value, None);
             self.adj.insert(*c, bar);
         }
     }

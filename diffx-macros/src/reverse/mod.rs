@@ -207,11 +207,7 @@ impl Sweep {
                 let bar = self
                     .b
                     .fresh(&format!("{}_bar", self.b.func.name(*r)), Kind::Slice);
-                self.b.push(Stmt::Adjoint {
-                    dst: bar,
-                    value: Atom::Var(ct),
-                    like: None,
-                });
+                self.b.adjoint(bar, Atom::Var(ct), None);
                 self.adj.insert(*r, bar);
             }
             Some(Atom::Var(r)) => {

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use crate::builder::{map_op, Builder};
-use crate::ir::{Atom, Kind, Stmt, Var};
+use crate::ir::{Atom, Kind, Op, Stmt, Var};
 use crate::liveness;
 use crate::names;
 
@@ -90,14 +90,20 @@ fn shape_only_reads(b: &Builder, backward: usize) -> HashSet<Var> {
 
 fn like(s: &Stmt) -> Option<&Atom> {
     match s {
-        Stmt::Adjoint { like, .. } | Stmt::Accum { like, .. } => like.as_ref(),
+        Stmt::Let {
+            op: Op::Fit, args, ..
+        } => args.get(1),
+        Stmt::Accum { like, .. } => like.as_ref(),
         _ => None,
     }
 }
 
 fn like_mut(s: &mut Stmt) -> Option<&mut Atom> {
     match s {
-        Stmt::Adjoint { like, .. } | Stmt::Accum { like, .. } => like.as_mut(),
+        Stmt::Let {
+            op: Op::Fit, args, ..
+        } => args.get_mut(1),
+        Stmt::Accum { like, .. } => like.as_mut(),
         _ => None,
     }
 }

@@ -85,7 +85,7 @@ impl Sweep {
         }
         match op {
             // Maps are written by the transforms; the lists reverse mode reverses have none.
-            Op::Map { .. } | Op::Zeros(_) => {}
+            Op::Map { .. } | Op::Zeros(_) | Op::Fit => {}
             Op::Id => {
                 if let Some(a) = args.first().filter(|a| a.var().is_some()) {
                     self.accumulate(a, Atom::Var(g), span, mark);
@@ -236,11 +236,7 @@ impl Sweep {
                     &format!("{}_bar", self.b.func.name(base)),
                     self.b.func.kind(base),
                 );
-                self.b.push(Stmt::Adjoint {
-                    dst: bar,
-                    value: Atom::Var(c),
-                    like,
-                });
+                self.b.adjoint(bar, Atom::Var(c), like);
                 self.adj.insert(base, bar);
             }
             (Atom::Field(..), None) | (Atom::Const(_), _) => {}

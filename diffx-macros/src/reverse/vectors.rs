@@ -11,11 +11,7 @@ impl Sweep {
     pub(super) fn vector_adjoint(&mut self, vec: Var) {
         let bar = (self.b).fresh(&format!("{}_bar", self.b.func.name(vec)), Kind::Slice);
         let value = crate::forward::zero(&self.b, &Atom::Var(vec));
-        self.b.push(Stmt::Adjoint {
-            dst: bar,
-            value,
-            like: None,
-        });
+        self.b.adjoint(bar, value, None);
         self.adj.insert(vec, bar);
     }
 
