@@ -1,5 +1,5 @@
-//! The pipeline of `#[autodiff]`: adapt → parse → desugar → lower → check → derive the programs
-//! → emit → dress. Each stage is one call here, from one type to the next.
+//! The pipeline of `#[autodiff]`: adapt → parse → desugar → analyze → lower → check → derive the
+//! programs → emit → dress. Each stage is one call here, from one type to the next.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -9,7 +9,7 @@ use crate::adapt::{self, Adapter};
 use crate::builder::Builder;
 use crate::ir::{Kind, Stmt, Var};
 use crate::parse::{self, Signature};
-use crate::{check, desugar, emit, forward, lower, reverse, tape};
+use crate::{analyze, check, desugar, emit, forward, lower, reverse, tape};
 
 /// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
 /// function is still emitted unchanged, so its callers see no follow-on errors.
@@ -58,7 +58,8 @@ fn programs(item: &ItemFn, sig: &Signature, asked: Option<parse::Order>) -> syn:
     let mut core = item.clone();
     *core.block = desugar::body(&item.block, sig)?;
     let second = asked.is_some_and(|o| o.n >= 2);
-    let (primal, params) = lower::function(&core, sig, second)?;
+    let facts = analyze::body(&core.block);
+    let (primal, params) = lower::function(&core, sig, facts, second)?;
     let order = check::order(&primal, sig, item, asked)?;
     let fwd = forward::transform(&primal, &params)?;
     let typed: Vec<_> = params

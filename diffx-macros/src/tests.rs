@@ -11,7 +11,8 @@ fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let mut item: syn::ItemFn = syn::parse2(item).unwrap();
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
     *item.block = crate::desugar::body(&item.block, &sig).unwrap();
-    let (primal, params) = crate::lower::function(&item, &sig, false).unwrap();
+    let (primal, params) =
+        crate::lower::function(&item, &sig, crate::analyze::body(&item.block), false).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();
     let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();
     let rev = crate::reverse::transform(&primal, &typed, crate::ir::Kind::Scalar).unwrap();

@@ -146,7 +146,8 @@ fn walkthrough() -> String {
     *core.block = desugar::body(&item.block, &sig).unwrap();
     section(DESUGAR, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    let (primal, params) = crate::lower::function(&core, &sig, false).unwrap();
+    let (primal, params) =
+        crate::lower::function(&core, &sig, crate::analyze::body(&core.block), false).unwrap();
     let primal_text = indented(&primal.func.to_string());
     section(LOWER, "text", &primal_text);
 

@@ -155,7 +155,9 @@ fn the_other_functions_are_unchanged() {
     for item in [item, tensors] {
         let parsed: syn::ItemFn = syn::parse2(item).unwrap();
         let sig = crate::parse::signature(&parsed, &crate::parse::Args::default()).unwrap();
-        let (primal, params) = crate::lower::function(&parsed, &sig, false).unwrap();
+        let (primal, params) =
+            crate::lower::function(&parsed, &sig, crate::analyze::body(&parsed.block), false)
+                .unwrap();
         let fwd = crate::forward::transform(&primal, &params).unwrap();
         let typed: Vec<_> = params
             .iter()

@@ -210,7 +210,10 @@ impl Lowerer<'_> {
             let a = self.output_atom(constant[i], *o);
             self.rebind(n, a);
             // (A constant changed in place after the `if` is changed in a binding of its own.)
-            if constant[i] && self.mutable_consts.contains(n) && self.changed_in_place.contains(n) {
+            if constant[i]
+                && self.mutable_consts.contains(n)
+                && self.facts.changed_in_place.contains(n)
+            {
                 let held = self.b.user_name(n);
                 let out = self.b.func.name(*o).clone();
                 self.b.push(Stmt::Const {
@@ -273,7 +276,7 @@ impl Lowerer<'_> {
     pub(super) fn replayable(&self, n: &str, a: &Atom, at: proc_macro2::Span) -> Atom {
         match a {
             Atom::Const(c)
-                if self.mutable_consts.contains(n) && self.changed_in_place.contains(n) =>
+                if self.mutable_consts.contains(n) && self.facts.changed_in_place.contains(n) =>
             {
                 let c = crate::tokens::respan(c.clone(), at);
                 Atom::Const(quote::quote_spanned!(at=> ::diffx::__private::replayed(&#c)))

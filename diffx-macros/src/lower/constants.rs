@@ -22,10 +22,10 @@ impl Lowerer<'_> {
                 .keys()
                 .any(|n| self.mutable_consts.contains(n))
         };
-        (!self.written.is_empty()
+        (!self.facts.written.is_empty()
             && tokens::element_read(e.to_token_stream())
                 .iter()
-                .any(|n| self.written.contains(n)))
+                .any(|n| self.facts.written.contains(n)))
             || (!self.mutable_consts.is_empty() && changes())
     }
 

@@ -7,17 +7,20 @@ use syn::spanned::Spanned;
 use syn::ItemFn;
 
 use super::Lowerer;
+use crate::analyze::Facts;
 use crate::builder::Builder;
 use crate::ir::{Atom, Kind, Op, Var};
 use crate::parse::Signature;
 use crate::tokens;
 
-/// The body as a Wengert list, and the value of each differentiable parameter.
+/// The body as a Wengert list, and the value of each differentiable parameter; `facts` are the
+/// body's ([`crate::analyze::body`]).
 /// With `numbers` (second order asked for, which takes no tensors), a value of a kind the macro
 /// cannot see (a struct's field) is a number: its methods take the rows for numbers.
 pub fn function(
     item: &ItemFn,
     sig: &Signature,
+    facts: Facts,
     numbers: bool,
 ) -> syn::Result<(Builder, Vec<Option<Var>>)> {
     let mut used = BTreeSet::new();
@@ -38,13 +41,7 @@ pub fn function(
     let numbers = numbers || (structs && tokens::is_generic(&sig.float));
     b.func.numbers = numbers;
     let mut l = Lowerer::new(&mut b);
-    l.written = tokens::element_written(item.block.to_token_stream());
-    l.changed_in_place = super::changed_in_place(item.block.to_token_stream())
-        .into_keys()
-        .collect();
-    l.indexed = tokens::element_read(item.block.to_token_stream());
-    l.referenced = tokens::referenced(item.block.to_token_stream());
-    l.tuple_read = tokens::component_read(item.block.to_token_stream());
+    l.facts = facts;
     let mut params = Vec::new();
     for p in &sig.params {
         if p.differentiable {

@@ -32,7 +32,7 @@ mod scope;
 mod stmt;
 mod vectors;
 
-use scope::changed_in_place;
+use crate::analyze::changed_in_place;
 
 pub use function::function;
 
@@ -63,32 +63,20 @@ pub struct Lowerer<'b> {
     /// The declared types of the constants lowered to a `let` of their own, by name: a constant
     /// assigned to the same variable later keeps the type (`a = 0.5; a.sin()`).
     const_types: std::collections::HashMap<String, syn::Type>,
-    /// Local vectors the body writes element by element (`v[i] = …`): a constant read from one
-    /// is kept in a local where it is read, since the backward sweep evaluates partials later,
-    /// after the vector may have changed.
-    pub written: BTreeSet<String>,
     /// Constant locals declared `let mut`: a loop body that calls a method on one may change it
     /// (`stack.pop()`, `rng.next()`), so the loop carries it as a cell (the backward sweep
     /// recomputes the body from the value it had).
     pub(super) mutable_consts: BTreeSet<String>,
-    /// The names the body calls a changing method on (`stack` of `stack.pop()`), anywhere.
-    pub changed_in_place: BTreeSet<String>,
+    /// What the body does with each name, found before lowering.
+    pub(super) facts: crate::analyze::Facts,
     /// Those of them that hold floats: even a constant written into one makes it a vector with
     /// an undo log, since the backward sweep recomputes code that reads it.
     pub(super) float_vectors: BTreeSet<String>,
-    /// Names the body indexes (`k1[0]`): a call bound to one returns a vector
-    /// (`let k1 = rhs(s, k);`), as does a call indexed itself (`rhs(s, k)[0]`).
-    pub indexed: BTreeSet<String>,
-    /// Names passed by reference as whole arguments (`g(x, &k1)`): in a function of numbers, a
-    /// call bound to one returns a vector.
-    pub referenced: BTreeSet<String>,
     /// The call being lowered returns a vector.
     vector_call: bool,
     /// The call being lowered returns a tuple that is read by component (`f(x).0`, `let (a, b) =
     /// f(x);`): it is called through its array version (`adapt/tuples.rs`), `__diffx_array_f`.
     tuple_call: bool,
-    /// Names the body reads a tuple component of (`t.0`): a call bound to one returns a tuple.
-    pub tuple_read: BTreeSet<String>,
     /// The values of such calls, arrays of their components, with the callee's const of where
     /// each part starts (`__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f` for a method).
     tuple_values: std::collections::HashMap<crate::ir::Var, TokenStream>,
@@ -118,15 +106,11 @@ impl<'b> Lowerer<'b> {
             refs: BTreeSet::new(),
             in_template: false,
             const_types: std::collections::HashMap::new(),
-            written: BTreeSet::new(),
             mutable_consts: BTreeSet::new(),
-            changed_in_place: BTreeSet::new(),
+            facts: crate::analyze::Facts::default(),
             float_vectors: BTreeSet::new(),
-            indexed: BTreeSet::new(),
-            referenced: BTreeSet::new(),
             vector_call: false,
             tuple_call: false,
-            tuple_read: BTreeSet::new(),
             tuple_values: std::collections::HashMap::new(),
             tuple_parts: std::collections::HashMap::new(),
             copied: BTreeSet::new(),

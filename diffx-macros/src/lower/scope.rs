@@ -2,16 +2,15 @@
 //! now, and whether an expression reads a differentiable value through them or assigns one of
 //! them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::Ident;
 use quote::ToTokens;
 use syn::Expr;
 
 use super::expr::compound;
 use super::Lowerer;
 use crate::ir::Atom;
-use crate::rules;
 use crate::tokens;
 
 impl Lowerer<'_> {
@@ -152,13 +151,4 @@ fn operands_of(e: &Expr) -> Option<[Option<&Expr>; 2]> {
         Expr::Range(r) => [r.start.as_deref(), r.end.as_deref()],
         _ => return None,
     })
-}
-
-/// The names a method that may change its receiver is called on in `tokens`, or that are
-/// borrowed mutably (see [`tokens::method_receivers`]); a float method of the rule table
-/// (`a.tanh()`) takes its receiver by value and changes nothing.
-pub(super) fn changed_in_place(tokens: TokenStream) -> BTreeMap<String, proc_macro2::Span> {
-    let float_method =
-        |m: &str| rules::find_method(m, false).is_some_and(|r| r.syntax == rules::Syntax::Method);
-    tokens::method_receivers(tokens, &float_method)
 }

@@ -218,7 +218,7 @@ impl Lowerer<'_> {
             // loop): a vector of its own, so `s0` keeps its value.
             Atom::Var(v)
                 if mutable
-                    && self.written.contains(name)
+                    && self.facts.written.contains(name)
                     && self.b.func.kind(v) == Kind::Slice
                     && !self.vectors.contains(&v) =>
             {
@@ -236,7 +236,7 @@ impl Lowerer<'_> {
                     || ty
                         .as_ref()
                         .is_some_and(|t| tokens::has_float(t.to_token_stream(), float));
-                if self.written.contains(name) && holds_floats {
+                if self.facts.written.contains(name) && holds_floats {
                     self.float_vectors.insert(name.to_string());
                 }
                 let fresh = self.b.user_name(name);
@@ -287,12 +287,12 @@ impl Lowerer<'_> {
         // (`self.g(…)` calls another `#[autodiff]` method.)
         let call = matches!(&*init.expr, Expr::Call(_))
             || matches!(&*init.expr, Expr::MethodCall(m) if is_self(&m.receiver));
-        self.tuple_call = call && self.tuple_read.contains(&name);
+        self.tuple_call = call && self.facts.tuple_read.contains(&name);
         let numbers = self.b.call_kind == Kind::Scalar;
         self.vector_call = call
-            && (self.indexed.contains(&name)
+            && (self.facts.indexed.contains(&name)
                 || self.tuple_call
-                || (numbers && self.referenced.contains(&name)));
+                || (numbers && self.facts.referenced.contains(&name)));
         let value = self.expr(&init.expr)?;
         self.vector_call = false;
         self.tuple_call = false;
