@@ -58,6 +58,8 @@ mod tape;
 mod tokens;
 
 #[cfg(test)]
+mod expansions;
+#[cfg(test)]
 mod layering;
 #[cfg(test)]
 mod tests;
