@@ -79,39 +79,9 @@ pub(super) fn op_expr_moving(
             let p = place(f, &args[0]);
             quote!(#p.clone())
         }
-        Op::Fit => {
-            let v = place(f, &args[0]);
-            match args.get(1).filter(|_| !f.numbers) {
-                None => v,
-                Some(like) => {
-                    let l = by_ref(f, like);
-                    let v = if moved(&args[0]) { v } else { quote!(&#v) };
-                    quote!(::diffx::__private::fit(#v, #l))
-                }
-            }
-        }
-        Op::Zeros(ty) if f.atom_kind(&args[0]) == Kind::Slice => {
-            let l = by_ref(f, &args[0]);
-            quote!(::diffx::__private::zeros_for::<#ty, _>(#l))
-        }
-        // A parameter struct's adjoint: unset until contributions arrive, zeros where none does
-        // (`settled` as it is returned).
-        Op::Zeros(ty) => {
-            let l = place(f, &args[0]);
-            quote!(::diffx::__private::unset_like::<#ty, _>(&#l))
-        }
-        Op::Map { template, binds } => {
-            let float = f
-                .float
-                .clone()
-                .unwrap_or_else(|| Ident::new("f64", Span::call_site()));
-            let bindings: Vec<_> = binds
-                .iter()
-                .zip(args)
-                .map(|(&n, a)| (n, value(f, a)))
-                .collect();
-            template::write(template, &float, &bindings).expect("the table's templates parse")
-        }
+        Op::Fit => fit(f, args, moved),
+        Op::Zeros(ty) => zeros(f, ty, &args[0]),
+        Op::Map { template, binds } => map(f, template, binds, args),
         Op::Call(path) => {
             let a = call_args(f, args);
             quote!(#path(#(#a),*))
@@ -153,6 +123,48 @@ pub(super) fn op_expr_moving(
             }
         },
     }
+}
+
+/// An adjoint's first value: the operand as it is, or summed to the shape of the second.
+fn fit(f: &Func, args: &[Atom], moved: &dyn Fn(&Atom) -> bool) -> TokenStream {
+    let v = place(f, &args[0]);
+    match args.get(1).filter(|_| !f.numbers) {
+        None => v,
+        Some(like) => {
+            let l = by_ref(f, like);
+            let v = if moved(&args[0]) { v } else { quote!(&#v) };
+            quote!(::diffx::__private::fit(#v, #l))
+        }
+    }
+}
+
+/// The zeros an adjoint starts from: of a vector, or a parameter struct's, unset until
+/// contributions arrive, zeros where none does (`settled` as it is returned).
+fn zeros(f: &Func, ty: &TokenStream, like: &Atom) -> TokenStream {
+    match f.atom_kind(like) {
+        Kind::Slice => {
+            let l = by_ref(f, like);
+            quote!(::diffx::__private::zeros_for::<#ty, _>(#l))
+        }
+        _ => {
+            let l = place(f, like);
+            quote!(::diffx::__private::unset_like::<#ty, _>(&#l))
+        }
+    }
+}
+
+/// A map of the rule table written out, its placeholders bound to the operands.
+fn map(f: &Func, template: &str, binds: &[&str], args: &[Atom]) -> TokenStream {
+    let float = f
+        .float
+        .clone()
+        .unwrap_or_else(|| Ident::new("f64", Span::call_site()));
+    let bindings: Vec<_> = binds
+        .iter()
+        .zip(args)
+        .map(|(&n, a)| (n, value(f, a)))
+        .collect();
+    template::write(template, &float, &bindings).expect("the table's templates parse")
 }
 
 /// The method's name if `op` is a rule the runtime has in place ([`OnTensors::in_place`]) on a
