@@ -2,10 +2,11 @@
 //! the UI tests), expanded by the macro as it is now: the expansion must not panic and must be the
 //! same twice. With `DIFFX_EXPANSIONS=FILE`, the test also writes every expansion to FILE, one
 //! `==== name` block per function under a `#### path` line per file: expand before and after a
-//! change that should not change the generated code, and compare the two files.
+//! change that should not change the generated code, and compare the two files (a relative FILE
+//! is taken from the workspace's root).
 //!
 //! ```text
-//! DIFFX_EXPANSIONS=/tmp/before.txt cargo test -p diffx-macros expansions
+//! DIFFX_EXPANSIONS=target/expansions-before.txt cargo test -p diffx-macros expansions
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -82,12 +83,17 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every expansion of the repository's functions, as text.
-fn expansions() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The workspace's root.
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the workspace")
-        .to_path_buf();
+        .to_path_buf()
+}
+
+/// Every expansion of the repository's functions, as text.
+fn expansions() -> String {
+    let root = workspace();
     let mut files = Vec::new();
     for d in ["tests", "examples", "src", "benches", "fuzz", "ui-tests"] {
         walk(&root.join(d), &mut files);
@@ -119,6 +125,8 @@ fn every_function_of_the_repository_expands_the_same_twice() {
         "an expansion changed between two runs"
     );
     if let Ok(path) = std::env::var("DIFFX_EXPANSIONS") {
+        // (A relative path is the workspace's, where `cargo test` was typed, not this crate's.)
+        let path = workspace().join(path);
         std::fs::write(&path, first).expect("the expansions file");
     }
 }
