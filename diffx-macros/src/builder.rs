@@ -209,7 +209,7 @@ impl Builder {
             Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
             Op::Rule(_) | Op::Id => joined(),
             Op::Call(_) => self.call_kind,
-            Op::Map { .. } | Op::Zeros(_) | Op::Fit => Kind::Other,
+            Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => Kind::Other,
         }
     }
 

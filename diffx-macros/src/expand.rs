@@ -48,6 +48,8 @@ pub struct Programs {
     pub params: Vec<Option<Var>>,
     pub fwd: forward::Forward,
     pub rev: reverse::Reverse,
+    /// The reverse program the second-order programs differentiate (its loops recompute).
+    pub base: Option<reverse::Reverse>,
     /// Forward over reverse (`order = 2`), and forward over that (`order = 3`).
     pub hvp: Option<forward::Forward>,
     pub third: Option<forward::Forward>,
@@ -67,11 +69,21 @@ fn programs(item: &ItemFn, sig: &Signature, asked: Option<parse::Order>) -> syn:
         .zip(&sig.params)
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
-    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind)?;
-    // Forward over reverse differentiates the adjoint program as the sweep wrote it, and a third
-    // pass the `hvp_` program as the second wrote it: tapes are trimmed after the last pass.
-    let with_ct: Vec<Option<Var>> = params.iter().copied().chain([Some(rev.ct)]).collect();
-    let mut hvp = (order >= 2).then(|| over(&rev.b, &with_ct)).transpose()?;
+    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind, true)?;
+    // Forward over reverse differentiates an adjoint program whose loops recompute, as the sweep
+    // wrote it, and a third pass the `hvp_` program as the second wrote it: tapes are trimmed
+    // after the last pass.
+    let base = match order {
+        2.. => Some(reverse::transform(&primal, &typed, sig.ret_kind, false)?),
+        _ => None,
+    };
+    let mut hvp = match &base {
+        Some(base) => {
+            let with_ct: Vec<Option<Var>> = params.iter().copied().chain([Some(base.ct)]).collect();
+            Some(over(&base.b, &with_ct)?)
+        }
+        None => None,
+    };
     let mut third = match &hvp {
         Some(hvp) if order == 3 => Some(third_program(hvp, &params, sig)?),
         _ => None,
@@ -87,6 +99,7 @@ fn programs(item: &ItemFn, sig: &Signature, asked: Option<parse::Order>) -> syn:
         params,
         fwd,
         rev,
+        base,
         hvp,
         third,
     })
@@ -98,24 +111,24 @@ fn emit_programs(item: &ItemFn, sig: &Signature, p: &Programs) -> syn::Result<To
     if sig.ret_kind == Kind::Slice {
         out.extend(emit::second::jacobian(item, sig));
     }
-    match &p.hvp {
-        Some(hvp) => {
+    match (&p.hvp, &p.base) {
+        (Some(hvp), Some(base)) => {
             let dots: Vec<Option<Ident>> = hvp.param_dots[..sig.params.len()]
                 .iter()
                 .map(|d| d.map(|d| hvp.b.func.name(d).clone()))
                 .collect();
-            out.extend(emit::second::hidden_hvp(item, sig, hvp, &p.rev));
+            out.extend(emit::second::hidden_hvp(item, sig, hvp, base));
             out.extend(emit::second::public(item, sig, &dots));
             out.extend(emit::nested::companions(item, sig));
         }
-        None => {
+        _ => {
             out.extend(emit::second::no_hvp(item, sig, false));
             out.extend(emit::second::not_asked(item, sig));
             out.extend(emit::nested::not_asked(item, sig));
         }
     }
-    if let (Some(third), Some(hvp)) = (&p.third, &p.hvp) {
-        out.extend(emit::third::functions(item, sig, third, hvp, &p.rev));
+    if let (Some(third), Some(hvp), Some(base)) = (&p.third, &p.hvp, &p.base) {
+        out.extend(emit::third::functions(item, sig, third, hvp, base));
     }
     #[cfg(feature = "explain")]
     {

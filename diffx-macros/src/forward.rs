@@ -457,7 +457,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
     let tangents: Vec<Option<Atom>> = match op {
         // The maps in an adjoint program are shapes and constant-kind operations (order 2 refuses
         // tensor operations): no tangent flows through them.
-        Op::Map { .. } | Op::Zeros(_) | Op::Fit => Vec::new(),
+        Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => Vec::new(),
         _ => args.iter().map(|a| tangent(dot, a)).collect(),
     };
     if tangents.iter().all(Option::is_none) {
@@ -485,7 +485,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             dot.insert(*dst, dst_dot);
             return Ok(());
         }
-        Op::Id | Op::Map { .. } | Op::Zeros(_) | Op::Fit => tangents[0].clone(),
+        Op::Id | Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => tangents[0].clone(),
         Op::Rule(rule) => {
             let terms = terms(b, rule, *dst, args, &tangents, *span)?;
             b.sum(terms, *span)

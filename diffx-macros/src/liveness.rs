@@ -136,6 +136,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r
         }
         Stmt::Undo { vec, .. } | Stmt::Pop { vec, .. } => vec![*vec],
+        Stmt::Record { value, .. } => vec![*value],
         Stmt::Push { vec, value, .. } => {
             let mut r = vec![*vec];
             r.extend(value.var());
@@ -311,6 +312,10 @@ impl Mentions<'_> {
                 self.atom(value);
             }
             Stmt::Pop { dst, vec } => self.names([*dst, *vec]),
+            Stmt::Record { stack, value } => {
+                self.name(*value);
+                self.out.insert(stack.to_string());
+            }
             Stmt::CallHvp {
                 path,
                 args,
@@ -358,6 +363,9 @@ impl Mentions<'_> {
             Op::Map { .. } => {}
             Op::Zeros(ty) => self.tokens(ty),
             Op::Fit => {}
+            Op::Recall(stack) => {
+                self.out.insert(stack.to_string());
+            }
             Op::Call(path) => self.path(path),
             Op::Rule(rule) => match rule.syntax {
                 Syntax::Method | Syntax::TensorMethod => {

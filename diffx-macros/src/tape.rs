@@ -8,7 +8,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::ir::{Func, Stmt, Var};
+use proc_macro2::Ident;
+
+use crate::ir::{Func, Op, Stmt, Var};
 use crate::liveness;
 
 /// Trims every tape of `f`: run on a finished reverse (or forward-over-reverse) program.
@@ -18,6 +20,61 @@ pub fn trim(f: &mut Func) {
     trim_backward(f, &mut body, &mut kept);
     set_pushes(&mut body, &kept);
     f.body = body;
+    drop_unread(f);
+    let mut used = HashSet::new();
+    for s in &f.body {
+        s.walk(&mut |s| used_stacks(s, &mut used));
+    }
+    declare_used(&mut f.body, &used);
+}
+
+/// The stacks a statement pushes on: a recorded value's, and a nested recording loop's runs and
+/// (unless it pushes nothing) its tape.
+fn used_stacks(s: &Stmt, used: &mut HashSet<Ident>) {
+    match s {
+        Stmt::Record { stack, .. } => {
+            used.insert(stack.clone());
+        }
+        Stmt::Loop {
+            tape: Some(t),
+            cells,
+            ..
+        } => {
+            let Some(runs) = &t.runs else { return };
+            used.insert(runs.clone());
+            // (Over a range, the loop variable is not pushed: it is the entry after the cells.)
+            let pushes = t.keep.as_ref().is_none_or(|keep| {
+                keep.iter()
+                    .enumerate()
+                    .any(|(i, k)| *k && !(t.range.is_some() && i == cells.len()))
+            });
+            if pushes || t.range.is_none() {
+                used.insert(t.name.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The outermost recording loops declare only the stacks something pushes on (an empty one's
+/// element type could not be inferred).
+fn declare_used(list: &mut [Stmt], used: &HashSet<Ident>) {
+    for s in list {
+        match s {
+            Stmt::Loop { tape, body, .. } => {
+                if let Some(t) = tape {
+                    t.stacks.retain(|s| used.contains(s));
+                }
+                declare_used(&mut body.body, used);
+            }
+            Stmt::If { then_, else_, .. } => {
+                declare_used(&mut then_.body, used);
+                declare_used(&mut else_.body, used);
+            }
+            Stmt::LoopBack { body, .. } => declare_used(body, used),
+            _ => {}
+        }
+    }
 }
 
 /// Trims the backward loops in `body` (inner ones first) and records what each tape keeps.
@@ -107,6 +164,38 @@ fn set_pushes(body: &mut [Stmt], kept: &HashMap<String, Vec<bool>>) {
                 set_pushes(&mut else_.body, kept);
             }
             Stmt::LoopBack { body, .. } => set_pushes(body, kept),
+            _ => {}
+        }
+    }
+}
+
+/// The records a trimmed program still pops: a push whose pop the trimming dropped goes too.
+fn drop_unread(f: &mut Func) {
+    let mut popped: HashSet<Ident> = HashSet::new();
+    for s in &f.body {
+        s.walk(&mut |s| {
+            if let Stmt::Let {
+                op: Op::Recall(stack),
+                ..
+            } = s
+            {
+                popped.insert(stack.clone());
+            }
+        });
+    }
+    retain(&mut f.body, &popped);
+}
+
+fn retain(list: &mut Vec<Stmt>, popped: &HashSet<Ident>) {
+    list.retain(|s| !matches!(s, Stmt::Record { stack, .. } if !popped.contains(stack)));
+    for s in list {
+        match s {
+            Stmt::Loop { body, .. } => retain(&mut body.body, popped),
+            Stmt::If { then_, else_, .. } => {
+                retain(&mut then_.body, popped);
+                retain(&mut else_.body, popped);
+            }
+            Stmt::LoopBack { body, .. } => retain(body, popped),
             _ => {}
         }
     }

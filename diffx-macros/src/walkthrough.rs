@@ -82,23 +82,27 @@ tangents and yields them beside its values. Nothing is stored: the program runs 
 const REVERSE: &str = "\
 ## 5. Reverse mode (`reverse/`)
 
-Two sweeps. The forward sweep is the list itself, plus a tape: each iteration of a loop first
-pushes its entry state (cells, loop variables) on it. Then the cotangent `ct` of the result comes
-in, and the backward sweep visits the statements from last to first, adding `∂z/∂a·z̄` into `ā`
-for each `z = op(a, b)`. The loop becomes `back over tape`: each iteration pops the state an
-iteration of the forward sweep started from, recomputes that iteration's body from it (its
-condition too, so the same arm runs), then runs the body's adjoint. The cell's adjoint `y_bar`
-carries from iteration to iteration: each takes it (`y_4_bar`) and restarts it at zero (`:=`)
-before adding its own contributions; after the loop, `y = id(x)` hands it to `x_bar`.";
+Two sweeps. The forward sweep is the list itself, plus a tape and records: each iteration of a
+loop first pushes its entry state (cells, loop variables) on the tape, and each value of the body
+that the adjoint will read is recorded on a stack of its own as it is made (`record t2 on
+t2_rec`). Then the cotangent `ct` of the result comes in, and the backward sweep visits the
+statements from last to first, adding `∂z/∂a·z̄` into `ā` for each `z = op(a, b)`. The loop
+becomes `back over tape`: each iteration pops the state an iteration of the forward sweep started
+from, computes its constants again (the condition, so the same arm runs), takes back what was
+recorded (`recall`), then runs the body's adjoint; the body itself never runs again
+(`reverse/record.rs` says what is recorded and what is computed again, and which loops recompute
+their bodies instead). The cell's adjoint `y_bar` carries from iteration to iteration: each takes
+it (`y_4_bar`) and restarts it at zero (`:=`) before adding its own contributions; after the
+loop, `y = id(x)` hands it to `x_bar`.";
 
 const TRIM: &str = "\
 ## 6. Trim the tapes (`tape.rs`, `liveness.rs`)
 
-The backward sweep recomputes more than its adjoints read. This pass drops the recomputations that
-no adjoint reads, then the tape entries nothing reads any more; a `for` over a range that runs to
-its end tapes no index, as the backward loop runs the range reversed. Here the values of the
-recomputed `if` go (the adjoint's arms recompute what they read); `y` stays on the tape, as `sin`
-and `mul` need it:";
+The backward sweep may hold more than its adjoints read (a loop that recomputes runs its whole
+body again). This pass drops the values no adjoint reads, then the tape entries and records
+nothing reads any more; a `for` over a range that runs to its end tapes no index, as the backward
+loop runs the range reversed. Here it finds nothing to drop: `y` stays on the tape, as `sin` and
+`mul` need it, and `t2` is read by its own adjoint.";
 
 const EMIT: &str = "\
 ## 7. Emit (`emit/`)
@@ -133,8 +137,14 @@ transform of the same lists.";
 fn walkthrough() -> String {
     let item: syn::ItemFn = syn::parse_str(SOURCE).unwrap();
     let mut doc = format!("{INTRO}\n\n");
-    let mut section = |prose: &str, lang: &str, text: &str| {
-        let _ = write!(doc, "{prose}\n\n```{lang}\n{}\n```\n\n", text.trim_end());
+    // (A step that changes nothing shows no text.)
+    let mut section = |prose: &str, lang: &str, text: &str| match text.trim() {
+        "" => {
+            let _ = write!(doc, "{prose}\n\n");
+        }
+        _ => {
+            let _ = write!(doc, "{prose}\n\n```{lang}\n{}\n```\n\n", text.trim_end());
+        }
     };
     section(FUNCTION, "rust", SOURCE);
 
@@ -159,7 +169,7 @@ fn walkthrough() -> String {
         .zip(&sig.params)
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
-    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind).unwrap();
+    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind, true).unwrap();
     let untrimmed = sweeps(&rev.b.func, rev.backward, &primal_text);
     section(REVERSE, "text", &untrimmed);
     tape::trim(&mut rev.b.func);

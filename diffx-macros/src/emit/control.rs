@@ -73,6 +73,10 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 ::core::unreachable!("the adjoint of a pushed vector has an element per push")
             };)
         }
+        Stmt::Record { stack, value } => {
+            let v = owned(f, &Atom::Var(*value));
+            quote!(#stack.push(#v);)
+        }
         Stmt::Undo { vec, log, mark } => {
             let v = f.name(*vec);
             let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
@@ -145,17 +149,31 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     };
                     let name = &t.name;
                     let calls = t.calls.iter();
+                    let stacks = t.stacks.iter();
                     let range = quote! {
+                        #(let mut #stacks = ::std::vec::Vec::new();)*
                         #range
                         #(let mut #calls = ::std::vec::Vec::with_capacity(#capacity);)*
                     };
-                    if saved.is_empty() && t.range.is_some() {
-                        (range, TokenStream::new())
-                    } else {
-                        (
+                    let push = quote!(#name.push((#(#saved,)*)););
+                    match &t.runs {
+                        // Nested in a recording loop: the tape is the outermost loop's, and the run
+                        // leaves where its entries start (its range, or the tape's length).
+                        Some(runs) => {
+                            let start = match &t.range {
+                                Some(_) => quote!(#runs.push(::core::clone::Clone::clone(&#it));),
+                                None => quote!(#runs.push(#name.len());),
+                            };
+                            let push = (!saved.is_empty() || t.range.is_none()).then_some(push);
+                            (start, push.unwrap_or_default())
+                        }
+                        None if saved.is_empty() && t.range.is_some() => {
+                            (range, TokenStream::new())
+                        }
+                        None => (
                             quote!(#range let mut #name = ::std::vec::Vec::with_capacity(#capacity);),
-                            quote!(#name.push((#(#saved,)*));),
-                        )
+                            push,
+                        ),
                     }
                 }
                 None => (TokenStream::new(), TokenStream::new()),
@@ -204,15 +222,24 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 .map(|(_, n)| n)
                 .collect();
             let t = &tape.name;
+            let start = proc_macro2::Ident::new("__start", proc_macro2::Span::mixed_site());
+            let run = tape.runs.as_ref().map(|runs| {
+                let into = tape.range.as_ref().map_or(&start, |(_, range)| range);
+                quote!(let #into = #runs.pop().unwrap_or_else(|| ::core::unreachable!(
+                    "a recording loop's backward sweep takes what its forward sweep kept"
+                ));)
+            });
+            let pop = quote!(let ::core::option::Option::Some((#(#names,)*)) = #t.pop() else {
+                ::core::unreachable!("the tape holds one entry per iteration")
+            };);
             let Some((var, range)) = &tape.range else {
+                if run.is_some() {
+                    return quote!(#run while #t.len() > #start { #pop #body });
+                }
                 return quote!(while let ::core::option::Option::Some((#(#names,)*)) = #t.pop() { #body });
             };
-            let pop = (!names.is_empty()).then(|| {
-                quote!(let ::core::option::Option::Some((#(#names,)*)) = #t.pop() else {
-                    ::core::unreachable!("the tape holds one entry per iteration")
-                };)
-            });
-            quote!(for #var in #range.rev() { #pop #body })
+            let pop = (!names.is_empty()).then_some(pop);
+            quote!(#run for #var in #range.rev() { #pop #body })
         }
         Stmt::Set { dst, value } => {
             let (d, v) = (f.name(*dst), owned(f, value));

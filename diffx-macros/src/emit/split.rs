@@ -226,7 +226,32 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
             _ => {}
         }
     }
+    let owned = |s: &Stmt| owned_after(s, f, mentioned, &borrowing_cells);
     forward.iter().all(|s| match s {
+        // A recording loop's stacks hold what its whole nest keeps.
+        Stmt::Loop {
+            tape: Some(t),
+            body,
+            ..
+        } if t.record => {
+            let mut all = owned(s);
+            for s in &body.body {
+                s.walk(&mut |s| all &= owned(s));
+            }
+            all
+        }
+        s => owned(s),
+    })
+}
+
+/// Whether what the closure would take of `s` is owned: see [`hands_over`].
+fn owned_after(
+    s: &Stmt,
+    f: &Func,
+    mentioned: &BTreeSet<String>,
+    borrowing_cells: &BTreeSet<Var>,
+) -> bool {
+    match s {
         Stmt::Loop { cells, .. } if cells.iter().any(|c| borrowing_cells.contains(c)) => false,
         // A loop's tape holds its cells and loop variables: owned over a range or in a `while`
         // (over a slice, its elements would be references).
@@ -260,7 +285,7 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
                 || !mentioned.contains(&f.name(*o).to_string())
         }),
         _ => true,
-    })
+    }
 }
 
 /// Whether `tokens` take a reference anywhere (`&`, `ref`, `.iter()`, `as_slice`).

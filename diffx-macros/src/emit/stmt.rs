@@ -81,6 +81,9 @@ pub(super) fn op_expr_moving(
         }
         Op::Fit => fit(f, args, moved),
         Op::Zeros(ty) => zeros(f, ty, &args[0]),
+        Op::Recall(stack) => quote!(#stack.pop().unwrap_or_else(|| ::core::unreachable!(
+            "a recording loop's backward sweep takes what its forward sweep kept"
+        ))),
         Op::Map { template, binds } => map(f, template, binds, args),
         Op::Call(path) => {
             let a = call_args(f, args);
@@ -197,6 +200,7 @@ pub(super) fn stmt(
         | Stmt::SetElem { .. }
         | Stmt::Push { .. }
         | Stmt::Pop { .. }
+        | Stmt::Record { .. }
         | Stmt::Undo { .. } => control::stmt(f, s, mutable),
         Stmt::Let { dst, op, args, .. } => {
             let (mt, name, e) = (

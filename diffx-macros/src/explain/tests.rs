@@ -164,7 +164,7 @@ fn the_other_functions_are_unchanged() {
             .zip(&sig.params)
             .map(|(v, p)| v.map(|v| (v, quote::ToTokens::to_token_stream(&p.grad))))
             .collect();
-        let mut rev = crate::reverse::transform(&primal, &typed, sig.ret_kind).unwrap();
+        let mut rev = crate::reverse::transform(&primal, &typed, sig.ret_kind, true).unwrap();
         crate::tape::trim(&mut rev.b.func);
         let plain = crate::emit::functions(&parsed, &sig, &fwd, &rev).to_string();
         let all = expand::expand(quote!(), quote!(#parsed))

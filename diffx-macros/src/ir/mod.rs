@@ -118,6 +118,9 @@ pub enum Op {
     /// Zeros shaped like the operand, of type `ty` (kept as written): the adjoint of a
     /// parameter struct or a vector before contributions arrive.
     Zeros(TokenStream),
+    /// The value a [`Stmt::Record`] on this stack kept in the forward sweep, taken off it: a
+    /// recording loop's backward sweep reads it instead of running the body again.
+    Recall(Ident),
 }
 
 impl Op {
@@ -128,6 +131,7 @@ impl Op {
             Op::Call(p) => quote::quote!(#p).to_string().replace(' ', ""),
             Op::Map { template, .. } => format!("{{{template}}}"),
             Op::Zeros(_) => "zeros_like".to_string(),
+            Op::Recall(stack) => format!("recall[{stack}]"),
             Op::Fit => "fit".to_string(),
         }
     }
@@ -232,6 +236,9 @@ pub enum Stmt {
     },
     /// `dst = vec.pop()`: the adjoint of a pushed element, taken off the adjoint vector.
     Pop { dst: Var, vec: Var },
+    /// `stack.push(value)`: a recording loop's forward sweep keeps a value its backward sweep
+    /// reads ([`Op::Recall`]), one entry per run of the statement before it.
+    Record { stack: Ident, value: Var },
     /// Restores `vec` from its log: the last write (`mark: None`), or every write logged since the
     /// log had length `mark`.
     Undo {
@@ -290,6 +297,16 @@ pub struct Tape {
     /// The tapes of the calls in the body that keep their value and pullback for the backward
     /// sweep ([`Stash::Push`]), declared with this one.
     pub calls: Vec<Ident>,
+    /// The loop records: its backward sweep reads what the forward sweep kept and never runs the
+    /// body again (`reverse/record.rs`). Every loop nested in a recording loop records too.
+    pub record: bool,
+    /// A recording loop nested in another: its tape and its records are declared with the
+    /// outermost one's (they hold every run's entries), and each run pushes on `runs` what its
+    /// backward loop needs to find its own entries (its range, or the tape's length).
+    pub runs: Option<Ident>,
+    /// The stacks of the outermost recording loop's nest, declared with its tape: the nested
+    /// loops' tapes and runs, and every value recorded in the nest.
+    pub stacks: Vec<Ident>,
 }
 
 /// Where a [`Stmt::Split`] in a loop leaves or finds its value and pullback.
@@ -525,6 +542,7 @@ impl Func {
             Stmt::Pop { dst, vec } => {
                 writeln!(f, "{} = {}.pop()", self.name(*dst), self.name(*vec))
             }
+            Stmt::Record { stack, value } => writeln!(f, "record {} on {stack}", self.name(*value)),
             Stmt::Split {
                 dst,
                 pullback,

@@ -45,7 +45,9 @@ impl Sweep {
     fn arm(&mut self, branch: &Branch, seeds: &[(usize, Var)]) -> syn::Result<Branch> {
         let saved = self.adj.clone();
         let outer = std::mem::take(&mut self.b.func.body);
-        self.b.func.body.extend(branch.body.iter().cloned());
+        if !self.recording {
+            self.b.func.body.extend(branch.body.iter().cloned());
+        }
         self.local_vector_adjoints(&branch.body);
         let mark = self.b.mark();
         let span = Span::call_site();
@@ -53,9 +55,12 @@ impl Sweep {
             self.accumulate(&branch.yields[*i], Atom::Var(*g), span, mark);
         }
         let result = branch.body.iter().rev().try_for_each(|s| self.stmt(s));
-        let body = std::mem::replace(&mut self.b.func.body, outer);
+        let mut body = std::mem::replace(&mut self.b.func.body, outer);
         self.adj = saved;
         result?;
+        if self.recording {
+            body.splice(0..0, self.recall(&branch.body, &body));
+        }
         Ok(Branch {
             body,
             yields: Vec::new(),
@@ -120,16 +125,23 @@ impl Sweep {
         self.outer_adjoints(&[body], &active_cells);
         let saved = self.adj.clone();
         let outer = std::mem::take(&mut self.b.func.body);
-        // Rewind the vectors to this iteration's start (their logs' lengths are on the tape), then
-        // recompute the iteration, which writes (and logs) them again.
+        let was_recording = std::mem::replace(&mut self.recording, tape.record);
+        // Recomputing, rewind the vectors to this iteration's start (their logs' lengths are on
+        // the tape), then run the iteration again, which writes (and logs) them again.
         let marks = self.rewind(logs);
-        self.b.func.body.extend(body.body.iter().cloned());
+        if !tape.record {
+            self.b.func.body.extend(body.body.iter().cloned());
+        }
         self.local_vector_adjoints(&body.body);
         self.seed_cells(body, &live);
         let result = body.body.iter().rev().try_for_each(|s| self.stmt(s));
-        let inner = std::mem::replace(&mut self.b.func.body, outer);
+        let mut inner = std::mem::replace(&mut self.b.func.body, outer);
         self.adj = saved;
+        self.recording = was_recording;
         result?;
+        if tape.record {
+            inner.splice(0..0, self.recall(&body.body, &inner));
+        }
         let names = self.loop_back_names(cells, head, &marks);
         let cells = cells.iter().copied().zip(active.iter().copied()).collect();
         self.b.push(Stmt::LoopBack {
@@ -160,12 +172,16 @@ impl Sweep {
     }
 
     /// The undo of each vector's writes back to this iteration's start, at a mark read from the
-    /// tape; returns the marks.
+    /// tape, unless the loop records; returns the marks.
     fn rewind(&mut self, logs: &[(Var, Ident)]) -> Vec<Ident> {
         let marks: Vec<Ident> = logs
             .iter()
             .map(|(_, l)| self.b.fresh_name(&format!("{l}_mark")))
             .collect();
+        if self.recording {
+            // (The marks still name the tape's entries, which trimming then drops.)
+            return marks;
+        }
         for ((vec, log), mark) in logs.iter().zip(&marks) {
             self.b.push(Stmt::Undo {
                 vec: *vec,

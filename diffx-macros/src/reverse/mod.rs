@@ -25,6 +25,7 @@ mod cells;
 mod control;
 mod fields;
 mod pullbacks;
+mod record;
 mod residual;
 mod shapes;
 mod stmt;
@@ -61,6 +62,10 @@ struct Sweep {
     if_marks: HashMap<ControlId, Vec<IfMark>>,
     /// The vectors written element by element (each has an undo log and an adjoint).
     vectors: Vec<Var>,
+    /// Inside a recording loop's backward sweep (`record.rs`): nothing is recomputed.
+    recording: bool,
+    /// The values recording loops keep for their backward sweeps.
+    records: Vec<record::Recorded>,
 }
 
 /// A vector written in an `if`'s arms, its undo log, and the local holding the log's length
@@ -68,10 +73,12 @@ struct Sweep {
 type IfMark = (Var, Ident, Ident);
 
 /// `params`: the value of each parameter and the type of its gradient (`None` for constants).
+/// With `record`, loops that can record (`record.rs`) do; the others recompute their bodies.
 pub fn transform(
     primal: &Builder,
     params: &[Option<(Var, TokenStream)>],
     ret_kind: Kind,
+    record: bool,
 ) -> syn::Result<Reverse> {
     let mut b = primal.clone();
     let mut tapes = Tapes {
@@ -79,9 +86,11 @@ pub fn transform(
         logs: Vec::new(),
         filled: Vec::new(),
         if_marks: HashMap::new(),
+        record,
     };
-    let body = tapes.stmts(&primal.func.body);
+    let mut body = tapes.stmts(&primal.func.body);
     let (logs, if_marks, filled) = (tapes.logs, tapes.if_marks, tapes.filled);
+    record::nest(&mut b, &mut body);
     let (body, residuals) = with_residuals(&mut b, body);
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs
@@ -104,6 +113,8 @@ pub fn transform(
         if_marks,
         residuals,
         vectors: logs.iter().map(|(v, _)| *v).collect(),
+        recording: false,
+        records: Vec::new(),
     };
     sweep.start_adjoints(primal, params, &body, &logs, filled);
     sweep.seed(primal, ret_kind, ct);
@@ -115,6 +126,7 @@ pub fn transform(
             sweep.zeros(*v, ty.clone());
         }
     }
+    record::keep(&mut sweep.b.func.body, &sweep.records);
     let backward = shapes::take_shapes(&mut sweep.b, backward);
     let grads = params
         .iter()

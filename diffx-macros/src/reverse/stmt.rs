@@ -22,7 +22,9 @@ impl Sweep {
         } = s
         {
             let marks = self.if_marks.get(id).cloned();
-            for (vec, log, mark) in marks.iter().flatten() {
+            // (Recording, the arm is not run again: its writes are undone one by one.)
+            let rewinds = marks.iter().flatten().filter(|_| !self.recording);
+            for (vec, log, mark) in rewinds {
                 self.b.push(Stmt::Undo {
                     vec: *vec,
                     log: log.clone(),
@@ -85,7 +87,7 @@ impl Sweep {
         }
         match op {
             // Maps are written by the transforms; the lists reverse mode reverses have none.
-            Op::Map { .. } | Op::Zeros(_) | Op::Fit => {}
+            Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => {}
             Op::Id => {
                 if let Some(a) = args.first().filter(|a| a.var().is_some()) {
                     self.accumulate(a, Atom::Var(g), span, mark);

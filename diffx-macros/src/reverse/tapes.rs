@@ -19,6 +19,8 @@ pub(super) struct Tapes<'a> {
     /// Before an `if` whose arms write vectors, the lengths of their logs: the backward sweep
     /// rewinds the vectors to there before it recomputes the arm that ran.
     pub(super) if_marks: HashMap<ControlId, Vec<IfMark>>,
+    /// Whether loops may record (`record.rs`) rather than recompute their bodies.
+    pub(super) record: bool,
 }
 
 /// The vector a write or push changes, and its log.
@@ -75,6 +77,9 @@ impl Tapes<'_> {
             keep: None,
             range,
             calls: Vec::new(),
+            record: false,
+            runs: None,
+            stacks: Vec::new(),
         }
     }
 
@@ -138,6 +143,8 @@ impl Tapes<'_> {
                         }
                     });
                 }
+                let mut tape = self.tape(head);
+                tape.record = self.record && super::record::records(&self.b.func, cells, &inner);
                 Stmt::Loop {
                     id: *id,
                     head: head.clone(),
@@ -147,7 +154,7 @@ impl Tapes<'_> {
                         body: inner,
                         yields: body.yields.clone(),
                     },
-                    tape: Some(self.tape(head)),
+                    tape: Some(tape),
                     logs,
                 }
             }

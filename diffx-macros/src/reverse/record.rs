@@ -1,0 +1,327 @@
+//! Loops that record: a loop's backward sweep reads what its forward sweep kept, and never runs
+//! the body again.
+//!
+//! A backward iteration needs, besides the iteration's entry state on the loop's tape, the values
+//! of the body its adjoint reads. A loop that recomputes (`control.rs`) runs the body again from
+//! the entry state for that, once per nesting level: the innermost body of three nested loops
+//! runs four times per gradient. A recording loop keeps those values instead, as the forward sweep
+//! makes them: each on a stack of its own, pushed after the statement that makes it
+//! ([`Stmt::Record`]) and popped at the start of the backward iteration ([`Op::Recall`]): the
+//! to-be-recorded values of Tapenade's TBR analysis, at the granularity of the Wengert list.
+//!
+//! What a backward iteration reads from its body is recorded, except:
+//! - values one cheap scalar operation makes (a copy, `+`, `-`, `*`, a negation) from operands
+//!   the backward sweep has (constants, values from outside the body, elements of vectors the
+//!   body does not write, and other values of the body recomputed or recorded): computed again,
+//!   as a few operations cost less than memory does;
+//! - the body's constants (indices, conditions): computed again from their operands.
+//!
+//! Vectors the body writes are not rewound at the start of a backward iteration: the adjoint of
+//! each write undoes it from the vector's log, so at the adjoint of any statement a vector holds
+//! what it held when the statement ran.
+//!
+//! A loop records when every loop nested in it does, and its body declares no vector it writes,
+//! writes no vector that a loop in it carries as a cell, runs no statement kept as written
+//! (`println!`), computes no constant from a vector it writes, and starts each nested loop's
+//! cells in a `let` that nothing else reads before that loop. Other loops recompute.
+
+use std::collections::{BTreeSet, HashSet};
+
+use proc_macro2::{Ident, Span};
+
+use super::Sweep;
+use crate::builder::Builder;
+use crate::ir::{Atom, ControlId, Func, Kind, Op, Stmt, Var};
+use crate::liveness;
+
+/// A value a recording loop's backward sweep pops, pushed on `stack` after the statement that
+/// makes it.
+pub(super) struct Recorded {
+    var: Var,
+    stack: Ident,
+    after: After,
+}
+
+/// Where the forward sweep pushes a recorded value.
+#[derive(Clone, Copy, PartialEq)]
+enum After {
+    /// After the `let` or the `if` that defines it.
+    Def,
+    /// After this loop, whose cell it is: its final value.
+    Loop(ControlId),
+}
+
+impl Recorded {
+    /// Whether the forward sweep pushes this value right after `s`.
+    fn follows(&self, s: &Stmt) -> bool {
+        match (self.after, s) {
+            (After::Def, Stmt::Let { dst, op, .. }) => {
+                *dst == self.var && !matches!(op, Op::Recall(_))
+            }
+            (After::Def, Stmt::If { outs, .. }) => outs.contains(&self.var),
+            (After::Loop(id), Stmt::Loop { id: l, .. }) => id == *l,
+            _ => false,
+        }
+    }
+}
+
+/// Whether a loop with this (taped) body records: see the module's documentation.
+pub(super) fn records(f: &Func, cells: &[Var], body: &[Stmt]) -> bool {
+    let mut ok = true;
+    let mut written: HashSet<Var> = HashSet::new();
+    let mut carried: HashSet<Var> = cells.iter().copied().collect();
+    for s in body {
+        s.walk(&mut |s| match s {
+            Stmt::SetElem { vec, .. } | Stmt::Push { vec, .. } => {
+                written.insert(*vec);
+            }
+            Stmt::Loop { tape, cells, .. } => {
+                ok &= tape.as_ref().is_some_and(|t| t.record);
+                carried.extend(cells.iter().copied());
+            }
+            Stmt::Let { .. } | Stmt::Const { .. } | Stmt::Item(_) | Stmt::If { .. } => {}
+            _ => ok = false,
+        });
+    }
+    let declared = super::tapes::declared_in(body);
+    if !ok
+        || written
+            .iter()
+            .any(|v| declared.contains(v) || carried.contains(v))
+    {
+        return false;
+    }
+    let names: HashSet<String> = written.iter().map(|v| f.name(*v).to_string()).collect();
+    let mut from_written = false;
+    for s in body {
+        s.walk(&mut |s| {
+            if let Stmt::Const { expr, .. } = s {
+                let mut mentioned = BTreeSet::new();
+                crate::tokens::idents(expr.clone(), &mut mentioned);
+                from_written |= mentioned.iter().any(|n| names.contains(n));
+            }
+        });
+    }
+    !from_written && cells_start_fresh(f, body)
+}
+
+/// Whether every loop in `list` (at any depth) has cells that a `let` of the same list starts and
+/// nothing reads between that `let` and the loop: then a cell read outside its loop holds the
+/// loop's final value, which is what is recorded.
+fn cells_start_fresh(f: &Func, list: &[Stmt]) -> bool {
+    let by_name = liveness::by_name(f);
+    list.iter().enumerate().all(|(p, s)| match s {
+        Stmt::Loop { cells, body, .. } => {
+            cells.iter().all(|c| {
+                let start = list[..p]
+                    .iter()
+                    .rposition(|t| matches!(t, Stmt::Let { dst, .. } if dst == c));
+                start.is_some_and(|d| {
+                    list[d + 1..p]
+                        .iter()
+                        .all(|t| !liveness::reads(t, &by_name).contains(c))
+                })
+            }) && cells_start_fresh(f, &body.body)
+        }
+        Stmt::If { then_, else_, .. } => {
+            cells_start_fresh(f, &then_.body) && cells_start_fresh(f, &else_.body)
+        }
+        _ => true,
+    })
+}
+
+/// The loops nested in recording loops keep their tapes with the outermost one's: each gets a
+/// stack of its runs, and the outermost declares them all.
+pub(super) fn nest(b: &mut Builder, list: &mut [Stmt]) {
+    for s in list {
+        match s {
+            Stmt::Loop {
+                tape: Some(t),
+                body,
+                ..
+            } if t.record => {
+                let mut stacks = Vec::new();
+                nested_runs(b, &mut body.body, &mut stacks);
+                t.stacks.extend(stacks);
+            }
+            Stmt::Loop { body, .. } => nest(b, &mut body.body),
+            Stmt::If { then_, else_, .. } => {
+                nest(b, &mut then_.body);
+                nest(b, &mut else_.body);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
+    for s in list {
+        match s {
+            Stmt::Loop {
+                tape: Some(t),
+                body,
+                ..
+            } => {
+                let runs = b.fresh_name(&format!("{}_runs", t.name));
+                stacks.extend([t.name.clone(), runs.clone()]);
+                t.runs = Some(runs);
+                nested_runs(b, &mut body.body, stacks);
+            }
+            Stmt::If { then_, else_, .. } => {
+                nested_runs(b, &mut then_.body, stacks);
+                nested_runs(b, &mut else_.body, stacks);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The vectors `list` writes, at any depth.
+fn written(list: &[Stmt]) -> HashSet<Var> {
+    let mut out = HashSet::new();
+    for s in list {
+        s.walk(&mut |s| {
+            if let Stmt::SetElem { vec, .. } | Stmt::Push { vec, .. } = s {
+                out.insert(*vec);
+            }
+        });
+    }
+    out
+}
+
+/// Whether `dst = op(args)` is computed again rather than recorded: one cheap scalar operation on
+/// operands the backward sweep has (a vector's element only if the scope does not write it).
+fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> bool {
+    let cheap_op = match op {
+        Op::Id => true,
+        Op::Rule(r) => matches!(r.name, "add" | "sub" | "mul" | "neg"),
+        _ => false,
+    };
+    cheap_op
+        && f.kind(dst) == Kind::Scalar
+        && args.iter().all(|a| match a {
+            Atom::Field(v, _) => !written.contains(v),
+            Atom::Var(v) => f.kind(*v) == Kind::Scalar,
+            Atom::Const(_) => true,
+        })
+}
+
+impl Sweep {
+    /// The start of a recording scope's backward body `back` (a loop's backward iteration or an
+    /// arm's adjoint), from the scope's forward statements `fwd`: the values `back` reads that
+    /// `fwd` makes, popped or computed again, and the constants it reads.
+    pub(super) fn recall(&mut self, fwd: &[Stmt], back: &[Stmt]) -> Vec<Stmt> {
+        let f = &self.b.func;
+        let by_name = liveness::by_name(f);
+        let written = written(fwd);
+        let mut needed: HashSet<Var> = back
+            .iter()
+            .flat_map(|s| liveness::reads(s, &by_name))
+            .collect();
+        let mut names = BTreeSet::new();
+        liveness::mentions(f, back, &mut names);
+        let mut again = Vec::new();
+        let mut recorded: Vec<(Var, After)> = Vec::new();
+        for s in fwd.iter().rev() {
+            let keep = match s {
+                Stmt::Const { name, .. } => names.contains(&name.to_string()),
+                Stmt::Item(_) => true,
+                Stmt::Let { dst, op, args, .. } if needed.remove(dst) => {
+                    let cheap = cheap(f, *dst, op, args, &written);
+                    if !cheap {
+                        recorded.push((*dst, After::Def));
+                    }
+                    cheap
+                }
+                Stmt::If { outs, .. } => {
+                    recorded.extend(
+                        outs.iter()
+                            .filter(|o| needed.remove(o))
+                            .map(|o| (*o, After::Def)),
+                    );
+                    false
+                }
+                Stmt::Loop { id, cells, .. } => {
+                    recorded.extend(
+                        cells
+                            .iter()
+                            .filter(|c| needed.remove(c))
+                            .map(|c| (*c, After::Loop(*id))),
+                    );
+                    false
+                }
+                _ => false,
+            };
+            if keep {
+                needed.extend(liveness::reads(s, &by_name));
+                liveness::mentions(f, std::slice::from_ref(s), &mut names);
+                again.push(s.clone());
+            }
+        }
+        let mut out: Vec<Stmt> = recorded
+            .into_iter()
+            .map(|(var, after)| self.record(var, after))
+            .collect();
+        out.extend(again.into_iter().rev());
+        out
+    }
+
+    /// A stack for `var`, and its pop.
+    fn record(&mut self, var: Var, after: After) -> Stmt {
+        let stack = self.b.fresh_name(&format!("{}_rec", self.b.func.name(var)));
+        self.records.push(Recorded {
+            var,
+            stack: stack.clone(),
+            after,
+        });
+        Stmt::Let {
+            dst: var,
+            op: Op::Recall(stack),
+            args: Vec::new(),
+            span: Span::call_site(),
+        }
+    }
+}
+
+/// The pushes of the recorded values in every run of the statements that make them (the forward
+/// sweep, and a recomputing loop's runs of its body), each stack declared with the outermost
+/// recording loop around it.
+pub(super) fn keep(list: &mut Vec<Stmt>, records: &[Recorded]) {
+    if !records.is_empty() {
+        keep_in(list, records, &mut Vec::new());
+    }
+}
+
+fn keep_in(list: &mut Vec<Stmt>, records: &[Recorded], stacks: &mut Vec<Ident>) {
+    let mut out = Vec::with_capacity(list.len());
+    for mut s in std::mem::take(list) {
+        match &mut s {
+            Stmt::Loop { tape, body, .. } => match tape {
+                Some(t) if t.record && t.runs.is_none() => {
+                    let mut own = Vec::new();
+                    keep_in(&mut body.body, records, &mut own);
+                    t.stacks.extend(own);
+                }
+                _ => keep_in(&mut body.body, records, stacks),
+            },
+            Stmt::If { then_, else_, .. } => {
+                keep_in(&mut then_.body, records, stacks);
+                keep_in(&mut else_.body, records, stacks);
+            }
+            Stmt::LoopBack { body, .. } => keep_in(body, records, stacks),
+            _ => {}
+        }
+        let after: Vec<&Recorded> = records.iter().filter(|r| r.follows(&s)).collect();
+        out.push(s);
+        for r in after {
+            out.push(Stmt::Record {
+                stack: r.stack.clone(),
+                value: r.var,
+            });
+            if !stacks.contains(&r.stack) {
+                stacks.push(r.stack.clone());
+            }
+        }
+    }
+    *list = out;
+}
