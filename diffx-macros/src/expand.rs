@@ -33,7 +33,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let args = parse::args(attr)?;
     let (core, args, adapters) = adapt::into_core(item, args)?;
     let sig = parse::signature(&core, &args)?;
-    let programs = programs(&core, &sig, args.order)?;
+    let programs = programs(&core, &sig, args.order, !args.recompute)?;
     let written = emit_programs(&core, &sig, &programs)?;
     dress(written, &core, &sig, &adapters)
 }
@@ -56,7 +56,12 @@ pub struct Programs {
 }
 
 /// The body desugared and lowered, and the programs derived from it, trimmed.
-fn programs(item: &ItemFn, sig: &Signature, asked: Option<parse::Order>) -> syn::Result<Programs> {
+fn programs(
+    item: &ItemFn,
+    sig: &Signature,
+    asked: Option<parse::Order>,
+    record: bool,
+) -> syn::Result<Programs> {
     let mut core = item.clone();
     *core.block = desugar::body(&item.block, sig)?;
     let second = asked.is_some_and(|o| o.n >= 2);
@@ -69,7 +74,7 @@ fn programs(item: &ItemFn, sig: &Signature, asked: Option<parse::Order>) -> syn:
         .zip(&sig.params)
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
-    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind, true)?;
+    let mut rev = reverse::transform(&primal, &typed, sig.ret_kind, record)?;
     // Forward over reverse differentiates an adjoint program whose loops recompute, as the sweep
     // wrote it, and a third pass the `hvp_` program as the second wrote it: tapes are trimmed
     // after the last pass.

@@ -136,7 +136,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r
         }
         Stmt::Undo { vec, .. } | Stmt::Pop { vec, .. } => vec![*vec],
-        Stmt::Record { value, .. } => vec![*value],
+        Stmt::Record { value, .. } => atoms(std::slice::from_ref(value)),
         Stmt::Push { vec, value, .. } => {
             let mut r = vec![*vec];
             r.extend(value.var());
@@ -313,7 +313,7 @@ impl Mentions<'_> {
             }
             Stmt::Pop { dst, vec } => self.names([*dst, *vec]),
             Stmt::Record { stack, value } => {
-                self.name(*value);
+                self.atom(value);
                 self.out.insert(stack.to_string());
             }
             Stmt::CallHvp {

@@ -7,13 +7,16 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::ir::Kind;
 
-/// `#[autodiff(wrt(x, y), order = 3)]`.
+/// `#[autodiff(wrt(x, y), order = 3, loops = "recompute")]`.
 #[derive(Default)]
 pub struct Args {
     pub wrt: Option<Vec<Ident>>,
     /// `order = n`: the highest order of derivative functions asked for, which must then be
     /// written (an error says why not otherwise). Without it, first order only.
     pub order: Option<Order>,
+    /// `loops = "recompute"`: reverse mode's loops run their bodies again in the backward sweep
+    /// instead of recording what it reads (`loops = "record"`, the default, where a loop can).
+    pub recompute: bool,
 }
 
 /// An `order = n` argument: 1, 2 or 3.
@@ -45,10 +48,23 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
                     "`order` is 1, 2 or 3: the highest derivative to write (`order = 2` adds `hvp_`/`hessian_`, `order = 3` adds `dhvp_`)",
                 )),
             }
+        } else if meta.path.is_ident("loops") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            match lit.value().as_str() {
+                "record" => Ok(()),
+                "recompute" => {
+                    args.recompute = true;
+                    Ok(())
+                }
+                _ => Err(syn::Error::new(
+                    lit.span(),
+                    "`loops` is \"record\" (the default: the forward sweep keeps what the backward sweep reads) or \"recompute\" (the backward sweep runs each loop body again, keeping less)",
+                )),
+            }
         } else {
             let name = meta.path.to_token_stream().to_string().replace(' ', "");
             Err(meta.error(format!(
-                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate and `order = 2` or `order = 3` for higher derivatives"
+                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate, `order = 2` or `order = 3` for higher derivatives, and `loops = \"recompute\"` to keep less memory in reverse mode"
             )))
         }
     });

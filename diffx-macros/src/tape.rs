@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Ident;
 
-use crate::ir::{Func, Op, Stmt, Var};
+use crate::ir::{Func, Stmt, Var};
 use crate::liveness;
 
 /// Trims every tape of `f`: run on a finished reverse (or forward-over-reverse) program.
@@ -169,25 +169,29 @@ fn set_pushes(body: &mut [Stmt], kept: &HashMap<String, Vec<bool>>) {
     }
 }
 
-/// The records a trimmed program still pops: a push whose pop the trimming dropped goes too.
+/// The records a trimmed program still pops: a push whose pop the trimming dropped goes too. (A
+/// stack is mentioned by its pushes and its pop alone.)
 fn drop_unread(f: &mut Func) {
-    let mut popped: HashSet<Ident> = HashSet::new();
+    let mut popped = BTreeSet::new();
+    let mut list = Vec::new();
     for s in &f.body {
         s.walk(&mut |s| {
-            if let Stmt::Let {
-                op: Op::Recall(stack),
-                ..
-            } = s
-            {
-                popped.insert(stack.clone());
+            if !matches!(
+                s,
+                Stmt::Record { .. } | Stmt::Loop { .. } | Stmt::If { .. } | Stmt::LoopBack { .. }
+            ) {
+                list.push(s.clone());
             }
         });
     }
+    liveness::mentions(f, &list, &mut popped);
     retain(&mut f.body, &popped);
 }
 
-fn retain(list: &mut Vec<Stmt>, popped: &HashSet<Ident>) {
-    list.retain(|s| !matches!(s, Stmt::Record { stack, .. } if !popped.contains(stack)));
+fn retain(list: &mut Vec<Stmt>, popped: &BTreeSet<String>) {
+    list.retain(
+        |s| !matches!(s, Stmt::Record { stack, .. } if !popped.contains(&stack.to_string())),
+    );
     for s in list {
         match s {
             Stmt::Loop { body, .. } => retain(&mut body.body, popped),

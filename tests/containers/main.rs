@@ -11,6 +11,7 @@ mod loop_functions;
 mod jacobians;
 mod nested;
 mod options;
+mod recording;
 mod slices;
 mod structs;
 mod tuples;

@@ -33,6 +33,7 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Ar
     let args = parse::Args {
         wrt: Some(wrt),
         order: args.order,
+        recompute: args.recompute,
     };
     Some((as_fn, args, receiver))
 }

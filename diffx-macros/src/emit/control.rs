@@ -74,7 +74,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             };)
         }
         Stmt::Record { stack, value } => {
-            let v = owned(f, &Atom::Var(*value));
+            let v = owned(f, value);
             quote!(#stack.push(#v);)
         }
         Stmt::Undo { vec, log, mark } => {

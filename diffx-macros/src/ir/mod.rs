@@ -238,7 +238,7 @@ pub enum Stmt {
     Pop { dst: Var, vec: Var },
     /// `stack.push(value)`: a recording loop's forward sweep keeps a value its backward sweep
     /// reads ([`Op::Recall`]), one entry per run of the statement before it.
-    Record { stack: Ident, value: Var },
+    Record { stack: Ident, value: Atom },
     /// Restores `vec` from its log: the last write (`mark: None`), or every write logged since the
     /// log had length `mark`.
     Undo {
@@ -542,7 +542,7 @@ impl Func {
             Stmt::Pop { dst, vec } => {
                 writeln!(f, "{} = {}.pop()", self.name(*dst), self.name(*vec))
             }
-            Stmt::Record { stack, value } => writeln!(f, "record {} on {stack}", self.name(*value)),
+            Stmt::Record { stack, value } => writeln!(f, "record {} on {stack}", self.atom(value)),
             Stmt::Split {
                 dst,
                 pullback,

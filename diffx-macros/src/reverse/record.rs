@@ -28,6 +28,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use proc_macro2::{Ident, Span};
+use quote::ToTokens;
 
 use super::Sweep;
 use crate::builder::Builder;
@@ -37,9 +38,17 @@ use crate::liveness;
 /// A value a recording loop's backward sweep pops, pushed on `stack` after the statement that
 /// makes it.
 pub(super) struct Recorded {
-    var: Var,
+    kept: Kept,
     stack: Ident,
     after: After,
+}
+
+/// What is recorded: a value of the list, or a condition (a constant the body computes from a
+/// vector it writes, so that it cannot be computed again in the backward sweep).
+#[derive(Clone)]
+enum Kept {
+    Value(Var),
+    Condition(Ident),
 }
 
 /// Where the forward sweep pushes a recorded value.
@@ -54,13 +63,26 @@ enum After {
 impl Recorded {
     /// Whether the forward sweep pushes this value right after `s`.
     fn follows(&self, s: &Stmt) -> bool {
-        match (self.after, s) {
-            (After::Def, Stmt::Let { dst, op, .. }) => {
-                *dst == self.var && !matches!(op, Op::Recall(_))
+        match (&self.kept, self.after, s) {
+            (Kept::Value(v), After::Def, Stmt::Let { dst, op, .. }) => {
+                dst == v && !matches!(op, Op::Recall(_))
             }
-            (After::Def, Stmt::If { outs, .. }) => outs.contains(&self.var),
-            (After::Loop(id), Stmt::Loop { id: l, .. }) => id == *l,
+            (Kept::Value(v), After::Def, Stmt::If { outs, .. }) => outs.contains(v),
+            (Kept::Value(_), After::Loop(id), Stmt::Loop { id: l, .. }) => id == *l,
+            (Kept::Condition(c), _, Stmt::Const { name, .. }) => name == c,
             _ => false,
+        }
+    }
+
+    /// The forward sweep's push.
+    fn push(&self) -> Stmt {
+        let value = match &self.kept {
+            Kept::Value(v) => Atom::Var(*v),
+            Kept::Condition(c) => Atom::Const(c.to_token_stream()),
+        };
+        Stmt::Record {
+            stack: self.stack.clone(),
+            value,
         }
     }
 }
@@ -91,18 +113,42 @@ pub(super) fn records(f: &Func, cells: &[Var], body: &[Stmt]) -> bool {
     {
         return false;
     }
-    let names: HashSet<String> = written.iter().map(|v| f.name(*v).to_string()).collect();
-    let mut from_written = false;
-    for s in body {
+    // (A condition read from a written vector is recorded; another constant would have to be
+    // cloned, and may not be `Clone`.)
+    let conditions = conditions(body);
+    let from_written = reads_written(f, body, &written);
+    from_written.is_subset(&conditions) && cells_start_fresh(f, body)
+}
+
+/// The names of the conditions of the `if`s in `list`, at any depth.
+fn conditions(list: &[Stmt]) -> HashSet<String> {
+    let mut out = BTreeSet::new();
+    for s in list {
         s.walk(&mut |s| {
-            if let Stmt::Const { expr, .. } = s {
-                let mut mentioned = BTreeSet::new();
-                crate::tokens::idents(expr.clone(), &mut mentioned);
-                from_written |= mentioned.iter().any(|n| names.contains(n));
+            if let Stmt::If { cond, .. } = s {
+                crate::tokens::idents(cond.clone(), &mut out);
             }
         });
     }
-    !from_written && cells_start_fresh(f, body)
+    out.into_iter().collect()
+}
+
+/// The names of the constants of `list` (at any depth) computed from a vector in `written`.
+fn reads_written(f: &Func, list: &[Stmt], written: &HashSet<Var>) -> HashSet<String> {
+    let names: HashSet<String> = written.iter().map(|v| f.name(*v).to_string()).collect();
+    let mut out = HashSet::new();
+    for s in list {
+        s.walk(&mut |s| {
+            if let Stmt::Const { name, expr, .. } = s {
+                let mut mentioned = BTreeSet::new();
+                crate::tokens::idents(expr.clone(), &mut mentioned);
+                if mentioned.iter().any(|n| names.contains(n)) {
+                    out.insert(name.to_string());
+                }
+            }
+        });
+    }
+    out
 }
 
 /// Whether every loop in `list` (at any depth) has cells that a `let` of the same list starts and
@@ -220,16 +266,23 @@ impl Sweep {
             .collect();
         let mut names = BTreeSet::new();
         liveness::mentions(f, back, &mut names);
+        let from_written = reads_written(f, fwd, &written);
         let mut again = Vec::new();
-        let mut recorded: Vec<(Var, After)> = Vec::new();
+        let mut recorded: Vec<(Kept, After)> = Vec::new();
         for s in fwd.iter().rev() {
             let keep = match s {
+                Stmt::Const { name, .. } if from_written.contains(&name.to_string()) => {
+                    if names.contains(&name.to_string()) {
+                        recorded.push((Kept::Condition(name.clone()), After::Def));
+                    }
+                    false
+                }
                 Stmt::Const { name, .. } => names.contains(&name.to_string()),
                 Stmt::Item(_) => true,
                 Stmt::Let { dst, op, args, .. } if needed.remove(dst) => {
                     let cheap = cheap(f, *dst, op, args, &written);
                     if !cheap {
-                        recorded.push((*dst, After::Def));
+                        recorded.push((Kept::Value(*dst), After::Def));
                     }
                     cheap
                 }
@@ -237,7 +290,7 @@ impl Sweep {
                     recorded.extend(
                         outs.iter()
                             .filter(|o| needed.remove(o))
-                            .map(|o| (*o, After::Def)),
+                            .map(|o| (Kept::Value(*o), After::Def)),
                     );
                     false
                 }
@@ -246,7 +299,7 @@ impl Sweep {
                         cells
                             .iter()
                             .filter(|c| needed.remove(c))
-                            .map(|c| (*c, After::Loop(*id))),
+                            .map(|c| (Kept::Value(*c), After::Loop(*id))),
                     );
                     false
                 }
@@ -260,25 +313,40 @@ impl Sweep {
         }
         let mut out: Vec<Stmt> = recorded
             .into_iter()
-            .map(|(var, after)| self.record(var, after))
+            .map(|(kept, after)| self.record(kept, after))
             .collect();
         out.extend(again.into_iter().rev());
         out
     }
 
-    /// A stack for `var`, and its pop.
-    fn record(&mut self, var: Var, after: After) -> Stmt {
-        let stack = self.b.fresh_name(&format!("{}_rec", self.b.func.name(var)));
+    /// A stack for what is kept, and its pop.
+    fn record(&mut self, kept: Kept, after: After) -> Stmt {
+        let name = match &kept {
+            Kept::Value(v) => self.b.func.name(*v).clone(),
+            Kept::Condition(c) => c.clone(),
+        };
+        let stack = self.b.fresh_name(&format!("{name}_rec"));
         self.records.push(Recorded {
-            var,
+            kept: kept.clone(),
             stack: stack.clone(),
             after,
         });
-        Stmt::Let {
-            dst: var,
-            op: Op::Recall(stack),
-            args: Vec::new(),
-            span: Span::call_site(),
+        match kept {
+            Kept::Value(var) => Stmt::Let {
+                dst: var,
+                op: Op::Recall(stack),
+                args: Vec::new(),
+                span: Span::call_site(),
+            },
+            // (A condition is a `bool`.)
+            Kept::Condition(name) => Stmt::Const {
+                name,
+                mutable: false,
+                ty: Some(syn::parse_quote!(bool)),
+                expr: quote::quote!(#stack.pop().unwrap_or_else(|| ::core::unreachable!(
+                    "a recording loop's backward sweep takes what its forward sweep kept"
+                ))),
+            },
         }
     }
 }
@@ -308,16 +376,14 @@ fn keep_in(list: &mut Vec<Stmt>, records: &[Recorded], stacks: &mut Vec<Ident>) 
                 keep_in(&mut then_.body, records, stacks);
                 keep_in(&mut else_.body, records, stacks);
             }
-            Stmt::LoopBack { body, .. } => keep_in(body, records, stacks),
+            // (A recording loop's backward sweep runs nothing of the forward sweep again.)
+            Stmt::LoopBack { tape, body, .. } if !tape.record => keep_in(body, records, stacks),
             _ => {}
         }
         let after: Vec<&Recorded> = records.iter().filter(|r| r.follows(&s)).collect();
         out.push(s);
         for r in after {
-            out.push(Stmt::Record {
-                stack: r.stack.clone(),
-                value: r.var,
-            });
+            out.push(r.push());
             if !stacks.contains(&r.stack) {
                 stacks.push(r.stack.clone());
             }

@@ -1,0 +1,242 @@
+//! Loops that record against loops that recompute: each function is written twice, once as is
+//! (its loops record what their backward sweeps read) and once with `loops = "recompute"` (the
+//! backward sweeps run the bodies again); both gradients must be the same at every point, and
+//! match central differences. The bodies nest loops, write and push into outer vectors, branch on
+//! recorded values, call other functions and break out early: what recording changes.
+
+// (Indexed loops are what is tested.)
+#![allow(clippy::needless_range_loop)]
+
+use diffx::autodiff;
+use diffx::check::central_difference;
+
+use crate::common::assert_close;
+
+/// The same body as a recording and a recomputing function.
+macro_rules! both {
+    ($recompute:ident, fn $record:ident $($function:tt)*) => {
+        #[autodiff]
+        fn $record $($function)*
+
+        #[autodiff(loops = "recompute")]
+        fn $recompute $($function)*
+    };
+}
+
+// A Cholesky-like triangle in three nested loops, its rows written into an outer vector that the
+// loop then reads (the shape of GradBench's gmm).
+both!(
+    triangle_recomputed,
+    fn triangle(x: &[f64], l: &[f64], d: usize) -> f64 {
+        let n = x.len() / d;
+        let mut beta = vec![0.0; n];
+        let mut total = 0.0;
+        for i in 0..n {
+            let mut sq = 0.0;
+            for j in 0..d {
+                let mut row = x[i * d + j] * l[j * d + j].exp();
+                for k in 0..j {
+                    row += l[j * d + k] * (x[i * d + k] - l[k]);
+                }
+                sq += row * row;
+            }
+            beta[i] = (1.0 + sq).ln();
+            total += beta[i] * beta[i] + beta[i].sin() * x[i * d];
+        }
+        total
+    }
+);
+
+// A `while` on a float condition inside a `for` (its runs have no range), with a counter.
+both!(
+    newton_recomputed,
+    fn newton(x: &[f64], n: usize) -> f64 {
+        let mut total = 0.0;
+        for i in 0..n {
+            let mut y = 1.0 + x[i % x.len()] * x[i % x.len()];
+            let mut k = 0;
+            while k < 2 + i % 3 && y > 1e-3 {
+                y = y - (y * y - 2.0) / (2.0 * y);
+                k += 1;
+            }
+            total += y.sin() * x[0] + y * y;
+        }
+        total
+    }
+);
+
+// Sweeps that overwrite an outer vector element by element, reading what the same sweep wrote
+// before, with a branch on the values.
+both!(
+    smooth_recomputed,
+    fn smooth(x: &[f64], sweeps: usize) -> f64 {
+        let mut v = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            v[i] = x[i].sin();
+        }
+        for _ in 0..sweeps {
+            for i in 1..x.len() - 1 {
+                let m = (v[i - 1] + v[i + 1]) * 0.5;
+                if m > v[i] {
+                    v[i] = m.tanh() + v[i] * 0.25;
+                } else {
+                    v[i] *= m;
+                }
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += v[i] * v[i] * (i as f64 + 1.0);
+        }
+        s
+    }
+);
+
+// Pushes into an outer `Vec` from a nested loop, read back after.
+both!(
+    pushes_recomputed,
+    fn pushes(x: &[f64], n: usize) -> f64 {
+        let mut out = Vec::new();
+        for i in 0..n {
+            let a = x[i % x.len()].exp();
+            for j in 0..3 {
+                out.push(a * j as f64 + a.cos());
+            }
+        }
+        let mut s = 0.0;
+        for k in 0..out.len() {
+            s += out[k] * out[k].sin();
+        }
+        s
+    }
+);
+
+#[autodiff]
+fn bump(a: f64, b: f64) -> f64 {
+    (a * b).sin() + a * a
+}
+
+// Calls in nested loops, and a `break` on a recorded value. (Written out twice: through
+// `macro_rules!`, the call's tangents would not see the parameters' (hygiene).)
+#[autodiff]
+fn calls(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.5;
+    for i in 0..n {
+        let mut inner = 0.0;
+        for j in 0..x.len() {
+            inner += bump(x[j], s) * (i + j) as f64;
+            if inner > 4.0 {
+                break;
+            }
+        }
+        s = (s + inner * 0.1).tanh();
+    }
+    s
+}
+
+#[autodiff(loops = "recompute")]
+fn calls_recomputed(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.5;
+    for i in 0..n {
+        let mut inner = 0.0;
+        for j in 0..x.len() {
+            inner += bump(x[j], s) * (i + j) as f64;
+            if inner > 4.0 {
+                break;
+            }
+        }
+        s = (s + inner * 0.1).tanh();
+    }
+    s
+}
+
+/// Both gradients at `points`: equal to each other, and to central differences.
+#[track_caller]
+fn check(
+    points: &[Vec<f64>],
+    f: impl Fn(&[f64]) -> f64,
+    recorded: impl Fn(&[f64]) -> Vec<f64>,
+    recomputed: impl Fn(&[f64]) -> Vec<f64>,
+) {
+    for p in points {
+        let (a, b) = (recorded(p), recomputed(p));
+        let numeric = central_difference(&f, p);
+        for i in 0..p.len() {
+            assert_close(
+                a[i],
+                b[i],
+                1e-12,
+                &format!("recorded vs recomputed ∂{i} at {p:?}"),
+            );
+            assert_close(a[i], numeric[i], 1e-6, &format!("∂{i} at {p:?}"));
+        }
+    }
+}
+
+fn points(len: usize) -> Vec<Vec<f64>> {
+    (0..4)
+        .map(|k| {
+            (0..len)
+                .map(|i| 0.3 * ((k * 7 + i * 3) as f64).sin() + 0.1 * k as f64)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn nested_loops_writing_an_outer_vector() {
+    let (d, l) = (3, [0.2, -0.4, 0.1, 0.3, 0.05, -0.2, 0.25, 0.15, -0.1]);
+    check(
+        &points(6),
+        |x| triangle(x, &l, d),
+        |x| grad_triangle(x, &l, d).0,
+        |x| grad_triangle_recomputed(x, &l, d).0,
+    );
+    let x = [0.4, -0.2, 0.7, 0.1, 0.3, -0.5];
+    check(
+        &points(9),
+        |l| triangle(&x, l, d),
+        |l| grad_triangle(&x, l, d).1,
+        |l| grad_triangle_recomputed(&x, l, d).1,
+    );
+}
+
+#[test]
+fn a_while_loop_inside_a_for_loop() {
+    check(
+        &points(3),
+        |x| newton(x, 7),
+        |x| grad_newton(x, 7),
+        |x| grad_newton_recomputed(x, 7),
+    );
+}
+
+#[test]
+fn sweeps_overwriting_a_vector() {
+    check(
+        &points(5),
+        |x| smooth(x, 3),
+        |x| grad_smooth(x, 3),
+        |x| grad_smooth_recomputed(x, 3),
+    );
+}
+
+#[test]
+fn pushes_from_a_nested_loop() {
+    check(
+        &points(3),
+        |x| pushes(x, 5),
+        |x| grad_pushes(x, 5),
+        |x| grad_pushes_recomputed(x, 5),
+    );
+}
+
+#[test]
+fn calls_and_breaks_in_nested_loops() {
+    check(
+        &points(4),
+        |x| calls(x, 4),
+        |x| grad_calls(x, 4),
+        |x| grad_calls_recomputed(x, 4),
+    );
+}
