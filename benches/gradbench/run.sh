@@ -26,6 +26,8 @@
 #   PEER_TIMEOUT     seconds one peer may take on one eval before it is stopped (default 900); the
 #                    sizes it did not reach read `-`.
 #   LOGS             where the JSON-lines logs go (default: target/gradbench-logs).
+# After the table, each diffx evaluation is run once more under a counting allocator
+# (`diffx-gradbench-memory`): its heap peak, primal and derivative side by side (memory.py).
 #
 # Needs: cargo; python3 (standard library) for the table; the GradBench folder's setup.sh (cargo, a
 # C++ compiler, Debian's nlohmann-json3-dev, PyPI's numpy, scipy, pydantic, dataclasses-json).
@@ -164,3 +166,15 @@ echo "D/P = derivative ÷ primal of the same tool; diffx P÷, D÷ = diffx's prim
 for n in "${notes[@]}"; do echo "note: $n"; done
 echo
 python3 "$repo/benches/gradbench/table.py" "${triples[@]}"
+
+# The heap memory of each diffx evaluation, run once more under a counting allocator: what the
+# derivative keeps beyond its primal is what its reverse sweep records.
+diffx_logs=()
+for ((i = 0; i < ${#triples[@]}; i += 3)); do
+  [ "${triples[i+1]}" != diffx ] || diffx_logs+=("${triples[i+2]}")
+done
+if [ ${#diffx_logs[@]} -gt 0 ]; then
+  echo
+  echo "diffx heap peak per evaluation (bytes beyond its input, its result included):"
+  "${tool}-memory" "${diffx_logs[@]}" | python3 "$repo/benches/gradbench/memory.py"
+fi

@@ -296,6 +296,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             names,
             body,
             cells,
+            ..
         } => {
             // The forward loop pushed a tangent cell after the cells for each cell that carries
             // derivatives: pop it under its name too.
@@ -315,12 +316,14 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             let result = body.iter().try_for_each(|s| stmt(b, &mut local, s));
             let inner = std::mem::replace(&mut b.func.body, outer);
             result.ok()?;
+            // (The tangents of zero adjoints need not be zero: no loop is skipped.)
             b.push(Stmt::LoopBack {
                 id: *id,
                 tape: tape.clone(),
                 names: all,
                 body: inner,
                 cells: all_cells,
+                skip_if_zero: Vec::new(),
             });
             Some(())
         }

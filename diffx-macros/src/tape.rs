@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Ident;
 
-use crate::ir::{Func, Stmt, Var};
+use crate::ir::{Func, Op, Stmt, Var};
 use crate::liveness;
 
 /// Trims every tape of `f`: run on a finished reverse (or forward-over-reverse) program.
@@ -26,6 +26,53 @@ pub fn trim(f: &mut Func) {
         s.walk(&mut |s| used_stacks(s, &mut used));
     }
     declare_used(&mut f.body, &used);
+    guard_zeros(&mut f.body);
+}
+
+/// A backward loop over a range that takes nothing off a stack (no tape entries, records, logs or
+/// calls' closures) is skipped where the adjoints carried into it are zero ([`Stmt::LoopBack`]'s
+/// `skip_if_zero`): kmeans' distances to the centroids a point is not closest to. Others run.
+fn guard_zeros(list: &mut [Stmt]) {
+    for s in list {
+        match s {
+            Stmt::LoopBack {
+                tape,
+                cells,
+                body,
+                skip_if_zero,
+                ..
+            } => {
+                guard_zeros(body);
+                let own = tape.range.is_some()
+                    && tape.keep.as_ref().is_some_and(|keep| {
+                        keep.iter().enumerate().all(|(i, k)| !k || i == cells.len())
+                    });
+                if !own || !body.iter().all(keeps_nothing) {
+                    skip_if_zero.clear();
+                }
+            }
+            Stmt::Loop { body, .. } => guard_zeros(&mut body.body),
+            Stmt::If { then_, else_, .. } => {
+                guard_zeros(&mut then_.body);
+                guard_zeros(&mut else_.body);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `s` neither takes anything off a stack nor puts anything on one.
+fn keeps_nothing(s: &Stmt) -> bool {
+    let mut nothing = true;
+    s.walk(&mut |s| {
+        nothing &= match s {
+            Stmt::Let { op, .. } => !matches!(op, Op::Recall(_)),
+            Stmt::SetElem { log, .. } | Stmt::Push { log, .. } => log.is_none(),
+            Stmt::Accum { .. } | Stmt::Const { .. } | Stmt::Set { .. } | Stmt::If { .. } => true,
+            _ => false,
+        };
+    });
+    nothing
 }
 
 /// The stacks a statement pushes on: a recorded value's, and a nested recording loop's runs and
@@ -169,22 +216,20 @@ fn set_pushes(body: &mut [Stmt], kept: &HashMap<String, Vec<bool>>) {
     }
 }
 
-/// The records a trimmed program still pops: a push whose pop the trimming dropped goes too. (A
-/// stack is mentioned by its pushes and its pop alone.)
+/// The records a trimmed program still pops: a push whose pop the trimming dropped goes too.
 fn drop_unread(f: &mut Func) {
     let mut popped = BTreeSet::new();
-    let mut list = Vec::new();
     for s in &f.body {
         s.walk(&mut |s| {
-            if !matches!(
-                s,
-                Stmt::Record { .. } | Stmt::Loop { .. } | Stmt::If { .. } | Stmt::LoopBack { .. }
-            ) {
-                list.push(s.clone());
+            if let Stmt::Let {
+                op: Op::Recall(stack),
+                ..
+            } = s
+            {
+                popped.insert(stack.to_string());
             }
         });
     }
-    liveness::mentions(f, &list, &mut popped);
     retain(&mut f.body, &popped);
 }
 

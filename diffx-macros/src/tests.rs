@@ -835,3 +835,58 @@ fn deep_expressions_expand_on_a_stack_of_their_own() {
         assert!(out.contains("fn grad_f") && out.contains("fn jvp_f"));
     }
 }
+
+#[test]
+fn a_loop_records_what_its_backward_sweep_reads_and_runs_no_body_again() {
+    // Three nested loops, as kmeans: the distance (a loop's result) is recorded, the difference
+    // (one subtraction of elements the loops do not write) computed again; the backward loop over
+    // the coordinates is skipped where the distance's adjoint is zero (all but the nearest centre).
+    let item = quote! {
+        fn loss(p: &[f64], c: &[f64], d: usize) -> f64 {
+            let mut total = 0.0;
+            for i in 0..p.len() / d {
+                let mut closest = f64::INFINITY;
+                for j in 0..c.len() / d {
+                    let mut dist = 0.0;
+                    for e in 0..d {
+                        let diff = p[i * d + e] - c[j * d + e];
+                        dist += diff * diff;
+                    }
+                    closest = closest.min(dist);
+                }
+                total += closest;
+            }
+            total
+        }
+    };
+    let (out, code) = vjp_code(quote!(wrt(c)), item);
+    let backward = &code[code.find("move|").expect("a pullback closure")..];
+    assert!(code.contains("dist_18_rec.push(dist_18);"), "{out}");
+    assert!(backward.contains("=dist_18_rec.pop()"), "{out}");
+    // The forward sweep's loops run once: no loop of the backward sweep runs a body forward.
+    assert!(!backward.contains("__iter"), "{out}");
+    assert!(backward.contains("letdiff_7=(p[i*d+e])-c[j*d+e];"), "{out}");
+    assert!(
+        backward.contains("ifdist_18_bar_1!=0.0{foreinrange.rev()"),
+        "{out}"
+    );
+    // Recomputing keeps no records, and runs the bodies again.
+    let attr = quote!(wrt(c), loops = "recompute");
+    let item = quote! {
+        fn loss(p: &[f64], c: &[f64], d: usize) -> f64 {
+            let mut total = 0.0;
+            for i in 0..p.len() / d {
+                let mut dist = 0.0;
+                for e in 0..d {
+                    dist += (p[i * d + e] - c[e]).powi(2);
+                }
+                total += dist.sqrt();
+            }
+            total
+        }
+    };
+    let (out, code) = vjp_code(attr, item);
+    assert!(!code.contains("_rec"), "{out}");
+    let backward = &code[code.find("move|").expect("a pullback closure")..];
+    assert!(backward.contains("__iter"), "{out}");
+}

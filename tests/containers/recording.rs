@@ -111,6 +111,28 @@ both!(
     }
 );
 
+// The nearest of several centres, as kmeans' cost: only the nearest one's distance has a nonzero
+// adjoint, and the backward loops over the others' coordinates are skipped.
+both!(
+    nearest_recomputed,
+    fn nearest(points: &[f64], centres: &[f64], d: usize) -> f64 {
+        let mut total = 0.0;
+        for i in 0..points.len() / d {
+            let mut closest = f64::INFINITY;
+            for j in 0..centres.len() / d {
+                let mut dist = 0.0;
+                for e in 0..d {
+                    let diff = points[i * d + e] - centres[j * d + e];
+                    dist += diff * diff;
+                }
+                closest = closest.min(dist);
+            }
+            total += closest;
+        }
+        total
+    }
+);
+
 #[autodiff]
 fn bump(a: f64, b: f64) -> f64 {
     (a * b).sin() + a * a
@@ -239,4 +261,28 @@ fn calls_and_breaks_in_nested_loops() {
         |x| grad_calls(x, 4),
         |x| grad_calls_recomputed(x, 4),
     );
+}
+
+#[test]
+fn loops_whose_adjoint_is_zero() {
+    let points = [0.1, 0.9, -0.4, 0.3, 0.8, -0.7, 0.2, 0.05];
+    check(
+        &points_at(6),
+        |c| nearest(&points, c, 2),
+        |c| grad_nearest(&points, c, 2).1,
+        |c| grad_nearest_recomputed(&points, c, 2).1,
+    );
+}
+
+/// Three centres in the plane, at several placements.
+fn points_at(len: usize) -> Vec<Vec<f64>> {
+    points(len)
+        .into_iter()
+        .map(|p| {
+            p.iter()
+                .enumerate()
+                .map(|(i, x)| x + 0.2 * i as f64)
+                .collect()
+        })
+        .collect()
 }

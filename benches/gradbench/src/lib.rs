@@ -3,4 +3,5 @@
 //! macro writes.
 
 pub mod evals;
+pub mod memory;
 pub mod protocol;

@@ -212,9 +212,16 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             quote!(#decl #head { #first #inner #last #write_back })
         }
         Stmt::LoopBack {
-            tape, names, body, ..
+            tape,
+            names,
+            body,
+            skip_if_zero,
+            ..
         } => {
             let (body, _) = nested(f, body, &[], mutable);
+            // (All zero: so is every iteration's adjoint.)
+            let seeds = skip_if_zero.iter().map(|v| f.name(*v));
+            let unless_zero = (!skip_if_zero.is_empty()).then(|| quote!(if #(#seeds != 0.0)||*));
             let names: Vec<&TokenStream> = names
                 .iter()
                 .enumerate()
@@ -239,7 +246,11 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 return quote!(while let ::core::option::Option::Some((#(#names,)*)) = #t.pop() { #body });
             };
             let pop = (!names.is_empty()).then_some(pop);
-            quote!(#run for #var in #range.rev() { #pop #body })
+            let backward = quote!(for #var in #range.rev() { #pop #body });
+            match unless_zero {
+                Some(guard) => quote!(#run #guard { #backward }),
+                None => quote!(#run #backward),
+            }
         }
         Stmt::Set { dst, value } => {
             let (d, v) = (f.name(*dst), owned(f, value));

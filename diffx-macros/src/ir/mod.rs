@@ -213,6 +213,10 @@ pub enum Stmt {
         names: Vec<TokenStream>,
         body: Vec<Stmt>,
         cells: Vec<(Var, bool)>,
+        /// The adjoints carried into the loop, if nothing else flows in and its body keeps nothing
+        /// on a stack: where all of them are zero, every iteration's adjoint is zero too, and the
+        /// loop is skipped (`tape::guard_zeros`).
+        skip_if_zero: Vec<Var>,
     },
     /// `dst = value` (an adjoint cell restarted at zero).
     Set { dst: Var, value: Atom },

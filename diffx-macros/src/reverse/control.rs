@@ -7,7 +7,7 @@ use quote::ToTokens;
 
 use super::cells::{carried, outer_reads};
 use super::Sweep;
-use crate::ir::{Atom, Branch, ControlId, LoopHead, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, ControlId, Kind, LoopHead, Op, Stmt, Var};
 
 impl Sweep {
     /// `if`: the adjoint of each arm, run in the arm that ran (its condition is a kept local), after
@@ -143,6 +143,7 @@ impl Sweep {
             inner.splice(0..0, self.recall(&body.body, &inner));
         }
         let names = self.loop_back_names(cells, head, &marks);
+        let skip_if_zero = self.carried_in(&live, &inner);
         let cells = cells.iter().copied().zip(active.iter().copied()).collect();
         self.b.push(Stmt::LoopBack {
             id: *id,
@@ -150,8 +151,39 @@ impl Sweep {
             names,
             body: inner,
             cells,
+            skip_if_zero,
         });
         Ok(())
+    }
+
+    /// The adjoints of the `live` cells, which carry into a backward loop with body `inner`, if
+    /// they are numbers and all that flows in: the body reads no adjoint vector's element. (Only
+    /// where the program is not differentiated again, in `f32` or `f64`: `x != 0.0` must compile,
+    /// and a tangent of a zero adjoint need not be zero.)
+    fn carried_in(&self, live: &[(usize, Var)], inner: &[Stmt]) -> Vec<Var> {
+        let f = &self.b.func;
+        let concrete = f.float.as_ref().is_some_and(|t| t == "f64" || t == "f32");
+        let seeds: Vec<Var> = live.iter().map(|(_, c)| self.adj[c]).collect();
+        if !self.skip_zeros || !concrete || seeds.iter().any(|s| f.kind(*s) != Kind::Scalar) {
+            return Vec::new();
+        }
+        let adjoints: std::collections::HashSet<Var> = self.adj.values().copied().collect();
+        let mut reads_vector_adjoint = false;
+        for s in inner {
+            s.walk(&mut |s| match s {
+                Stmt::Let { args, .. } => {
+                    reads_vector_adjoint |= args
+                        .iter()
+                        .any(|a| matches!(a, Atom::Field(v, _) if adjoints.contains(v)));
+                }
+                Stmt::Pop { .. } => reads_vector_adjoint = true,
+                _ => {}
+            });
+        }
+        if reads_vector_adjoint {
+            return Vec::new();
+        }
+        seeds
     }
 
     /// The cells' adjoints are reset in every backward iteration: each gets a variable of its own

@@ -64,6 +64,9 @@ struct Sweep {
     vectors: Vec<Var>,
     /// Inside a recording loop's backward sweep (`record.rs`): nothing is recomputed.
     recording: bool,
+    /// Backward loops may be skipped where the adjoints carried in are zero (a program that is not
+    /// differentiated again).
+    skip_zeros: bool,
     /// The values recording loops keep for their backward sweeps.
     records: Vec<record::Recorded>,
 }
@@ -114,6 +117,7 @@ pub fn transform(
         residuals,
         vectors: logs.iter().map(|(v, _)| *v).collect(),
         recording: false,
+        skip_zeros: record,
         records: Vec::new(),
     };
     sweep.start_adjoints(primal, params, &body, &logs, filled);

@@ -25,7 +25,7 @@
 //! (`println!`), computes no constant from a vector it writes, and starts each nested loop's
 //! cells in a `let` that nothing else reads before that loop. Other loops recompute.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::{Ident, Span};
 use quote::ToTokens;
@@ -235,6 +235,20 @@ fn written(list: &[Stmt]) -> HashSet<Var> {
     out
 }
 
+/// What `s` reads from before it: a backward loop reads its cells from its own tape.
+fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
+    let mut out = liveness::reads(s, by_name);
+    if let Stmt::LoopBack { cells, body, .. } = s {
+        let popped: HashSet<Var> = cells.iter().map(|(c, _)| *c).collect();
+        out = body
+            .iter()
+            .flat_map(|s| reads(s, by_name))
+            .filter(|v| !popped.contains(v))
+            .collect();
+    }
+    out
+}
+
 /// Whether `dst = op(args)` is computed again rather than recorded: one cheap scalar operation on
 /// operands the backward sweep has (a vector's element only if the scope does not write it).
 fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> bool {
@@ -260,10 +274,7 @@ impl Sweep {
         let f = &self.b.func;
         let by_name = liveness::by_name(f);
         let written = written(fwd);
-        let mut needed: HashSet<Var> = back
-            .iter()
-            .flat_map(|s| liveness::reads(s, &by_name))
-            .collect();
+        let mut needed: HashSet<Var> = back.iter().flat_map(|s| reads(s, &by_name)).collect();
         let mut names = BTreeSet::new();
         liveness::mentions(f, back, &mut names);
         let from_written = reads_written(f, fwd, &written);
@@ -331,22 +342,16 @@ impl Sweep {
             stack: stack.clone(),
             after,
         });
-        match kept {
-            Kept::Value(var) => Stmt::Let {
-                dst: var,
-                op: Op::Recall(stack),
-                args: Vec::new(),
-                span: Span::call_site(),
-            },
-            // (A condition is a `bool`.)
-            Kept::Condition(name) => Stmt::Const {
-                name,
-                mutable: false,
-                ty: Some(syn::parse_quote!(bool)),
-                expr: quote::quote!(#stack.pop().unwrap_or_else(|| ::core::unreachable!(
-                    "a recording loop's backward sweep takes what its forward sweep kept"
-                ))),
-            },
+        // (A condition, a `bool`, is popped into a value under its own name.)
+        let dst = match kept {
+            Kept::Value(var) => var,
+            Kept::Condition(name) => self.b.named(name, Kind::Other, false),
+        };
+        Stmt::Let {
+            dst,
+            op: Op::Recall(stack),
+            args: Vec::new(),
+            span: Span::call_site(),
         }
     }
 }
