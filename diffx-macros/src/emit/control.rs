@@ -110,6 +110,8 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             // the body writes a cell, the entry state is pushed as the iteration ends, the cells
             // handed over just before they are overwritten instead of copied.
             let at_end = logs.is_empty() && !writes_cells(&body.body, cells);
+            let run = proc_macro2::Ident::new("__run", proc_macro2::Span::mixed_site());
+            let mut after = TokenStream::new();
             let (decl, push) = match tape {
                 Some(t) => {
                     let entries: Vec<(String, TokenStream)> = cells
@@ -159,11 +161,14 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     match &t.runs {
                         // Nested in a recording loop: the tape is the outermost loop's, and the run
                         // leaves where its entries start (its range, or the tape's length).
+                        // (Pushed after the loop: a call before it would take the registers of
+                        // the values the loop carries.)
                         Some(runs) => {
                             let start = match &t.range {
-                                Some(_) => quote!(#runs.push(::core::clone::Clone::clone(&#it));),
-                                None => quote!(#runs.push(#name.len());),
+                                Some(_) => quote!(let #run = ::core::clone::Clone::clone(&#it);),
+                                None => quote!(let #run = #name.len();),
                             };
+                            after = quote!(#runs.push(#run););
                             let push = (!saved.is_empty() || t.range.is_none()).then_some(push);
                             (start, push.unwrap_or_default())
                         }
@@ -191,7 +196,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     } else {
                         (Some(push), None)
                     };
-                    return quote!(#decl for #pat in #it { #exit #first #inner #last #write_back });
+                    return quote!(#decl for #pat in #it { #exit #first #inner #last #write_back } #after);
                 }
                 LoopHead::For {
                     pat,
@@ -209,7 +214,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             } else {
                 (Some(push), None)
             };
-            quote!(#decl #head { #first #inner #last #write_back })
+            quote!(#decl #head { #first #inner #last #write_back } #after)
         }
         Stmt::LoopBack {
             tape,
