@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use proc_macro2::{Ident, TokenStream};
 use quote::ToTokens;
 
-use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Tape, Var};
+use crate::ir::{Atom, Func, Kind, LoopHead, Nested, Op, Stmt, Tape, Var};
 use crate::rules::{template, Syntax};
 use crate::tokens;
 
@@ -445,6 +445,13 @@ impl Mentions<'_> {
 
     fn tape(&mut self, t: &Tape) {
         self.out.insert(t.name.to_string());
+        match &t.nest {
+            Some(Nested::Runs(runs)) => {
+                self.out.insert(runs.to_string());
+            }
+            Some(Nested::Again(range)) => self.tokens(range),
+            None => {}
+        }
         if let Some((var, range)) = &t.range {
             self.out.extend([var.to_string(), range.to_string()]);
         }

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Ident;
 
-use crate::ir::{Func, Op, Stmt, Var};
+use crate::ir::{Func, Nested, Op, Stmt, Var};
 use crate::liveness;
 
 /// Trims every tape of `f`: run on a finished reverse (or forward-over-reverse) program.
@@ -87,8 +87,10 @@ fn used_stacks(s: &Stmt, used: &mut HashSet<Ident>) {
             cells,
             ..
         } => {
-            let Some(runs) = &t.runs else { return };
-            used.insert(runs.clone());
+            let Some(nest) = &t.nest else { return };
+            if let Nested::Runs(runs) = nest {
+                used.insert(runs.clone());
+            }
             // (Over a range, the loop variable is not pushed: it is the entry after the cells.)
             let pushes = t.keep.as_ref().is_none_or(|keep| {
                 keep.iter()

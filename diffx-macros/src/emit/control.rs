@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::list;
 use crate::ir::operands::{owned, place};
-use crate::ir::{Atom, Branch, Func, LoopHead, Stmt, Var};
+use crate::ir::{Atom, Branch, Func, LoopHead, Nested, Stmt, Var};
 use crate::liveness;
 
 /// Statements nested in an arm or a body, and its yields: a value defined there is handed over at
@@ -158,17 +158,22 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                         #(let mut #calls = ::std::vec::Vec::with_capacity(#capacity);)*
                     };
                     let push = quote!(#name.push((#(#saved,)*)););
-                    match &t.runs {
+                    match &t.nest {
                         // Nested in a recording loop: the tape is the outermost loop's, and the run
-                        // leaves where its entries start (its range, or the tape's length).
-                        // (Pushed after the loop: a call before it would take the registers of
-                        // the values the loop carries.)
-                        Some(runs) => {
-                            let start = match &t.range {
-                                Some(_) => quote!(let #run = ::core::clone::Clone::clone(&#it);),
-                                None => quote!(let #run = #name.len();),
+                        // leaves where its entries start (its range, or the tape's length), unless
+                        // the backward loop computes its range again. (Pushed after the loop: a
+                        // call before it would take the registers of the values the loop carries.)
+                        Some(nest) => {
+                            let start = match (nest, &t.range) {
+                                (Nested::Again(_), _) => TokenStream::new(),
+                                (Nested::Runs(_), Some(_)) => {
+                                    quote!(let #run = ::core::clone::Clone::clone(&#it);)
+                                }
+                                (Nested::Runs(_), None) => quote!(let #run = #name.len();),
                             };
-                            after = quote!(#runs.push(#run););
+                            if let Nested::Runs(runs) = nest {
+                                after = quote!(#runs.push(#run););
+                            }
                             let push = (!saved.is_empty() || t.range.is_none()).then_some(push);
                             (start, push.unwrap_or_default())
                         }
@@ -235,11 +240,16 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 .collect();
             let t = &tape.name;
             let start = proc_macro2::Ident::new("__start", proc_macro2::Span::mixed_site());
-            let run = tape.runs.as_ref().map(|runs| {
-                let into = tape.range.as_ref().map_or(&start, |(_, range)| range);
-                quote!(let #into = #runs.pop().unwrap_or_else(|| ::core::unreachable!(
+            let into = tape.range.as_ref().map_or(&start, |(_, range)| range);
+            let run = tape.nest.as_ref().map(|nest| match nest {
+                Nested::Runs(runs) => {
+                    quote!(let #into = #runs.pop().unwrap_or_else(|| ::core::unreachable!(
                     "a recording loop's backward sweep takes what its forward sweep kept"
                 ));)
+                }
+                Nested::Again(range) => {
+                    quote!(let #into = ::core::iter::IntoIterator::into_iter(#range);)
+                }
             });
             let pop = quote!(let ::core::option::Option::Some((#(#names,)*)) = #t.pop() else {
                 ::core::unreachable!("the tape holds one entry per iteration")

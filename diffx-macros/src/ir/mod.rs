@@ -305,12 +305,21 @@ pub struct Tape {
     /// body again (`reverse/record.rs`). Every loop nested in a recording loop records too.
     pub record: bool,
     /// A recording loop nested in another: its tape and its records are declared with the
-    /// outermost one's (they hold every run's entries), and each run pushes on `runs` what its
-    /// backward loop needs to find its own entries (its range, or the tape's length).
-    pub runs: Option<Ident>,
+    /// outermost one's (they hold every run's entries), and its backward loop finds its own
+    /// entries as [`Nested`] says.
+    pub nest: Option<Nested>,
     /// The stacks of the outermost recording loop's nest, declared with its tape: the nested
     /// loops' tapes and runs, and every value recorded in the nest.
     pub stacks: Vec<Ident>,
+}
+
+/// How the backward loop of a loop nested in a recording loop finds the entries of its own run.
+#[derive(Clone)]
+pub enum Nested {
+    /// Each run pushes on this stack its range (or its tape's length, without a range).
+    Runs(Ident),
+    /// Its range, computed again in the backward sweep from constants it has (`0..d`, `0..j`).
+    Again(TokenStream),
 }
 
 /// Where a [`Stmt::Split`] in a loop leaves or finds its value and pullback.

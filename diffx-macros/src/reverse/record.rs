@@ -32,7 +32,7 @@ use quote::ToTokens;
 
 use super::Sweep;
 use crate::builder::Builder;
-use crate::ir::{Atom, ControlId, Func, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, ControlId, Func, Kind, LoopHead, Nested, Op, Stmt, Var};
 use crate::liveness;
 
 /// A value a recording loop's backward sweep pops, pushed on `stack` after the statement that
@@ -201,16 +201,27 @@ pub(super) fn nest(b: &mut Builder, list: &mut [Stmt]) {
 }
 
 fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
+    let by_name = liveness::by_name(&b.func);
     for s in list {
         match s {
             Stmt::Loop {
+                head,
                 tape: Some(t),
                 body,
                 ..
             } => {
-                let runs = b.fresh_name(&format!("{}_runs", t.name));
-                stacks.extend([t.name.clone(), runs.clone()]);
-                t.runs = Some(runs);
+                stacks.push(t.name.clone());
+                t.nest = Some(match (&t.range, head) {
+                    // (A range that names no value of the list is the same in the backward sweep.)
+                    (Some(_), LoopHead::For { iter, .. }) if names_no_value(iter, &by_name) => {
+                        Nested::Again(iter.tokens().clone())
+                    }
+                    _ => {
+                        let runs = b.fresh_name(&format!("{}_runs", t.name));
+                        stacks.push(runs.clone());
+                        Nested::Runs(runs)
+                    }
+                });
                 nested_runs(b, &mut body.body, stacks);
             }
             Stmt::If { then_, else_, .. } => {
@@ -220,6 +231,14 @@ fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
             _ => {}
         }
     }
+}
+
+/// Whether a loop's range mentions no value of the list: only constants, loop variables and
+/// parameters, which the backward sweep has as they were (the constants computed again).
+fn names_no_value(iter: &crate::ir::LoopIter, by_name: &HashMap<String, Var>) -> bool {
+    let mut mentioned = BTreeSet::new();
+    crate::tokens::idents(iter.tokens().clone(), &mut mentioned);
+    mentioned.iter().all(|n| !by_name.contains_key(n))
 }
 
 /// The vectors `list` writes, at any depth.
@@ -370,7 +389,7 @@ fn keep_in(list: &mut Vec<Stmt>, records: &[Recorded], stacks: &mut Vec<Ident>) 
     for mut s in std::mem::take(list) {
         match &mut s {
             Stmt::Loop { tape, body, .. } => match tape {
-                Some(t) if t.record && t.runs.is_none() => {
+                Some(t) if t.record && t.nest.is_none() => {
                     let mut own = Vec::new();
                     keep_in(&mut body.body, records, &mut own);
                     t.stacks.extend(own);

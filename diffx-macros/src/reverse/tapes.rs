@@ -78,7 +78,7 @@ impl Tapes<'_> {
             range,
             calls: Vec::new(),
             record: false,
-            runs: None,
+            nest: None,
             stacks: Vec::new(),
         }
     }
