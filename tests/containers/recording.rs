@@ -111,6 +111,23 @@ both!(
     }
 );
 
+// An inner loop over a vector the outer loop grows: its range is kept per run, as the backward
+// sweep's vector has another length.
+both!(
+    growing_recomputed,
+    fn growing(x: &[f64], n: usize) -> f64 {
+        let mut out = Vec::new();
+        let mut s = 0.0_f64;
+        for i in 0..n {
+            out.push(x[i % x.len()].sin());
+            for k in 0..out.len() {
+                s += out[k] * x[k % x.len()] * s.cos();
+            }
+        }
+        s
+    }
+);
+
 // The nearest of several centres, as kmeans' cost: only the nearest one's distance has a nonzero
 // adjoint, and the backward loops over the others' coordinates are skipped.
 both!(
@@ -285,4 +302,14 @@ fn points_at(len: usize) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
+}
+
+#[test]
+fn an_inner_loop_over_a_growing_vector() {
+    check(
+        &points(3),
+        |x| growing(x, 5),
+        |x| grad_growing(x, 5),
+        |x| grad_growing_recomputed(x, 5),
+    );
 }
