@@ -20,6 +20,10 @@
 //! each write undoes it from the vector's log, so at the adjoint of any statement a vector holds
 //! what it held when the statement ran.
 //!
+//! A loop nested in a recording loop keeps its tape with the outermost loop's ([`nest`]): every
+//! run of it pushes there, and its backward loop takes its own run's entries, found from its
+//! range: computed again where it names no value of the list (`0..d`), else recorded per run.
+//!
 //! A loop records when every loop nested in it does, and its body declares no vector it writes,
 //! writes no vector that a loop in it carries as a cell, runs no statement kept as written
 //! (`println!`), computes no constant from a vector it writes, and starts each nested loop's
