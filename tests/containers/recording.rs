@@ -155,43 +155,29 @@ fn bump(a: f64, b: f64) -> f64 {
     (a * b).sin() + a * a
 }
 
-// Calls in nested loops, and a `break` on a recorded value. (Written out twice: through
-// `macro_rules!`, the call's tangents would not see the parameters' (hygiene).)
-#[autodiff]
-fn calls(x: &[f64], n: usize) -> f64 {
-    let mut s = 0.5;
-    for i in 0..n {
-        let mut inner = 0.0;
-        for j in 0..x.len() {
-            inner += bump(x[j], s) * (i + j) as f64;
-            if inner > 4.0 {
-                break;
+// Calls in nested loops, and a `break` on a recorded value.
+both!(
+    calls_recomputed,
+    fn calls(x: &[f64], n: usize) -> f64 {
+        let mut s = 0.5;
+        for i in 0..n {
+            let mut inner = 0.0;
+            for j in 0..x.len() {
+                inner += bump(x[j], s) * (i + j) as f64;
+                if inner > 4.0 {
+                    break;
+                }
             }
+            s = (s + inner * 0.1).tanh();
         }
-        s = (s + inner * 0.1).tanh();
+        s
     }
-    s
-}
-
-#[autodiff(loops = "recompute")]
-fn calls_recomputed(x: &[f64], n: usize) -> f64 {
-    let mut s = 0.5;
-    for i in 0..n {
-        let mut inner = 0.0;
-        for j in 0..x.len() {
-            inner += bump(x[j], s) * (i + j) as f64;
-            if inner > 4.0 {
-                break;
-            }
-        }
-        s = (s + inner * 0.1).tanh();
-    }
-    s
-}
+);
 
 /// Both gradients at `points`: equal to each other, and to central differences.
 #[track_caller]
 fn check(
+    what: &str,
     points: &[Vec<f64>],
     f: impl Fn(&[f64]) -> f64,
     recorded: impl Fn(&[f64]) -> Vec<f64>,
@@ -201,13 +187,9 @@ fn check(
         let (a, b) = (recorded(p), recomputed(p));
         let numeric = central_difference(&f, p);
         for i in 0..p.len() {
-            assert_close(
-                a[i],
-                b[i],
-                1e-12,
-                &format!("recorded vs recomputed ∂{i} at {p:?}"),
-            );
-            assert_close(a[i], numeric[i], 1e-6, &format!("∂{i} at {p:?}"));
+            let at = format!("{what}: ∂{i} at {p:?}");
+            assert_close(a[i], b[i], 1e-12, &format!("recorded vs recomputed {at}"));
+            assert_close(a[i], numeric[i], 1e-6, &at);
         }
     }
 }
@@ -226,6 +208,7 @@ fn points(len: usize) -> Vec<Vec<f64>> {
 fn nested_loops_writing_an_outer_vector() {
     let (d, l) = (3, [0.2, -0.4, 0.1, 0.3, 0.05, -0.2, 0.25, 0.15, -0.1]);
     check(
+        "the triangle, in x",
         &points(6),
         |x| triangle(x, &l, d),
         |x| grad_triangle(x, &l, d).0,
@@ -233,6 +216,7 @@ fn nested_loops_writing_an_outer_vector() {
     );
     let x = [0.4, -0.2, 0.7, 0.1, 0.3, -0.5];
     check(
+        "the triangle, in l",
         &points(9),
         |l| triangle(&x, l, d),
         |l| grad_triangle(&x, l, d).1,
@@ -240,50 +224,70 @@ fn nested_loops_writing_an_outer_vector() {
     );
 }
 
-#[test]
-fn a_while_loop_inside_a_for_loop() {
-    check(
-        &points(3),
-        |x| newton(x, 7),
-        |x| grad_newton(x, 7),
-        |x| grad_newton_recomputed(x, 7),
-    );
-}
+/// A function of a slice and a count, and its gradient.
+type Scalar = fn(&[f64], usize) -> f64;
+type Gradient = fn(&[f64], usize) -> Vec<f64>;
 
 #[test]
-fn sweeps_overwriting_a_vector() {
-    check(
-        &points(5),
-        |x| smooth(x, 3),
-        |x| grad_smooth(x, 3),
-        |x| grad_smooth_recomputed(x, 3),
-    );
-}
-
-#[test]
-fn pushes_from_a_nested_loop() {
-    check(
-        &points(3),
-        |x| pushes(x, 5),
-        |x| grad_pushes(x, 5),
-        |x| grad_pushes_recomputed(x, 5),
-    );
-}
-
-#[test]
-fn calls_and_breaks_in_nested_loops() {
-    check(
-        &points(4),
-        |x| calls(x, 4),
-        |x| grad_calls(x, 4),
-        |x| grad_calls_recomputed(x, 4),
-    );
+fn loops_over_one_vector() {
+    let cases: [(&str, Scalar, Gradient, Gradient, usize, usize); 5] = [
+        (
+            "a while inside a for",
+            newton,
+            grad_newton,
+            grad_newton_recomputed,
+            3,
+            7,
+        ),
+        (
+            "sweeps overwriting a vector",
+            smooth,
+            grad_smooth,
+            grad_smooth_recomputed,
+            5,
+            3,
+        ),
+        (
+            "pushes from a nested loop",
+            pushes,
+            grad_pushes,
+            grad_pushes_recomputed,
+            3,
+            5,
+        ),
+        (
+            "calls and breaks",
+            calls,
+            grad_calls,
+            grad_calls_recomputed,
+            4,
+            4,
+        ),
+        (
+            "a loop over a growing vector",
+            growing,
+            grad_growing,
+            grad_growing_recomputed,
+            3,
+            5,
+        ),
+    ];
+    for (what, f, recorded, recomputed, len, n) in cases {
+        check(
+            what,
+            &points(len),
+            |x| f(x, n),
+            |x| recorded(x, n),
+            |x| recomputed(x, n),
+        );
+    }
 }
 
 #[test]
 fn loops_whose_adjoint_is_zero() {
     let points = [0.1, 0.9, -0.4, 0.3, 0.8, -0.7, 0.2, 0.05];
     check(
+        "the nearest centre",
         &points_at(6),
         |c| nearest(&points, c, 2),
         |c| grad_nearest(&points, c, 2).1,
@@ -302,14 +306,4 @@ fn points_at(len: usize) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
-}
-
-#[test]
-fn an_inner_loop_over_a_growing_vector() {
-    check(
-        &points(3),
-        |x| growing(x, 5),
-        |x| grad_growing(x, 5),
-        |x| grad_growing_recomputed(x, 5),
-    );
 }

@@ -291,7 +291,7 @@ pub(super) fn stmt(
             let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), call_args(f, args));
             // At the user's call: a tangent for a parameter the callee leaves out (`NoTangent`).
             let t = tangents.iter().map(|t| match t {
-                Some(t) => crate::tokens::respan(operand(f, t), *span),
+                Some(t) => crate::tokens::locate(operand(f, t), *span),
                 None => quote!(::diffx::__private::Zero),
             });
             quote!(let (#d, #dd) = #path(#(#a,)* #(#t),*);)

@@ -231,17 +231,30 @@ pub fn grouped(tokens: TokenStream) -> TokenStream {
     }
 }
 
+/// [`respan`], each token keeping how its names resolve: generated names (a tangent `x_dot`) stay
+/// the macro's, whose declarations a function written by `macro_rules!` sees with other hygiene.
+pub fn locate(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    map_spans(tokens, &|s| s.located_at(span))
+}
+
 /// `tokens` with every token spanned at `span`, so that rustc reports an error in them there.
 pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    map_spans(tokens, &|_| span)
+}
+
+fn map_spans(
+    tokens: TokenStream,
+    f: &dyn Fn(proc_macro2::Span) -> proc_macro2::Span,
+) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
             if let TokenTree::Group(g) = &tt {
-                let mut ng = Group::new(g.delimiter(), respan(g.stream(), span));
-                ng.set_span(span);
+                let mut ng = Group::new(g.delimiter(), map_spans(g.stream(), f));
+                ng.set_span(f(g.span()));
                 tt = TokenTree::Group(ng);
             }
-            tt.set_span(span);
+            tt.set_span(f(tt.span()));
             tt
         })
         .collect()
