@@ -67,9 +67,13 @@ impl Lowerer<'_> {
             names.insert(id.to_string());
             None
         });
-        // A `let mut` constant the statement changes (`idx.push(i)`), held under another name
-        // (a loop's copy): bound by `&mut`, so the change lands in it.
-        let changed = super::changed_in_place(ts.clone());
+        // A `let mut` constant the statement changes (`idx.push(i)`, `v[k] -= d`), held under
+        // another name (a loop's copy, an `if`'s output): bound by `&mut`, so the change lands in
+        // it.
+        let mut changed = super::changed_in_place(ts.clone());
+        for n in tokens::element_written(ts.clone()) {
+            changed.entry(n).or_insert_with(Span::call_site);
+        }
         let binds = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))

@@ -223,3 +223,12 @@ mod z {
 fn z_compound_assignment_to_constant_loses_parentheses() {
     z::main();
 }
+
+mod ah {
+    include!("ah_element_written_after_an_if.rs");
+}
+
+#[test]
+fn ah_element_written_after_an_if() {
+    ah::main();
+}
