@@ -14,7 +14,8 @@
 //!   the backward sweep has (constants, values from outside the body, elements of vectors the
 //!   body does not write, and other values of the body recomputed or recorded): computed again,
 //!   as a few operations cost less than memory does;
-//! - the body's constants (indices, conditions): computed again from their operands.
+//! - the body's constants (indices, conditions): computed again from their operands, but for a
+//!   condition read from a vector the body writes, which is recorded (a `bool`).
 //!
 //! Vectors the body writes are not rewound at the start of a backward iteration: the adjoint of
 //! each write undoes it from the vector's log, so at the adjoint of any statement a vector holds
@@ -26,8 +27,8 @@
 //!
 //! A loop records when every loop nested in it does, and its body declares no vector it writes,
 //! writes no vector that a loop in it carries as a cell, runs no statement kept as written
-//! (`println!`), computes no constant from a vector it writes, and starts each nested loop's
-//! cells in a `let` that nothing else reads before that loop. Other loops recompute.
+//! (`println!`), computes no constant but a condition from a vector it writes, and starts each
+//! nested loop's cells in a `let` that nothing else reads before that loop. Other loops recompute.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
