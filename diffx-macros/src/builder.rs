@@ -35,6 +35,13 @@ pub struct Builder {
     /// Over reverse mode: the undo log of each vector's tangent, by the vector's own log (a fresh
     /// name, so a third-order pass over `hvp_` gives the logs of `hvp_` their own).
     pub tangent_logs: Vec<(Ident, Ident)>,
+    /// Over a recording reverse program: the stack of each recorded value's tangent, by the
+    /// value's own stack (declared with it by the outermost recording loop).
+    pub tangent_stacks: Vec<(Ident, Ident)>,
+    /// Forward mode: the tangent cell of each loop cell that has one. A recording loop's backward
+    /// sweep pops a nested loop's cells, which no recomputed body defines again, with their
+    /// tangents under these names.
+    pub cell_tangents: HashMap<Var, Var>,
     /// The rule templates parsed so far in this expansion.
     pub templates: Templates,
 }
@@ -55,6 +62,8 @@ impl Builder {
             call_kind: Kind::Other,
             dense: false,
             tangent_logs: Vec::new(),
+            tangent_stacks: Vec::new(),
+            cell_tangents: HashMap::new(),
             templates: Templates::default(),
         }
     }

@@ -75,13 +75,10 @@ fn programs(
         .map(|(v, p)| v.map(|v| (v, p.grad.to_token_stream())))
         .collect();
     let mut rev = reverse::transform(&primal, &typed, sig.ret_kind, record)?;
-    // Forward over reverse differentiates an adjoint program whose loops recompute, as the sweep
-    // wrote it, and a third pass the `hvp_` program as the second wrote it: tapes are trimmed
-    // after the last pass.
-    let base = match order {
-        2.. => Some(reverse::transform(&primal, &typed, sig.ret_kind, false)?),
-        _ => None,
-    };
+    // Forward over reverse differentiates the adjoint program as the sweep wrote it (its records
+    // get tangents of their own), and a third pass the `hvp_` program as the second wrote it:
+    // tapes are trimmed after the last pass.
+    let base = (order >= 2).then(|| rev.clone());
     let mut hvp = match &base {
         Some(base) => {
             let with_ct: Vec<Option<Var>> = params.iter().copied().chain([Some(base.ct)]).collect();

@@ -32,6 +32,8 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
     let mut b = primal.clone();
     b.func.body.clear();
     b.tangent_logs.clear();
+    b.tangent_stacks.clear();
+    b.cell_tangents.clear();
     let mut dot: HashMap<Var, Var> = HashMap::new();
     let param_dots: Vec<Option<Var>> = params
         .iter()
@@ -163,9 +165,21 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
             .get(c)
             .map_or_else(|| zero(b, &Atom::Var(*c)), |d| Atom::Var(*d));
         let d = copy_tangent(b, dot, *c, init, span);
+        b.cell_tangents.insert(*c, d);
         tangent_cells.push((i, d));
     }
     let (stmts, dots) = arm(b, dot, body)?;
+    let mut tape = tape.clone();
+    if let Some(t) = &mut tape {
+        // The body's records have been seen: their tangents' stacks are declared beside them.
+        let twins: Vec<Ident> = t
+            .stacks
+            .iter()
+            .filter_map(|s| b.tangent_stacks.iter().find(|(v, _)| v == s))
+            .map(|(_, d)| d.clone())
+            .collect();
+        t.stacks.extend(twins);
+    }
     for (i, d) in tangent_cells {
         yields.push(dots[i].clone().unwrap_or_else(|| zero(b, &body.yields[i])));
         all_cells.push(d);
@@ -181,7 +195,7 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
         cells: all_cells,
         active: all_active,
         body,
-        tape: tape.clone(),
+        tape,
         logs: logs.clone(),
     });
     Ok(())
@@ -196,6 +210,48 @@ fn tangent_log(b: &mut Builder, log: &Ident) -> Ident {
     let t = b.fresh_name(&format!("{log}_dot"));
     b.tangent_logs.push((log.clone(), t.clone()));
     t
+}
+
+/// The stack of the tangents of the values recorded on `stack`.
+fn tangent_stack(b: &mut Builder, stack: &Ident) -> Ident {
+    if let Some((_, t)) = b.tangent_stacks.iter().find(|(s, _)| s == stack) {
+        return t.clone();
+    }
+    let t = b.fresh_name(&format!("{stack}_dot"));
+    b.tangent_stacks.push((stack.clone(), t.clone()));
+    t
+}
+
+/// Over a recording reverse program: a recorded value's tangent is recorded beside it (zero
+/// where it has none, so the two stacks stay in step), and recalled with it.
+fn record_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+    match s {
+        Stmt::Record { stack, value } => {
+            b.push(s.clone());
+            let t = tangent(dot, value).unwrap_or_else(|| zero(b, value));
+            let stack = tangent_stack(b, stack);
+            b.push(Stmt::Record { stack, value: t });
+        }
+        Stmt::Let {
+            dst,
+            op: Op::Recall(stack),
+            span,
+            ..
+        } => {
+            b.push(s.clone());
+            let stack = tangent_stack(b, stack);
+            let d = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
+            b.push(Stmt::Let {
+                dst: d,
+                op: Op::Recall(stack),
+                args: Vec::new(),
+                span: *span,
+            });
+            dot.insert(*dst, d);
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 /// A new tangent `v_dot` of `v`, holding a copy of `value`, recorded as `v`'s tangent.
@@ -304,7 +360,11 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             let tangents: Vec<Var> = cells
                 .iter()
                 .filter(|(_, a)| *a)
-                .filter_map(|(c, _)| dot.get(c).copied())
+                .filter_map(|(c, _)| {
+                    let d = dot.get(c).or_else(|| b.cell_tangents.get(c)).copied()?;
+                    dot.insert(*c, d);
+                    Some(d)
+                })
                 .collect();
             let mut all: Vec<TokenStream> = names[..cells.len()].to_vec();
             all.extend(tangents.iter().map(|d| b.func.name(*d).to_token_stream()));
@@ -441,6 +501,9 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                 mark: mark.clone(),
             });
         }
+        return Ok(());
+    }
+    if let Some(()) = record_stmt(b, dot, s) {
         return Ok(());
     }
     if let Some(()) = adjoint_stmt(b, dot, s) {

@@ -37,6 +37,7 @@ use residual::{with_residuals, Residue};
 use tapes::Tapes;
 
 /// The adjoint program.
+#[derive(Clone)]
 pub struct Reverse {
     pub b: Builder,
     /// The cotangent parameter (the seed `ȳ`).
