@@ -35,8 +35,8 @@
 //! - [Tensors and parameter structs](guide::tensors_and_params): [`Tensor`],
 //!   [`#[derive(Params)]`](derive@Params), [`nn::Mlp`].
 //! - [Training](guide::training): the Iris job, [`optim`], [`data`], [`check`].
-//! - [Second and third order](guide::second_order): `#[autodiff(order = 2)]` for `hvp_f` and
-//!   `hessian_f`, `order = 3` for `dhvp_f` and `d3_f`; nested derivatives.
+//! - [Second and third order](guide::second_order): `#[autodiff(order = 2)]` for `hvp_f`,
+//!   `grad_and_hvp_f` and `hessian_f`, `order = 3` for `dhvp_f` and `d3_f`; nested derivatives.
 //! - [Hand-written derivative rules](guide::custom_rules):
 //!   [`#[custom_derivative]`](macro@custom_derivative).
 //! - [Seeing inside](guide::explain): `explain_f` and [`explain::Trace`] (feature `explain`).

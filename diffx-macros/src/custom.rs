@@ -11,8 +11,9 @@
 //!
 //! - `hvp = f_hvp` (optional, for a scalar result): `fn f_hvp(x: f64, y: f64, n: usize, tx: f64,
 //!   ty: f64) -> (f64, f64)`, the Hessian times the tangents, shaped like the gradient, as `hvp_f`.
-//!   With it come `hvp_f` and `hessian_f`, and callers with `#[autodiff(order = 2)]` go through
-//!   `f`; without it, such a caller is a compile error at the call that asks for the rule.
+//!   With it come `hvp_f`, `grad_and_hvp_f` and `hessian_f`, and callers with
+//!   `#[autodiff(order = 2)]` go through `f`; without it, such a caller is a compile error at the
+//!   call that asks for the rule.
 //!
 //! The attribute writes the hidden `__diffx_jvp_f`/`__diffx_vjp_f` around them, so the public
 //! `grad_f`, `jvp_f`, … and calls from other `#[autodiff]` functions work as usual. A rule whose

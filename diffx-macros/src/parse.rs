@@ -45,7 +45,7 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
                 }
                 _ => Err(syn::Error::new(
                     lit.span(),
-                    "`order` is 1, 2 or 3: the highest derivative to write (`order = 2` adds `hvp_`/`hessian_`, `order = 3` adds `dhvp_`)",
+                    "`order` is 1, 2 or 3: the highest derivative to write (`order = 2` adds `hvp_`/`grad_and_hvp_`/`hessian_`, `order = 3` adds `dhvp_`)",
                 )),
             }
         } else if meta.path.is_ident("loops") {

@@ -375,6 +375,14 @@ fn second_order_is_written_only_when_asked() {
             asked.contains("fn hvp_f (x : f64 , y : f64 , x_dot : f64 , y_dot : f64)"),
             "{asked}"
         );
+        assert!(
+            asked.contains("fn grad_and_hvp_f (x : f64 , y : f64 , x_dot : f64 , y_dot : f64) -> ((f64 , f64) , (f64 , f64))"),
+            "{asked}"
+        );
+        assert!(
+            plain.contains("fn grad_and_hvp_f < __A : :: diffx :: __private :: OrderTwo >"),
+            "{plain}"
+        );
         assert!(!asked.contains("OrderTwo"), "{asked}");
     }
 }

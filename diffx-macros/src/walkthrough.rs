@@ -110,8 +110,8 @@ const EMIT: &str = "\
 Only here are lists written as Rust. Beside `f`, unchanged, the macro writes hidden functions
 (`__diffx_…`) that hold the programs, the public ones that call them, and what other expansions
 look up (a caller's `hvp_` looks up `__diffx_hvp_f`; one differentiating a call of `grad_f` or
-`jvp_f`, the `use`d names). Without `order = 2`, those and `hvp_f`, `hessian_f` are stubs whose
-use is a compile error that says to add it.";
+`jvp_f`, the `use`d names). Without `order = 2`, those and `hvp_f`, `grad_and_hvp_f`,
+`hessian_f` are stubs whose use is a compile error that says to add it.";
 
 const EMIT_JVP: &str = "\
 The tangent program is step 4's list written one `let` per value, the loop a `for` whose cells are

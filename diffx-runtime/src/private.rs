@@ -99,7 +99,7 @@ pub trait SecondOrder: sealed::Never {
 /// every build compiles it), so a call fails to compile with this message, at the call, rather
 /// than as a function that does not exist.
 #[diagnostic::on_unimplemented(
-    message = "`hvp_` and `hessian_` are written only for functions with `#[autodiff(order = 2)]`",
+    message = "`hvp_`, `grad_and_hvp_` and `hessian_` are written only for functions with `#[autodiff(order = 2)]`",
     label = "called on an `#[autodiff]` function without `order = 2`",
     note = "write `#[autodiff(order = 2)]` on the function: second order is opt-in, since it is most of the code the macro writes and every build compiles it"
 )]

@@ -1,7 +1,9 @@
 //! Loops that record against loops that recompute: each function is written twice, once as is
 //! (its loops record what their backward sweeps read) and once with `loops = "recompute"` (the
 //! backward sweeps run the bodies again); both gradients must be the same at every point, and
-//! match central differences. The bodies nest loops, write and push into outer vectors, branch on
+//! match central differences, and so must both Hessian-vector products (against central
+//! differences of the gradient), with `grad_and_hvp_` giving the gradient and the product of
+//! `grad_` and `hvp_`. The bodies nest loops, write and push into outer vectors, branch on
 //! recorded values, call other functions and break out early: what recording changes.
 
 // (Indexed loops are what is tested.)
@@ -12,13 +14,14 @@ use diffx::check::central_difference;
 
 use crate::common::assert_close;
 
-/// The same body as a recording and a recomputing function.
+/// The same body as a recording and a recomputing function (with second order: `hvp_`
+/// differentiates the same reverse program).
 macro_rules! both {
     ($recompute:ident, fn $record:ident $($function:tt)*) => {
-        #[autodiff]
+        #[autodiff(order = 2)]
         fn $record $($function)*
 
-        #[autodiff(loops = "recompute")]
+        #[autodiff(order = 2, loops = "recompute")]
         fn $recompute $($function)*
     };
 }
@@ -150,7 +153,7 @@ both!(
     }
 );
 
-#[autodiff]
+#[autodiff(order = 2)]
 fn bump(a: f64, b: f64) -> f64 {
     (a * b).sin() + a * a
 }
@@ -306,4 +309,148 @@ fn points_at(len: usize) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
+}
+
+/// A Hessian-vector product, `(point, direction) → H·direction`.
+type Hvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> Vec<f64>;
+
+/// The gradient and a Hessian-vector product, `(point, direction) → (∇f, H·direction)`.
+type GradHvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (Vec<f64>, Vec<f64>);
+
+/// `hvp_` of a function of a slice and a count.
+type SliceHvp = fn(&[f64], usize, &[f64]) -> Vec<f64>;
+
+/// Both Hessian-vector products at `points` along a direction: equal to each other, to central
+/// differences of the gradient along it, and `grad_and_hvp_` equal to `grad_` and `hvp_`.
+#[track_caller]
+fn check_second(
+    what: &str,
+    points: &[Vec<f64>],
+    grad: &dyn Fn(&[f64]) -> Vec<f64>,
+    [recorded, recomputed]: [Hvp; 2],
+    both: GradHvp,
+) {
+    for p in points {
+        let t: Vec<f64> = (0..p.len()).map(|i| (1.3 * i as f64 + 0.4).cos()).collect();
+        let (a, b) = (recorded(p, &t), recomputed(p, &t));
+        let (g, h) = both(p, &t);
+        let step = 1e-5;
+        let moved = |s: f64| -> Vec<f64> { p.iter().zip(&t).map(|(x, t)| x + s * t).collect() };
+        let (up, down) = (grad(&moved(step)), grad(&moved(-step)));
+        let here = grad(p);
+        for i in 0..p.len() {
+            let at = format!("{what}: (H·t){i} at {p:?}");
+            assert_close(a[i], b[i], 1e-12, &format!("recorded vs recomputed {at}"));
+            assert_close(a[i], (up[i] - down[i]) / (2.0 * step), 1e-5, &at);
+            assert_close(h[i], a[i], 1e-12, &format!("grad_and_hvp_ vs hvp_ {at}"));
+            assert_close(
+                g[i],
+                here[i],
+                1e-12,
+                &format!("grad_and_hvp_ vs grad_ {at}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn second_order_differentiates_the_recording_program() {
+    let (d, l) = (3, [0.2, -0.4, 0.1, 0.3, 0.05, -0.2, 0.25, 0.15, -0.1]);
+    check_second(
+        "the triangle, in x",
+        &points(6),
+        &|x| grad_triangle(x, &l, d).0,
+        [&|x, t| hvp_triangle(x, &l, d, t, &[0.0; 9]).0, &|x, t| {
+            hvp_triangle_recomputed(x, &l, d, t, &[0.0; 9]).0
+        }],
+        &|x, t| {
+            let ((g, _), (h, _)) = grad_and_hvp_triangle(x, &l, d, t, &[0.0; 9]);
+            (g, h)
+        },
+    );
+    let cases = [
+        SecondCase {
+            what: "a while inside a for",
+            grad: grad_newton,
+            hvp: [hvp_newton, hvp_newton_recomputed],
+            both: grad_and_hvp_newton,
+            len: 3,
+            n: 7,
+        },
+        SecondCase {
+            what: "sweeps overwriting a vector",
+            grad: grad_smooth,
+            hvp: [hvp_smooth, hvp_smooth_recomputed],
+            both: grad_and_hvp_smooth,
+            len: 5,
+            n: 3,
+        },
+        SecondCase {
+            what: "pushes from a nested loop",
+            grad: grad_pushes,
+            hvp: [hvp_pushes, hvp_pushes_recomputed],
+            both: grad_and_hvp_pushes,
+            len: 3,
+            n: 5,
+        },
+        SecondCase {
+            what: "calls and breaks",
+            grad: grad_calls,
+            hvp: [hvp_calls, hvp_calls_recomputed],
+            both: grad_and_hvp_calls,
+            len: 4,
+            n: 4,
+        },
+        SecondCase {
+            what: "a loop over a growing vector",
+            grad: grad_growing,
+            hvp: [hvp_growing, hvp_growing_recomputed],
+            both: grad_and_hvp_growing,
+            len: 3,
+            n: 5,
+        },
+    ];
+    for SecondCase {
+        what,
+        grad,
+        hvp: [recorded, recomputed],
+        both,
+        len,
+        n,
+    } in cases
+    {
+        check_second(
+            what,
+            &points(len),
+            &|x| grad(x, n),
+            [&|x, t| recorded(x, n, t), &|x, t| recomputed(x, n, t)],
+            &|x, t| both(x, n, t),
+        );
+    }
+    let data = [0.1, 0.9, -0.4, 0.3, 0.8, -0.7, 0.2, 0.05];
+    check_second(
+        "the nearest centre",
+        &points_at(6),
+        &|c| grad_nearest(&data, c, 2).1,
+        [&|c, t| hvp_nearest(&data, c, 2, &[0.0; 8], t).1, &|c, t| {
+            hvp_nearest_recomputed(&data, c, 2, &[0.0; 8], t).1
+        }],
+        &|c, t| {
+            let ((_, g), (_, h)) = grad_and_hvp_nearest(&data, c, 2, &[0.0; 8], t);
+            (g, h)
+        },
+    );
+}
+
+/// `grad_and_hvp_` of a function of a slice and a count.
+type Both = fn(&[f64], usize, &[f64]) -> (Vec<f64>, Vec<f64>);
+
+/// A function of a slice and a count, its gradient and second order, and where to check them.
+struct SecondCase {
+    what: &'static str,
+    grad: Gradient,
+    hvp: [SliceHvp; 2],
+    both: Both,
+    len: usize,
+    n: usize,
 }

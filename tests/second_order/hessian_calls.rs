@@ -151,6 +151,10 @@ fn a_custom_hvp_rule_gives_hvp_and_hessian() {
     }
     // Stable where exp overflows: the softmax is (1, 0), the Hessian zero.
     assert_eq!(hvp_lse(1000.0, -1000.0, 1.0, 1.0), (0.0, 0.0));
+    // The gradient (by the `vjp` rule) with the product (by the `hvp` rule).
+    let (g, hv) = grad_and_hvp_lse(0.3, -0.4, 1.0, 0.5);
+    assert_eq!(g, (sa, sb));
+    assert_eq!(hv, hvp_lse(0.3, -0.4, 1.0, 0.5));
 }
 
 /// The custom rule under a caller, with its cotangent and the cotangent's tangent non-trivial.

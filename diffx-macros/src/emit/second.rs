@@ -1,5 +1,6 @@
 //! Second order: `hvp_f` (a Hessian-vector product by forward mode over the reverse program, through
-//! the hidden `__diffx_hvp_f` that callers' `hvp_` use too) and `hessian_f` (one `hvp_f` per input
+//! the hidden `__diffx_hvp_f` that callers' `hvp_` use too), `grad_and_hvp_f` (the gradient with
+//! it, from the same sweep) and `hessian_f` (one `hvp_f` per input
 //! direction); `jacobian_g` of a vector-valued `g`.
 
 use proc_macro2::{Ident, Span, TokenStream};
@@ -83,26 +84,38 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
         .collect();
-    let tangent_params = sig.params.iter().zip(dots).filter_map(|(p, d)| {
-        let (d, t) = (d.as_ref()?, &p.ty);
-        Some(quote!(#d: #t))
-    });
-    let tangent_args = dots.iter().map(|d| {
-        d.as_ref()
-            .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
-    });
-    let args = sig.params.iter().map(|p| &p.name);
+    let tangent_params: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(dots)
+        .filter_map(|(p, d)| {
+            let (d, t) = (d.as_ref()?, &p.ty);
+            Some(quote!(#d: #t))
+        })
+        .collect();
+    let tangent_args: Vec<TokenStream> = dots
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
+        })
+        .collect();
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let names: Vec<Ident> = (0..sig.params.len())
         .map(|i| id(&format!("__h{i}")))
         .collect();
-    let pattern = names.iter().zip(&sig.params).map(|(n, p)| {
-        if p.differentiable {
-            quote!(#n)
-        } else {
-            quote!(_)
-        }
-    });
+    let pattern: Vec<TokenStream> = names
+        .iter()
+        .zip(&sig.params)
+        .map(|(n, p)| {
+            if p.differentiable {
+                quote!(#n)
+            } else {
+                quote!(_)
+            }
+        })
+        .collect();
     let kept: Vec<&Ident> = diff.iter().map(|i| &names[*i]).collect();
     let result = if kept.len() == 1 {
         quote!(#(#kept)*)
@@ -127,8 +140,35 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
             #result
         }
     };
+    let both_name = format_ident!("grad_and_hvp_{}", name);
+    let both_doc = doc(format!(
+        "The gradient of [`{name}`] and its Hessian times the direction (as `grad_{name}` and `hvp_{name}` return them), from one forward-over-reverse sweep: the gradient is the primal part of what `hvp_{name}` computes."
+    ));
+    let grad_pattern = names.iter().zip(&sig.params).map(|(n, p)| {
+        let g = format_ident!("{}_g", n);
+        if p.differentiable {
+            quote!(#g)
+        } else {
+            quote!(_)
+        }
+    });
+    let grad_kept = diff.iter().map(|i| format_ident!("{}_g", names[*i]));
+    let grad_result = if kept.len() == 1 {
+        quote!(#(#grad_kept)*)
+    } else {
+        quote!((#(#grad_kept),*))
+    };
+    let both_fn = quote! {
+        #both_doc
+        #[inline]
+        #[allow(dead_code, clippy::too_many_arguments)]
+        #vis fn #both_name(#(#params,)* #(#tangent_params),*) -> (#gty, #gty) {
+            let (_, (#(#grad_pattern,)*), (#(#pattern,)*)) = #hidden(#(#args,)* #(#tangent_args,)* 1.0, 0.0);
+            (#grad_result, #result)
+        }
+    };
     let hessian = hessian(sig, &hvp_name, &hessian_name, &diff, vis, name);
-    quote!(#hvp_fn #hessian)
+    quote!(#hvp_fn #both_fn #hessian)
 }
 
 /// For a function without second-order derivatives, a `__diffx_hvp_f` whose call (from a caller's
@@ -154,7 +194,7 @@ pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
     }
 }
 
-/// For a function without `order = 2`: an `hvp_f` and a `hessian_f` whose calls are compile errors
+/// For a function without `order = 2`: an `hvp_f`, a `grad_and_hvp_f` and a `hessian_f` whose calls are compile errors
 /// that say to add it (their first parameter has a bound no type has), with the real result types
 /// so that nothing after the call reports an error of its own.
 pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
@@ -185,13 +225,18 @@ pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
         }
     };
     let n = sig.params.len();
-    let hvp = stub(format_ident!("hvp_{}", name), n + grads.len(), gty);
+    let hvp = stub(format_ident!("hvp_{}", name), n + grads.len(), gty.clone());
+    let both = stub(
+        format_ident!("grad_and_hvp_{}", name),
+        n + grads.len(),
+        quote!((#gty, #gty)),
+    );
     let hessian = stub(
         format_ident!("hessian_{}", name),
         n,
         quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
     );
-    quote!(#hvp #hessian)
+    quote!(#hvp #both #hessian)
 }
 
 /// `hessian_f`: row k is the Hessian-vector product along the k-th unit vector of all scalar

@@ -32,10 +32,10 @@ pub fn cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
 
 /// The Newton direction J·H⁻¹: the Hessian of `cost` is diagonal, so one Hessian-vector product
 /// with the all-ones vector gives its diagonal, and the direction is J divided by it entrywise.
+/// One forward-over-reverse sweep gives both.
 pub fn direction(points: &[f64], centroids: &[f64], d: usize) -> Vec<f64> {
-    let jacobian = grad_cost(points, centroids, d);
     let ones = vec![1.0; centroids.len()];
-    let diagonal = hvp_cost(points, centroids, d, &ones);
+    let (jacobian, diagonal) = grad_and_hvp_cost(points, centroids, d, &ones);
     jacobian.iter().zip(&diagonal).map(|(j, h)| j / h).collect()
 }
 
