@@ -142,6 +142,7 @@ fn the_other_functions_are_unchanged() {
             "value_and_grad_f",
             "__diffx_hvp_f",
             "hvp_f",
+            "grad_and_hvp_f",
             "hessian_f",
             "explain_f"
         ]
