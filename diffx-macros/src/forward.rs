@@ -48,6 +48,8 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
     for s in &primal.func.body {
         stmt(&mut b, &mut dot, s)?;
     }
+    let twins = twin_stacks(&b, &b.func.stacks);
+    b.func.stacks.extend(twins);
     let ret_dot = primal.func.ret.as_ref().and_then(|r| tangent(&dot, r));
     b.func.ret = primal.func.ret.clone();
     Ok(Forward {
@@ -172,12 +174,7 @@ fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Res
     let mut tape = tape.clone();
     if let Some(t) = &mut tape {
         // The body's records have been seen: their tangents' stacks are declared beside them.
-        let twins: Vec<Ident> = t
-            .stacks
-            .iter()
-            .filter_map(|s| b.tangent_stacks.iter().find(|(v, _)| v == s))
-            .map(|(_, d)| d.clone())
-            .collect();
+        let twins = twin_stacks(b, &t.stacks);
         t.stacks.extend(twins);
     }
     for (i, d) in tangent_cells {
@@ -210,6 +207,15 @@ fn tangent_log(b: &mut Builder, log: &Ident) -> Ident {
     let t = b.fresh_name(&format!("{log}_dot"));
     b.tangent_logs.push((log.clone(), t.clone()));
     t
+}
+
+/// The stacks of the tangents of what is recorded on `stacks`.
+fn twin_stacks(b: &Builder, stacks: &[Ident]) -> Vec<Ident> {
+    stacks
+        .iter()
+        .filter_map(|s| b.tangent_stacks.iter().find(|(v, _)| v == s))
+        .map(|(_, d)| d.clone())
+        .collect()
 }
 
 /// The stack of the tangents of the values recorded on `stack`.

@@ -26,6 +26,7 @@ pub fn trim(f: &mut Func) {
         s.walk(&mut |s| used_stacks(s, &mut used));
     }
     declare_used(&mut f.body, &used);
+    f.stacks.retain(|s| used.contains(s));
     guard_zeros(&mut f.body);
 }
 

@@ -227,21 +227,41 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
         }
     }
     let owned = |s: &Stmt| owned_after(s, f, mentioned, &borrowing_cells);
-    forward.iter().all(|s| match s {
-        // A recording loop's stacks hold what its whole nest keeps.
-        Stmt::Loop {
-            tape: Some(t),
-            body,
-            ..
-        } if t.record => {
-            let mut all = owned(s);
-            for s in &body.body {
-                s.walk(&mut |s| all &= owned(s));
+    // The function's own stacks (a recording `if`'s) hold numbers and conditions, and tapes of
+    // loops whose entries are owned.
+    let root: HashSet<&Ident> = f.stacks.iter().collect();
+    let mut stacks_owned = true;
+    for s in forward {
+        s.walk(&mut |s| match s {
+            Stmt::Record { stack, value } if root.contains(stack) => {
+                stacks_owned &= match value {
+                    Atom::Var(v) => matches!(f.kind(*v), Kind::Scalar | Kind::Tensor),
+                    Atom::Const(_) => true,
+                    Atom::Field(..) => false,
+                }
             }
-            all
-        }
-        s => owned(s),
-    })
+            Stmt::Loop { tape: Some(t), .. } if root.contains(&t.name) => {
+                stacks_owned &= owned(s);
+            }
+            _ => {}
+        });
+    }
+    stacks_owned
+        && forward.iter().all(|s| match s {
+            // A recording loop's stacks hold what its whole nest keeps.
+            Stmt::Loop {
+                tape: Some(t),
+                body,
+                ..
+            } if t.record => {
+                let mut all = owned(s);
+                for s in &body.body {
+                    s.walk(&mut |s| all &= owned(s));
+                }
+                all
+            }
+            s => owned(s),
+        })
 }
 
 /// Whether what the closure would take of `s` is owned: see [`hands_over`].

@@ -429,12 +429,18 @@ pub(super) fn body_parts(
     let moves = liveness::movable(f, &params);
     let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
     let same = |_: usize, t: TokenStream| t;
+    let stacks = f.stacks.iter();
+    let mut forward = quote!(#(let mut #stacks = ::std::vec::Vec::new();)*);
     match at {
-        None => (list(f, &f.body, &mutable, &moved), TokenStream::new()),
-        Some(at) => (
-            list_with(f, &f.body[..at], &mutable, &moved, &same),
-            list_with(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a), wrap),
-        ),
+        None => {
+            forward.extend(list(f, &f.body, &mutable, &moved));
+            (forward, TokenStream::new())
+        }
+        Some(at) => {
+            forward.extend(list_with(f, &f.body[..at], &mutable, &moved, &same));
+            let backward = list_with(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a), wrap);
+            (forward, backward)
+        }
     }
 }
 

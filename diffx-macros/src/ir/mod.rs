@@ -400,6 +400,9 @@ pub struct Func {
     /// Every value is a number (second order, which takes no tensors, or a function generic over
     /// its float): a parameter struct's field, whose kind the macro cannot see, is one.
     pub numbers: bool,
+    /// A reverse program's stacks declared before its first statement: what the recording `if`s
+    /// of its top level keep (their records, their loops' tapes and runs; `reverse/record.rs`).
+    pub stacks: Vec<Ident>,
 }
 
 impl Func {

@@ -14,7 +14,7 @@
 //! or a loop in `control.rs` (with `tapes.rs` for what the forward sweep keeps for it and
 //! `cells.rs` for what a loop's adjoint carries), and of a local vector's writes in `vectors.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream};
 
@@ -68,8 +68,10 @@ struct Sweep {
     /// Backward loops may be skipped where the adjoints carried in are zero (a program that is not
     /// differentiated again).
     skip_zeros: bool,
-    /// The values recording loops keep for their backward sweeps.
+    /// The values recording loops and `if`s keep for their backward sweeps.
     records: Vec<record::Recorded>,
+    /// The `if`s of the top level that record (`record.rs`): the backward sweep runs no arm again.
+    recording_ifs: HashSet<ControlId>,
 }
 
 /// A vector written in an `if`'s arms, its undo log, and the local holding the log's length
@@ -94,7 +96,15 @@ pub fn transform(
     };
     let mut body = tapes.stmts(&primal.func.body);
     let (logs, if_marks, filled) = (tapes.logs, tapes.if_marks, tapes.filled);
-    record::nest(&mut b, &mut body);
+    let recording_ifs: HashSet<ControlId> = body
+        .iter()
+        .filter(|s| record && record::if_records(&b.func, s))
+        .filter_map(|s| match s {
+            Stmt::If { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    record::nest(&mut b, &mut body, &recording_ifs);
     let (body, residuals) = with_residuals(&mut b, body);
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs
@@ -120,6 +130,7 @@ pub fn transform(
         recording: false,
         skip_zeros: record,
         records: Vec::new(),
+        recording_ifs,
     };
     sweep.start_adjoints(primal, params, &body, &logs, filled);
     sweep.seed(primal, ret_kind, ct);
@@ -131,7 +142,7 @@ pub fn transform(
             sweep.zeros(*v, ty.clone());
         }
     }
-    record::keep(&mut sweep.b.func.body, &sweep.records);
+    record::keep(&mut sweep.b.func, &sweep.records);
     let backward = shapes::take_shapes(&mut sweep.b, backward);
     let grads = params
         .iter()

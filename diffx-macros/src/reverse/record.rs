@@ -125,6 +125,17 @@ pub(super) fn records(f: &Func, cells: &[Var], body: &[Stmt]) -> bool {
     from_written.is_subset(&conditions) && cells_start_fresh(f, body)
 }
 
+/// Whether the `if` `s`, a statement of the function's top level, records: its arms run once, so
+/// what their adjoints read is kept on the function's own stacks ([`Func::stacks`]) rather than
+/// the arm that ran being run again (its loops, its calls) before its adjoint. Its arms must be
+/// what a recording loop's body may be.
+pub(super) fn if_records(f: &Func, s: &Stmt) -> bool {
+    let Stmt::If { then_, else_, .. } = s else {
+        return false;
+    };
+    records(f, &[], &then_.body) && records(f, &[], &else_.body)
+}
+
 /// The names of the conditions of the `if`s in `list`, at any depth.
 fn conditions(list: &[Stmt]) -> HashSet<String> {
     let mut out = BTreeSet::new();
@@ -182,10 +193,19 @@ fn cells_start_fresh(f: &Func, list: &[Stmt]) -> bool {
 }
 
 /// The loops nested in recording loops keep their tapes with the outermost one's: each gets a
-/// stack of its runs, and the outermost declares them all.
-pub(super) fn nest(b: &mut Builder, list: &mut [Stmt]) {
+/// stack of its runs, and the outermost declares them all. The loops in a recording `if`'s arms
+/// (one of `ifs`) keep theirs with the function's.
+pub(super) fn nest(b: &mut Builder, list: &mut [Stmt], ifs: &HashSet<ControlId>) {
     for s in list {
         match s {
+            Stmt::If {
+                id, then_, else_, ..
+            } if ifs.contains(id) => {
+                let mut stacks = Vec::new();
+                nested_runs(b, &mut then_.body, &mut stacks);
+                nested_runs(b, &mut else_.body, &mut stacks);
+                b.func.stacks.extend(stacks);
+            }
             Stmt::Loop {
                 tape: Some(t),
                 body,
@@ -195,10 +215,10 @@ pub(super) fn nest(b: &mut Builder, list: &mut [Stmt]) {
                 nested_runs(b, &mut body.body, &mut stacks);
                 t.stacks.extend(stacks);
             }
-            Stmt::Loop { body, .. } => nest(b, &mut body.body),
+            Stmt::Loop { body, .. } => nest(b, &mut body.body, ifs),
             Stmt::If { then_, else_, .. } => {
-                nest(b, &mut then_.body);
-                nest(b, &mut else_.body);
+                nest(b, &mut then_.body, ifs);
+                nest(b, &mut else_.body, ifs);
             }
             _ => {}
         }
@@ -382,10 +402,12 @@ impl Sweep {
 
 /// The pushes of the recorded values in every run of the statements that make them (the forward
 /// sweep, and a recomputing loop's runs of its body), each stack declared with the outermost
-/// recording loop around it.
-pub(super) fn keep(list: &mut Vec<Stmt>, records: &[Recorded]) {
+/// recording loop around it, or by the function (a recording `if`'s).
+pub(super) fn keep(f: &mut Func, records: &[Recorded]) {
     if !records.is_empty() {
-        keep_in(list, records, &mut Vec::new());
+        let mut stacks = Vec::new();
+        keep_in(&mut f.body, records, &mut stacks);
+        f.stacks.extend(stacks);
     }
 }
 

@@ -23,7 +23,8 @@ impl Sweep {
         {
             let marks = self.if_marks.get(id).cloned();
             // (Recording, the arm is not run again: its writes are undone one by one.)
-            let rewinds = marks.iter().flatten().filter(|_| !self.recording);
+            let records = self.recording || self.recording_ifs.contains(id);
+            let rewinds = marks.iter().flatten().filter(|_| !records);
             for (vec, log, mark) in rewinds {
                 self.b.push(Stmt::Undo {
                     vec: *vec,
@@ -32,7 +33,9 @@ impl Sweep {
                 });
             }
             self.depth += 1;
+            let was_recording = std::mem::replace(&mut self.recording, records);
             let done = self.if_stmt(*id, cond, then_, else_, outs, marks.is_some());
+            self.recording = was_recording;
             self.depth -= 1;
             return done;
         }
