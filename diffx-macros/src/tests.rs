@@ -869,7 +869,10 @@ fn a_loop_records_what_its_backward_sweep_reads_and_runs_no_body_again() {
     };
     let (out, code) = vjp_code(quote!(wrt(c)), item);
     let backward = &code[code.find("move|").expect("a pullback closure")..];
-    assert!(code.contains("dist_18_rec.push(dist_18);"), "{out}");
+    assert!(
+        code.contains("dist_18_rec.push(::core::clone::Clone::clone(&dist_18));"),
+        "{out}"
+    );
     assert!(backward.contains("=dist_18_rec.pop()"), "{out}");
     // The forward sweep's loops run once: no loop of the backward sweep runs a body forward.
     assert!(!backward.contains("__iter"), "{out}");

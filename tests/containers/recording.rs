@@ -177,6 +177,85 @@ both!(
     }
 );
 
+// An early return before a loop (the rest of the body is an `if` the return makes), calls in
+// the arms and in the loop: the arms record, and the calls keep their pullbacks.
+both!(
+    early_recomputed,
+    fn early(x: &[f64], n: usize) -> f64 {
+        if n == 0 {
+            return bump(x[0], x[1]).sin();
+        }
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += bump(x[i], s) * (i as f64 + 1.0);
+            if s > 2.0 {
+                s = s.sqrt() + bump(s, x[0]);
+            }
+        }
+        if s > 1.0 {
+            s = s.ln() + bump(s, x[1]) * n as f64;
+        } else {
+            let mut t = s;
+            for _ in 0..n {
+                t = (t * t + x[0]).tanh();
+            }
+            s *= t;
+        }
+        s
+    }
+);
+
+/// The determinant of the minor of rows `row..n` and the columns not in `used`, expanded along
+/// its first row (GradBench's `det`): a recursive call in an arm of a loop in the `if` an early
+/// return makes, whose pullbacks are kept (boxed: their type would contain itself).
+#[autodiff]
+fn minor(a: &[f64], n: usize, row: usize, used: u64) -> f64 {
+    if row + 1 == n {
+        return a[row * n + used.trailing_ones() as usize];
+    }
+    let (mut det, mut sign) = (0.0, 1.0);
+    for j in 0..n {
+        if used & (1 << j) == 0 {
+            det += sign * a[row * n + j] * minor(a, n, row + 1, used | (1 << j));
+            sign = -sign;
+        }
+    }
+    det
+}
+
+#[autodiff(loops = "recompute")]
+fn minor_recomputed(a: &[f64], n: usize, row: usize, used: u64) -> f64 {
+    if row + 1 == n {
+        return a[row * n + used.trailing_ones() as usize];
+    }
+    let (mut det, mut sign) = (0.0, 1.0);
+    for j in 0..n {
+        if used & (1 << j) == 0 {
+            det += sign * a[row * n + j] * minor_recomputed(a, n, row + 1, used | (1 << j));
+            sign = -sign;
+        }
+    }
+    det
+}
+
+/// A recursive call in an arm of the top level (an error function's odd symmetry), and a call
+/// of another function in the other.
+#[autodiff]
+fn odd(x: f64, k: f64) -> f64 {
+    if x < 0.0 {
+        return -odd(-x, k);
+    }
+    bump(x, k) * (x * k).tanh()
+}
+
+#[autodiff(loops = "recompute")]
+fn odd_recomputed(x: f64, k: f64) -> f64 {
+    if x < 0.0 {
+        return -odd_recomputed(-x, k);
+    }
+    bump(x, k) * (x * k).tanh()
+}
+
 /// Both gradients at `points`: equal to each other, and to central differences.
 #[track_caller]
 fn check(
@@ -284,6 +363,55 @@ fn loops_over_one_vector() {
             |x| recomputed(x, n),
         );
     }
+}
+
+#[test]
+fn ifs_of_the_top_level_and_recursive_calls() {
+    for n in [0, 1, 3] {
+        check(
+            &format!("an early return, loops and calls in arms, n = {n}"),
+            &points(4),
+            |x| early(x, n),
+            |x| grad_early(x, n),
+            |x| grad_early_recomputed(x, n),
+        );
+    }
+    for n in [2, 3, 4] {
+        let at: Vec<Vec<f64>> = points(n * n)
+            .into_iter()
+            .map(|a| {
+                a.iter()
+                    .enumerate()
+                    .map(|(i, v)| v + (i % (n + 1)) as f64)
+                    .collect()
+            })
+            .collect();
+        check(
+            &format!("the determinant by minors, {n}×{n}"),
+            &at,
+            |a| minor(a, n, 0, 0),
+            |a| grad_minor(a, n, 0, 0),
+            |a| grad_minor_recomputed(a, n, 0, 0),
+        );
+    }
+    check(
+        "a recursive call in an arm",
+        &[
+            vec![0.7, 1.3],
+            vec![-0.4, 0.9],
+            vec![-1.1, -0.6],
+            vec![0.3, -2.0],
+        ],
+        |p| odd(p[0], p[1]),
+        |p| {
+            let (gx, gk) = grad_odd(p[0], p[1]);
+            vec![gx, gk]
+        },
+        |p| {
+            let (gx, gk) = grad_odd_recomputed(p[0], p[1]);
+            vec![gx, gk]
+        },
+    );
 }
 
 #[test]

@@ -73,8 +73,16 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 ::core::unreachable!("the adjoint of a pushed vector has an element per push")
             };)
         }
+        // (A copy, whatever the kind says: a vector of constants carried out of an `if` may be
+        // taken for a number, and the forward sweep reads it after the record.)
         Stmt::Record { stack, value } => {
-            let v = owned(f, value);
+            let v = match value {
+                Atom::Const(_) => owned(f, value),
+                _ => {
+                    let p = place(f, value);
+                    quote!(::core::clone::Clone::clone(&#p))
+                }
+            };
             quote!(#stack.push(#v);)
         }
         Stmt::Undo { vec, log, mark } => {

@@ -19,11 +19,217 @@ use crate::ir::{Func, Op, Stash, Stmt, Var};
 use crate::names;
 
 /// Pairs the calls of `f` (a reverse program, after its tapes are trimmed) with their pullbacks.
-pub fn pair_calls(f: &mut Func) {
+/// `own` is the function's name, and its calls of itself keep their pullbacks (boxed) where
+/// `boxable`: it has a split function, and no generic parameters (a boxed closure would have to
+/// outlive them).
+pub fn pair_calls(f: &mut Func, own: &Ident, boxable: bool) {
+    let own = Own { name: own, boxable };
     let mut body = std::mem::take(&mut f.body);
     pair_in(f, &mut body);
     stash_loops(f, &mut body);
+    let mut stacks = Stacks::default();
+    stash_in_ifs(f, &mut body, &own, &mut stacks);
+    stash_in_recording_loops(f, &mut body, &own);
     f.body = body;
+    stacks.declare(&mut f.stacks);
+}
+
+/// The stacks a recording scope's declarations gain (the calls kept) and lose (the values
+/// recorded beside calls kept, which come with the call's entry instead).
+#[derive(Default)]
+struct Stacks {
+    added: Vec<Ident>,
+    dropped: Vec<Ident>,
+}
+
+impl Stacks {
+    fn declare(self, declared: &mut Vec<Ident>) {
+        declared.retain(|s| !self.dropped.contains(s));
+        declared.extend(self.added);
+    }
+}
+
+/// The calls in the arms of the recording `if`s of the top level (`reverse/record.rs`), at any
+/// depth, kept for their adjoints as [`stash_scope`] says, on stacks the function declares.
+fn stash_in_ifs(f: &Func, list: &mut [Stmt], own: &Own, stacks: &mut Stacks) {
+    for j in 0..list.len() {
+        let Stmt::If { id, .. } = list[j] else {
+            continue;
+        };
+        let forward = list[..j]
+            .iter()
+            .position(|s| matches!(s, Stmt::If { id: i, .. } if *i == id));
+        let Some(i) = forward else { continue };
+        let (before, after) = list.split_at_mut(j);
+        let (
+            Stmt::If { then_, else_, .. },
+            Stmt::If {
+                then_: t, else_: e, ..
+            },
+        ) = (&mut before[i], &mut after[0])
+        else {
+            continue;
+        };
+        stash_scope(f, &mut then_.body, &mut t.body, own, stacks);
+        stash_scope(f, &mut else_.body, &mut e.body, own, stacks);
+    }
+}
+
+/// The calls in recording loops' bodies, at any depth of their nests, kept for their adjoints as
+/// [`stash_scope`] says, on stacks declared with the outermost loop's.
+fn stash_in_recording_loops(f: &Func, list: &mut [Stmt], own: &Own) {
+    nested(list, &mut |l| stash_in_recording_loops(f, l, own));
+    for j in 0..list.len() {
+        let Stmt::LoopBack { id, .. } = list[j] else {
+            continue;
+        };
+        let forward = list[..j].iter().position(|s| {
+            matches!(s, Stmt::Loop { id: i, tape: Some(t), .. }
+                if *i == id && t.record && t.nest.is_none())
+        });
+        let Some(i) = forward else { continue };
+        let (before, after) = list.split_at_mut(j);
+        let (
+            Stmt::Loop {
+                tape: Some(tape),
+                body,
+                ..
+            },
+            Stmt::LoopBack { body: back, .. },
+        ) = (&mut before[i], &mut after[0])
+        else {
+            continue;
+        };
+        let mut stacks = Stacks::default();
+        stash_scope(f, &mut body.body, back, own, &mut stacks);
+        stacks.declare(&mut tape.stacks);
+    }
+}
+
+/// In a recording scope's forward statements `fwd` and its backward sweep `back` (a recording
+/// loop's body and backward body, or a recording `if`'s arm and its adjoint), and in the loops
+/// and `if`s nested in them: each call made once in `fwd` whose pullback `back` calls once pushes
+/// its value and pullback on a stack of its own, which `back` pops, instead of `back` running the
+/// callee's forward sweep again (`vjp[g]`). A call of the function itself is kept boxed, if
+/// `own` allows it. A call's value recorded for `back` comes with its entry instead.
+fn stash_scope(
+    f: &Func,
+    fwd: &mut Vec<Stmt>,
+    back: &mut Vec<Stmt>,
+    own: &Own,
+    stacks: &mut Stacks,
+) {
+    let keys: Vec<Option<(String, String)>> = fwd
+        .iter()
+        .map(|s| match s {
+            Stmt::Let {
+                op: Op::Call(path),
+                args,
+                ..
+            } if splittable(path) && (own.boxable || !is_own(path, own)) => {
+                Some((call_name(path), f.atoms(args)))
+            }
+            _ => None,
+        })
+        .collect();
+    for (i, key) in keys.iter().enumerate() {
+        let Some(key) = key else { continue };
+        let once = keys.iter().flatten().filter(|k| *k == key).count() == 1;
+        let pullbacks: Vec<usize> = (0..back.len())
+            .filter(|&k| matches!(&back[k], Stmt::CallVjp { path, args, .. } if (call_name(path), f.atoms(args)) == *key))
+            .collect();
+        let (true, [k]) = (once, pullbacks.as_slice()) else {
+            continue;
+        };
+        let Stmt::Let {
+            dst,
+            op: Op::Call(path),
+            args,
+            ..
+        } = &fwd[i]
+        else {
+            continue;
+        };
+        let (dst, path, args) = (*dst, path.clone(), args.clone());
+        let boxed = is_own(&path, own);
+        let stack = call_tape(f, dst);
+        let pullback = format_ident!("{}_pullback", f.name(dst));
+        split(&mut fwd[i], &pullback);
+        if let Stmt::Split {
+            stash, boxed: b, ..
+        } = &mut fwd[i]
+        {
+            *stash = Some(Stash::Push(stack.clone()));
+            *b = boxed;
+        }
+        split(&mut back[*k], &pullback);
+        let pop = Stmt::Split {
+            dst,
+            pullback,
+            path,
+            args,
+            stash: Some(Stash::Pop(stack.clone())),
+            boxed,
+        };
+        let recalled = back
+            .iter()
+            .position(|s| matches!(s, Stmt::Let { dst: d, op: Op::Recall(_), .. } if *d == dst));
+        match recalled.map(|r| std::mem::replace(&mut back[r], pop.clone())) {
+            Some(Stmt::Let {
+                op: Op::Recall(record),
+                ..
+            }) => {
+                stacks.dropped.push(record);
+            }
+            _ => back.insert(*k, pop),
+        }
+        stacks.added.push(stack);
+    }
+    // (After the calls: their places in `fwd` are where `keys` found them.)
+    fwd.retain(|s| !matches!(s, Stmt::Record { stack, .. } if stacks.dropped.contains(stack)));
+    for s in fwd.iter_mut() {
+        match s {
+            Stmt::Loop { id, body, .. } => {
+                let back_loop = back.iter_mut().find_map(|b| match b {
+                    Stmt::LoopBack { id: i, body, .. } if i == id => Some(body),
+                    _ => None,
+                });
+                if let Some(b) = back_loop {
+                    stash_scope(f, &mut body.body, b, own, stacks);
+                }
+            }
+            Stmt::If {
+                id, then_, else_, ..
+            } => {
+                let back_if = back.iter_mut().find_map(|b| match b {
+                    Stmt::If {
+                        id: i,
+                        then_,
+                        else_,
+                        ..
+                    } if i == id => Some((then_, else_)),
+                    _ => None,
+                });
+                if let Some((t, e)) = back_if {
+                    stash_scope(f, &mut then_.body, &mut t.body, own, stacks);
+                    stash_scope(f, &mut else_.body, &mut e.body, own, stacks);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The function whose reverse program this is: its name, and whether its calls of itself may
+/// keep their pullbacks (boxed).
+struct Own<'a> {
+    name: &'a Ident,
+    boxable: bool,
+}
+
+/// Whether `path` calls the function itself.
+fn is_own(path: &syn::Path, own: &Own) -> bool {
+    path.segments.len() == 1 && path.segments[0].ident == *own.name
 }
 
 /// In each list holding a loop and its backward sweep, the calls at the top of the loop's body
@@ -116,6 +322,7 @@ fn pop_calls(f: &Func, body: &mut Vec<Stmt>, calls: &[(Var, (String, String))]) 
                         path: path.clone(),
                         args: args.clone(),
                         stash: Some(Stash::Pop(call_tape(f, dst))),
+                        boxed: false,
                     };
                     split(&mut body[k], &pullback);
                     body.insert(k, pop);
@@ -192,6 +399,7 @@ fn split(s: &mut Stmt, pullback: &Ident) {
             path,
             args,
             stash: None,
+            boxed: false,
         },
         Stmt::CallVjp {
             args, ct, grads, ..

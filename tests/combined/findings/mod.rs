@@ -232,3 +232,12 @@ mod ah {
 fn ah_element_written_after_an_if() {
     ah::main();
 }
+
+mod ai {
+    include!("ai_constant_vector_recorded_out_of_an_if.rs");
+}
+
+#[test]
+fn ai_constant_vector_recorded_out_of_an_if() {
+    ai::main();
+}
