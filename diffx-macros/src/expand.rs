@@ -95,10 +95,7 @@ fn programs(
     }
     tape::trim(&mut rev.b.func);
     // (After the second-order programs, which differentiate the unpaired calls.)
-    // A call of the function itself keeps its pullback boxed where the split function exists and
-    // names no generic parameter.
-    let boxable = emit::split::wanted(item, sig) && item.sig.generics.params.is_empty();
-    reverse::pair_calls(&mut rev.b.func, &item.sig.ident, boxable);
+    reverse::pair_calls(&mut rev.b.func, &item.sig.ident);
     Ok(Programs {
         primal,
         params,

@@ -61,12 +61,6 @@ pub(crate) fn split(f: impl IdentFragment) -> Ident {
     format_ident!("{}{}", SPLIT, f)
 }
 
-/// `__diffx_boxed_split_f`: [`split`] with the pullback boxed (`Box<dyn FnOnce>`), which `f`'s own
-/// reverse program calls where it keeps the pullback of a call of itself.
-pub(crate) fn boxed_split(f: impl IdentFragment) -> Ident {
-    format_ident!("{}boxed_split_{}", PREFIX, f)
-}
-
 /// The prefix of `__diffx_array_f`, the version of a tuple-valued `f` that returns the array of
 /// its numbers (`adapt/tuples.rs`), which the generated code calls.
 pub(crate) const ARRAY: &str = "__diffx_array_";

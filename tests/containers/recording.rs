@@ -207,7 +207,8 @@ both!(
 
 /// The determinant of the minor of rows `row..n` and the columns not in `used`, expanded along
 /// its first row (GradBench's `det`): a recursive call in an arm of a loop in the `if` an early
-/// return makes, whose pullbacks are kept (boxed: their type would contain itself).
+/// return makes (its adjoint runs the callee's forward sweep again: a pullback of the function
+/// itself is not kept).
 #[autodiff]
 fn minor(a: &[f64], n: usize, row: usize, used: u64) -> f64 {
     if row + 1 == n {

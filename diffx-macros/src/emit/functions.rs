@@ -9,7 +9,7 @@ use super::{body, body_parts, signature, split, zero};
 use crate::builder::Builder;
 use crate::forward::Forward;
 use crate::ir::operands::{by_ref, place};
-use crate::ir::{Atom, Func, Kind, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, Var};
 use crate::names;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
@@ -32,13 +32,6 @@ pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -
             let through = cut.then(|| split::vjp_through_split(&parts)).flatten();
             hidden.push(through.unwrap_or_else(|| g.hidden_vjp(rev)));
             hidden.push(split);
-            let mut boxes = false;
-            for s in &rev.b.func.body {
-                s.walk(&mut |s| boxes |= matches!(s, Stmt::Split { boxed: true, .. }));
-            }
-            if boxes {
-                hidden.push(split::boxed(&parts));
-            }
         }
         None => hidden.push(g.hidden_vjp(rev)),
     }

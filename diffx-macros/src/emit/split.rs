@@ -157,36 +157,6 @@ pub fn recomputing(p: &Parts) -> TokenStream {
     )
 }
 
-/// `__diffx_boxed_split_f`: the split function with its pullback boxed, which `f`'s own reverse
-/// program calls where it keeps the pullbacks of its calls of itself (the type of a closure
-/// holding its own type's closures would contain itself).
-pub fn boxed(p: &Parts) -> TokenStream {
-    let (vis, ret_ty, allow) = (&p.item.vis, &p.sig.ret, super::allow());
-    let name = names::boxed_split(&p.item.sig.ident);
-    let split = names::split(&p.item.sig.ident);
-    let params = params(p.sig);
-    let args = p.sig.params.iter().map(|q| &q.name);
-    let tys = p.sig.params.iter().map(|q| &q.ty);
-    let grads = super::signature::grad_types(p.sig);
-    let n = p.sig.params.len();
-    let (value, pullback) = (
-        Ident::new("__value", proc_macro2::Span::mixed_site()),
-        Ident::new("__pullback", proc_macro2::Span::mixed_site()),
-    );
-    quote! {
-        #[doc(hidden)]
-        #[inline(always)]
-        #allow
-        #vis fn #name(#(#params),*) -> (
-            #ret_ty,
-            ::std::boxed::Box<dyn ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n]) -> (#(#grads,)*)>,
-        ) {
-            let (#value, #pullback) = #split(#(#args),*);
-            (#value, ::std::boxed::Box::new(#pullback))
-        }
-    }
-}
-
 fn signature(p: &Parts, body: TokenStream) -> TokenStream {
     let (vis, ret_ty) = (&p.item.vis, &p.sig.ret);
     let name = names::split(&p.item.sig.ident);

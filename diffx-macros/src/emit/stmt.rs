@@ -319,9 +319,8 @@ pub(super) fn stmt(
             path,
             args,
             stash,
-            boxed,
         } => {
-            let path = derived_path(path, if *boxed { "boxed_split" } else { "split" });
+            let path = derived_path(path, "split");
             let (mt, name, a) = (m(dst), f.name(*dst), call_args(f, args));
             match stash {
                 None => quote!(let (#mt #name, #pullback) = #path(#(#a),*);),

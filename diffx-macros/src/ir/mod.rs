@@ -260,15 +260,12 @@ pub enum Stmt {
     /// `(dst, pullback) = path(args)` split in two: the call's value, and its pullback (a closure)
     /// for the [`Stmt::Pullback`] later in the same list. Reverse mode's calls, once paired
     /// (`reverse/pullbacks.rs`): the callee's forward sweep runs once, not again in the pullback.
-    /// A call of the function itself gets its pullback `boxed` (a `Box<dyn FnOnce>`): the type
-    /// of the closure would otherwise contain itself.
     Split {
         dst: Var,
         pullback: Ident,
         path: syn::Path,
         args: Vec<Atom>,
         stash: Option<Stash>,
-        boxed: bool,
     },
     /// `grads = pullback(args, ct)`: the second half of a [`Stmt::Split`] call.
     Pullback {

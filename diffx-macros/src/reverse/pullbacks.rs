@@ -19,17 +19,17 @@ use crate::ir::{Func, Op, Stash, Stmt, Var};
 use crate::names;
 
 /// Pairs the calls of `f` (a reverse program, after its tapes are trimmed) with their pullbacks.
-/// `own` is the function's name, and its calls of itself keep their pullbacks (boxed) where
-/// `boxable`: it has a split function, and no generic parameters (a boxed closure would have to
-/// outlive them).
-pub fn pair_calls(f: &mut Func, own: &Ident, boxable: bool) {
-    let own = Own { name: own, boxable };
+/// `own` is the function's name: its calls of itself are not kept (the type of a closure holding
+/// its own type's closures would contain itself, and boxing them measured slower than running
+/// the callee's forward sweep again for GradBench's `det`, whose every pullback would stay
+/// alive).
+pub fn pair_calls(f: &mut Func, own: &Ident) {
     let mut body = std::mem::take(&mut f.body);
     pair_in(f, &mut body);
     stash_loops(f, &mut body);
     let mut stacks = Stacks::default();
-    stash_in_ifs(f, &mut body, &own, &mut stacks);
-    stash_in_recording_loops(f, &mut body, &own);
+    stash_in_ifs(f, &mut body, own, &mut stacks);
+    stash_in_recording_loops(f, &mut body, own);
     f.body = body;
     stacks.declare(&mut f.stacks);
 }
@@ -51,7 +51,7 @@ impl Stacks {
 
 /// The calls in the arms of the recording `if`s of the top level (`reverse/record.rs`), at any
 /// depth, kept for their adjoints as [`stash_scope`] says, on stacks the function declares.
-fn stash_in_ifs(f: &Func, list: &mut [Stmt], own: &Own, stacks: &mut Stacks) {
+fn stash_in_ifs(f: &Func, list: &mut [Stmt], own: &Ident, stacks: &mut Stacks) {
     for j in 0..list.len() {
         let Stmt::If { id, .. } = list[j] else {
             continue;
@@ -77,7 +77,7 @@ fn stash_in_ifs(f: &Func, list: &mut [Stmt], own: &Own, stacks: &mut Stacks) {
 
 /// The calls in recording loops' bodies, at any depth of their nests, kept for their adjoints as
 /// [`stash_scope`] says, on stacks declared with the outermost loop's.
-fn stash_in_recording_loops(f: &Func, list: &mut [Stmt], own: &Own) {
+fn stash_in_recording_loops(f: &Func, list: &mut [Stmt], own: &Ident) {
     nested(list, &mut |l| stash_in_recording_loops(f, l, own));
     for j in 0..list.len() {
         let Stmt::LoopBack { id, .. } = list[j] else {
@@ -110,13 +110,13 @@ fn stash_in_recording_loops(f: &Func, list: &mut [Stmt], own: &Own) {
 /// loop's body and backward body, or a recording `if`'s arm and its adjoint), and in the loops
 /// and `if`s nested in them: each call made once in `fwd` whose pullback `back` calls once pushes
 /// its value and pullback on a stack of its own, which `back` pops, instead of `back` running the
-/// callee's forward sweep again (`vjp[g]`). A call of the function itself is kept boxed, if
-/// `own` allows it. A call's value recorded for `back` comes with its entry instead.
+/// callee's forward sweep again (`vjp[g]`), but for calls of the function `own` itself. A call's
+/// value recorded for `back` comes with its entry instead.
 fn stash_scope(
     f: &Func,
     fwd: &mut Vec<Stmt>,
     back: &mut Vec<Stmt>,
-    own: &Own,
+    own: &Ident,
     stacks: &mut Stacks,
 ) {
     let keys: Vec<Option<(String, String)>> = fwd
@@ -126,9 +126,7 @@ fn stash_scope(
                 op: Op::Call(path),
                 args,
                 ..
-            } if splittable(path) && (own.boxable || !is_own(path, own)) => {
-                Some((call_name(path), f.atoms(args)))
-            }
+            } if splittable(path) && !is_own(path, own) => Some((call_name(path), f.atoms(args))),
             _ => None,
         })
         .collect();
@@ -151,16 +149,11 @@ fn stash_scope(
             continue;
         };
         let (dst, path, args) = (*dst, path.clone(), args.clone());
-        let boxed = is_own(&path, own);
         let stack = call_tape(f, dst);
         let pullback = format_ident!("{}_pullback", f.name(dst));
         split(&mut fwd[i], &pullback);
-        if let Stmt::Split {
-            stash, boxed: b, ..
-        } = &mut fwd[i]
-        {
+        if let Stmt::Split { stash, .. } = &mut fwd[i] {
             *stash = Some(Stash::Push(stack.clone()));
-            *b = boxed;
         }
         split(&mut back[*k], &pullback);
         let pop = Stmt::Split {
@@ -169,7 +162,6 @@ fn stash_scope(
             path,
             args,
             stash: Some(Stash::Pop(stack.clone())),
-            boxed,
         };
         let recalled = back
             .iter()
@@ -220,16 +212,9 @@ fn stash_scope(
     }
 }
 
-/// The function whose reverse program this is: its name, and whether its calls of itself may
-/// keep their pullbacks (boxed).
-struct Own<'a> {
-    name: &'a Ident,
-    boxable: bool,
-}
-
-/// Whether `path` calls the function itself.
-fn is_own(path: &syn::Path, own: &Own) -> bool {
-    path.segments.len() == 1 && path.segments[0].ident == *own.name
+/// Whether `path` calls the function `own`.
+fn is_own(path: &syn::Path, own: &Ident) -> bool {
+    path.segments.len() == 1 && path.segments[0].ident == *own
 }
 
 /// In each list holding a loop and its backward sweep, the calls at the top of the loop's body
@@ -322,7 +307,6 @@ fn pop_calls(f: &Func, body: &mut Vec<Stmt>, calls: &[(Var, (String, String))]) 
                         path: path.clone(),
                         args: args.clone(),
                         stash: Some(Stash::Pop(call_tape(f, dst))),
-                        boxed: false,
                     };
                     split(&mut body[k], &pullback);
                     body.insert(k, pop);
@@ -399,7 +383,6 @@ fn split(s: &mut Stmt, pullback: &Ident) {
             path,
             args,
             stash: None,
-            boxed: false,
         },
         Stmt::CallVjp {
             args, ct, grads, ..
