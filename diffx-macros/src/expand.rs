@@ -95,7 +95,7 @@ fn programs(
     }
     tape::trim(&mut rev.b.func);
     // (After the second-order programs, which differentiate the unpaired calls.)
-    reverse::pair_calls(&mut rev.b.func, &item.sig.ident);
+    reverse::pair_calls(&mut rev.b.func, &item.sig.ident, &rev.recording_ifs);
     Ok(Programs {
         primal,
         params,

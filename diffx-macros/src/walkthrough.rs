@@ -173,7 +173,7 @@ fn walkthrough() -> String {
     let untrimmed = sweeps(&rev.b.func, rev.backward, &primal_text);
     section(REVERSE, "text", &untrimmed);
     tape::trim(&mut rev.b.func);
-    reverse::pair_calls(&mut rev.b.func, &item.sig.ident);
+    reverse::pair_calls(&mut rev.b.func, &item.sig.ident, &rev.recording_ifs);
     let trimmed = sweeps(&rev.b.func, rev.backward, &primal_text);
     section(TRIM, "diff", &diff(&untrimmed, &trimmed, 2));
 

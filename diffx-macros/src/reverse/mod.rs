@@ -46,6 +46,9 @@ pub struct Reverse {
     pub grads: Vec<Option<Var>>,
     /// Where the backward sweep starts in the body: the statements before it are the forward sweep.
     pub backward: usize,
+    /// The `if`s of the top level that record (`record.rs`): their backward arms run nothing of
+    /// the forward sweep again.
+    pub recording_ifs: HashSet<ControlId>,
 }
 
 struct Sweep {
@@ -143,6 +146,7 @@ pub fn transform(
         }
     }
     record::keep(&mut sweep.b.func, &sweep.records);
+    let recording_ifs = std::mem::take(&mut sweep.recording_ifs);
     let backward = shapes::take_shapes(&mut sweep.b, backward);
     let grads = params
         .iter()
@@ -153,6 +157,7 @@ pub fn transform(
         ct,
         grads,
         backward,
+        recording_ifs,
     })
 }
 

@@ -12,10 +12,12 @@
 //! A loop nested in another's forward sweep keeps plain calls: the outer loop's backward sweep
 //! runs it again, and that run, in the same list as the inner backward sweep, pushes what it pops.
 
+use std::collections::HashSet;
+
 use proc_macro2::Ident;
 use quote::format_ident;
 
-use crate::ir::{Func, Op, Stash, Stmt, Var};
+use crate::ir::{ControlId, Func, Op, Stash, Stmt, Var};
 use crate::names;
 
 /// Pairs the calls of `f` (a reverse program, after its tapes are trimmed) with their pullbacks.
@@ -23,12 +25,12 @@ use crate::names;
 /// its own type's closures would contain itself, and boxing them measured slower than running
 /// the callee's forward sweep again for GradBench's `det`, whose every pullback would stay
 /// alive).
-pub fn pair_calls(f: &mut Func, own: &Ident) {
+pub fn pair_calls(f: &mut Func, own: &Ident, recording_ifs: &HashSet<ControlId>) {
     let mut body = std::mem::take(&mut f.body);
     pair_in(f, &mut body);
     stash_loops(f, &mut body);
     let mut stacks = Stacks::default();
-    stash_in_ifs(f, &mut body, own, &mut stacks);
+    stash_in_ifs(f, &mut body, own, recording_ifs, &mut stacks);
     stash_in_recording_loops(f, &mut body, own);
     f.body = body;
     stacks.declare(&mut f.stacks);
@@ -51,11 +53,20 @@ impl Stacks {
 
 /// The calls in the arms of the recording `if`s of the top level (`reverse/record.rs`), at any
 /// depth, kept for their adjoints as [`stash_scope`] says, on stacks the function declares.
-fn stash_in_ifs(f: &Func, list: &mut [Stmt], own: &Ident, stacks: &mut Stacks) {
+fn stash_in_ifs(
+    f: &Func,
+    list: &mut [Stmt],
+    own: &Ident,
+    recording: &HashSet<ControlId>,
+    stacks: &mut Stacks,
+) {
     for j in 0..list.len() {
         let Stmt::If { id, .. } = list[j] else {
             continue;
         };
+        if !recording.contains(&id) {
+            continue;
+        }
         let forward = list[..j]
             .iter()
             .position(|s| matches!(s, Stmt::If { id: i, .. } if *i == id));

@@ -241,3 +241,12 @@ mod ai {
 fn ai_constant_vector_recorded_out_of_an_if() {
     ai::main();
 }
+
+mod aj {
+    include!("aj_call_in_a_loop_of_an_if_that_recomputes.rs");
+}
+
+#[test]
+fn aj_call_in_a_loop_of_an_if_that_recomputes() {
+    aj::main();
+}
