@@ -901,3 +901,33 @@ fn a_loop_records_what_its_backward_sweep_reads_and_runs_no_body_again() {
     let backward = &code[code.find("move|").expect("a pullback closure")..];
     assert!(backward.contains("__iter"), "{out}");
 }
+
+#[test]
+fn the_rest_after_an_early_return_records_and_keeps_its_calls_pullbacks() {
+    // The loop after the `return` is in the `if` the return makes; that `if` records: its
+    // backward arm runs no loop forward and makes no call again, but pops the call's pullback.
+    let item = quote! {
+        fn loss(x: &[f64], n: usize) -> f64 {
+            if n == 0 {
+                return x[0];
+            }
+            let mut s = 0.0;
+            for i in 0..x.len() {
+                s += g(x[i], s);
+            }
+            s * s
+        }
+    };
+    let (out, code) = vjp_code(quote!(), item.clone());
+    let backward = &code[code.find("move|").expect("a pullback closure")..];
+    assert!(!backward.contains("__iter"), "{out}");
+    assert!(!backward.contains("__diffx_split_g("), "{out}");
+    assert!(!backward.contains("__diffx_vjp_g("), "{out}");
+    assert!(code.contains("t5_calls.push("), "{out}");
+    assert!(backward.contains("=t5_calls.pop()"), "{out}");
+    // Recomputing, the backward arm runs the loop again, splitting the call there.
+    let (out, code) = vjp_code(quote!(loops = "recompute"), item);
+    let backward = &code[code.find("move|").expect("a pullback closure")..];
+    assert!(backward.contains("__iter"), "{out}");
+    assert!(!code.contains("_rec"), "{out}");
+}

@@ -11,6 +11,13 @@
 //! recomputation pops them ([`Stash::Pop`]), iterations in reverse order as the loop's own tape.
 //! A loop nested in another's forward sweep keeps plain calls: the outer loop's backward sweep
 //! runs it again, and that run, in the same list as the inner backward sweep, pushes what it pops.
+//!
+//! In a recording scope (`record.rs`: a recording loop's nest at any depth, a recording `if`'s
+//! arms), no call is made again: each call made once in the forward statements pushes its value
+//! and pullback on a stack beside the scope's records, and the backward sweep pops them where it
+//! would have popped the value. A call of the function itself is left to `vjp[f]`: a closure
+//! holding closures of its own type would contain itself, and boxing them (every call's pullback
+//! alive at once) measured slower than running the callee's forward sweep again.
 
 use std::collections::HashSet;
 

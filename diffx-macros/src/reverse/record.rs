@@ -29,6 +29,13 @@
 //! writes no vector that a loop in it carries as a cell, runs no statement kept as written
 //! (`println!`), computes no constant but a condition from a vector it writes, and starts each
 //! nested loop's cells in a `let` that nothing else reads before that loop. Other loops recompute.
+//!
+//! An `if` of the function's top level records too, when each of its arms could be a recording
+//! loop's body ([`if_records`]): its arms run once, so their records, and the tapes of the loops
+//! in them, are stacks the function declares ([`Func::stacks`]), and the adjoint of the arm that
+//! ran starts from them instead of running the arm again. The rest of a body after an early
+//! `return` is such an `if`: without it, the backward sweep of every loop after the `return` would
+//! run the loop forward once more.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
