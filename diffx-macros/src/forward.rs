@@ -398,6 +398,7 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             args,
             ct,
             grads,
+            ..
         } => {
             call_hvp(b, dot, path, args, *ct, grads);
             Some(())

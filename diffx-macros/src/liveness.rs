@@ -163,9 +163,10 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(tangents.iter().flatten().filter_map(Atom::var));
             r
         }
-        Stmt::CallVjp { args, ct, .. } | Stmt::Pullback { args, ct, .. } => {
+        Stmt::CallVjp { args, ct, into, .. } | Stmt::Pullback { args, ct, into, .. } => {
             let mut r = atoms(args);
             r.push(*ct);
+            r.extend(into.iter().flatten());
             r
         }
         Stmt::Split { args, .. } => atoms(args),
@@ -287,11 +288,12 @@ impl Mentions<'_> {
                 args,
                 ct,
                 grads,
+                into,
             } => {
                 self.path(path);
                 self.atoms(args);
                 self.name(*ct);
-                self.names(grads.iter().flatten().copied());
+                self.names(grads.iter().chain(into).flatten().copied());
             }
             Stmt::Split {
                 dst, path, args, ..
@@ -301,11 +303,15 @@ impl Mentions<'_> {
                 self.atoms(args);
             }
             Stmt::Pullback {
-                args, ct, grads, ..
+                args,
+                ct,
+                grads,
+                into,
+                ..
             } => {
                 self.atoms(args);
                 self.name(*ct);
-                self.names(grads.iter().flatten().copied());
+                self.names(grads.iter().chain(into).flatten().copied());
             }
             Stmt::Push { vec, value, .. } => {
                 self.name(*vec);

@@ -247,7 +247,7 @@ fn emits_the_adjoint_program_as_plain_rust() {
     // The forward sweep, then the backward sweep in the pullback closure (`__diffx_vjp_f` calls
     // both).
     let split = reverse_program(&out, "f");
-    assert!(split.contains("let t1 = x * y ; (t1 , move | x : f64 , y : f64 , n : usize , ct : f64 , __wanted : [bool ; 3usize] | { let x_bar = ct * y ; let y_bar = ct * x ; (x_bar , y_bar , :: diffx :: __private :: Zero ,) })"), "{split}");
+    assert!(split.contains("let t1 = x * y ; (t1 , move | x : f64 , y : f64 , n : usize , ct : f64 , __wanted : [bool ; 3usize] , __into : (() , () , () ,) | { let x_bar = ct * y ; let y_bar = ct * x ; (x_bar , y_bar , :: diffx :: __private :: Zero ,) })"), "{split}");
     let grad = item_named(&out, "grad_f");
     assert!(
         grad.contains("pub fn grad_f (x : f64 , y : f64 , n : usize) -> (f64 , f64)"),
@@ -739,7 +739,7 @@ fn a_split_function_cuts_what_it_can_hand_over() {
     });
     assert!(cut.contains("+ use < >"), "{cut}");
     assert!(
-        cut.contains("move | x : f64 , ct : f64 , __wanted : [bool ; 1usize] |"),
+        cut.contains("move | x : f64 , ct : f64 , __wanted : [bool ; 1usize] , __into : (() ,) |"),
         "{cut}"
     );
     assert!(!cut.contains("__diffx_vjp_f"), "{cut}");
@@ -822,7 +822,10 @@ fn a_pullback_skips_unwanted_gradients() {
         },
     );
     let caller = reverse_program(&caller, "loss");
-    assert!(caller.contains(", [true , false])"), "{caller}");
+    assert!(
+        caller.contains(", [true , false] , (:: diffx :: __private :: NoSlot :: none () , :: diffx :: __private :: NoSlot :: none () ,))"),
+        "{caller}"
+    );
 }
 
 #[test]

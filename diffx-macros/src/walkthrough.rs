@@ -121,9 +121,10 @@ tangent, and `jvp_f` gives each differentiated parameter a tangent and the other
 const EMIT_VJP: &str = "\
 The reverse program: `__diffx_split_f` runs the forward sweep, filling the tape (a `Vec`), and
 returns the value with a closure that owns the tape and runs the backward sweep, popping it. A
-caller's reverse program pairs its call of `f` with that closure (`reverse/pullbacks.rs`) and says
-which gradients it wants (`__wanted`). `__diffx_vjp_f` calls both halves, and `grad_f` seeds the
-cotangent with `1.0`:";
+caller's reverse program pairs its call of `f` with that closure (`reverse/pullbacks.rs`), says
+which gradients it wants (`__wanted`) and offers its own adjoint of each slice argument for the
+closure to add into in place (`__into`; `f` has none, so `()`). `__diffx_vjp_f` calls both halves,
+and `grad_f` seeds the cotangent with `1.0`:";
 
 const OUTRO: &str = "\
 ## Not shown

@@ -552,10 +552,14 @@ pub fn tangent_product<F: NumFloat>(partial: F, tangent: F) -> F {
 }
 
 /// `acc += c` element by element: a callee's gradient of a slice, `Vec` or array argument added
-/// into the caller's adjoint of it.
+/// into the caller's adjoint of it. An empty `c` adds nothing: the callee added its gradient into
+/// `acc` itself (the caller offered `acc` as its [`Slot`]).
 #[inline]
 #[track_caller]
 pub fn add_elems<F: Copy + core::ops::Add<Output = F>>(acc: &mut [F], c: &[F]) {
+    if c.is_empty() {
+        return;
+    }
     assert_eq!(
         acc.len(),
         c.len(),
@@ -836,6 +840,13 @@ impl<F: Float> NotWanted for Tensor<F> {
     }
 }
 
+impl<F> NotWanted for SliceAdjoint<'_, F> {
+    #[inline]
+    fn not_wanted() -> Self {
+        SliceAdjoint::Own(Vec::new())
+    }
+}
+
 impl<F: NumFloat> NotWanted for F {
     #[inline]
     fn not_wanted() -> Self {
@@ -1038,4 +1049,117 @@ impl<P: Params> ZeroLike for P {
     fn zero_like(&self) -> Self {
         self.zeros_like()
     }
+}
+
+/// The adjoint of a pullback's `Vec` gradient (a slice or `Vec` parameter): the buffer its caller
+/// offered, added into in place, or zeros of its own. A call in a loop then accumulates into the
+/// caller's adjoint instead of allocating, zeroing and adding a gradient as long as the argument
+/// (GradBench's `det`: every minor's pullback adds into the whole matrix's adjoint).
+pub enum SliceAdjoint<'a, F> {
+    Own(Vec<F>),
+    Into(&'a mut [F]),
+}
+
+impl<F> core::ops::Deref for SliceAdjoint<'_, F> {
+    type Target = [F];
+    #[inline(always)]
+    fn deref(&self) -> &[F] {
+        match self {
+            SliceAdjoint::Own(v) => v,
+            SliceAdjoint::Into(s) => s,
+        }
+    }
+}
+
+impl<F> core::ops::DerefMut for SliceAdjoint<'_, F> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [F] {
+        match self {
+            SliceAdjoint::Own(v) => v,
+            SliceAdjoint::Into(s) => s,
+        }
+    }
+}
+
+impl<F> SliceAdjoint<'_, F> {
+    /// The gradient the pullback returns: its own, or an empty one when it added into its
+    /// caller's buffer (which [`add_elems`] then adds as nothing).
+    #[inline(always)]
+    pub fn finish(self) -> Vec<F> {
+        match self {
+            SliceAdjoint::Own(v) => v,
+            SliceAdjoint::Into(_) => Vec::new(),
+        }
+    }
+}
+
+/// The adjoint of the slice parameter `x` at the start of a pullback: `into`, checked against
+/// `x`'s length, or zeros.
+#[inline(always)]
+#[track_caller]
+pub fn slice_adjoint<'a, F: NumFloat>(into: Option<&'a mut [F]>, x: &[F]) -> SliceAdjoint<'a, F> {
+    match into {
+        Some(buf) => {
+            assert_eq!(
+                buf.len(),
+                x.len(),
+                "a gradient of {} elements added into one of {}",
+                x.len(),
+                buf.len()
+            );
+            SliceAdjoint::Into(buf)
+        }
+        None => SliceAdjoint::Own(vec![F::zero(); x.len()]),
+    }
+}
+
+/// What a caller offers a pullback for one parameter's gradient: its own adjoint to add into
+/// (`Option<&mut [F]>`, for a slice or `Vec` parameter), or nothing (`()`, for the others, whose
+/// gradients are returned). The pullback's signature picks the impl.
+pub trait Slot<'a, A: ?Sized> {
+    /// The caller's adjoint `a`, offered.
+    fn slot(a: &'a mut A) -> Self;
+}
+
+/// The empty offer, for a parameter whose gradient the caller wants returned.
+pub trait NoSlot {
+    fn none() -> Self;
+}
+
+impl<'a, F> Slot<'a, Vec<F>> for Option<&'a mut [F]> {
+    #[inline(always)]
+    fn slot(a: &'a mut Vec<F>) -> Self {
+        Some(a)
+    }
+}
+
+impl<'a, F, const N: usize> Slot<'a, [F; N]> for Option<&'a mut [F]> {
+    #[inline(always)]
+    fn slot(a: &'a mut [F; N]) -> Self {
+        Some(a)
+    }
+}
+
+impl<'a, 'b, F> Slot<'a, SliceAdjoint<'b, F>> for Option<&'a mut [F]> {
+    #[inline(always)]
+    fn slot(a: &'a mut SliceAdjoint<'b, F>) -> Self {
+        Some(a)
+    }
+}
+
+impl<'a, A: ?Sized> Slot<'a, A> for () {
+    #[inline(always)]
+    fn slot(_: &'a mut A) -> Self {}
+}
+
+impl<F> NoSlot for Option<&mut [F]> {
+    #[inline(always)]
+    fn none() -> Self {
+        None
+    }
+}
+
+impl NoSlot for () {
+    #[inline(always)]
+    fn none() -> Self {}
 }

@@ -3,13 +3,13 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use syn::ItemFn;
+use syn::{Index, ItemFn};
 
 use super::{body, body_parts, signature, split, zero};
 use crate::builder::Builder;
 use crate::forward::Forward;
 use crate::ir::operands::{by_ref, place};
-use crate::ir::{Atom, Func, Kind, Var};
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::names;
 use crate::parse::Signature;
 use crate::reverse::Reverse;
@@ -229,11 +229,39 @@ impl<'a> Generated<'a> {
             return Some((split::recomputing(&parts), false));
         };
         let guards = split::guards(f, rev.backward, &rev.grads);
+        // The adjoint of a slice or `Vec` parameter starts as the buffer its caller offers, if
+        // any, and is returned empty then.
+        let slotted: Vec<(usize, Var)> = (self.sig.params.iter().zip(&rev.grads))
+            .enumerate()
+            .filter(|(_, (q, _))| split::slot_param(q))
+            .filter_map(|(i, (_, g))| g.map(|g| (i, g)))
+            .collect();
+        let into = split::into_slots();
         let wrap = |k: usize, t: TokenStream| {
-            split::guarded(&f.body[rev.backward + k], guards[k].as_ref(), t)
+            let s = &f.body[rev.backward + k];
+            let slot = match s {
+                Stmt::Let {
+                    dst,
+                    op: Op::Zeros(_),
+                    ..
+                } => slotted.iter().find(|(_, g)| g == dst),
+                _ => None,
+            };
+            let t = match slot {
+                Some((i, g)) => {
+                    let (g, x, i) = (f.name(*g), &self.sig.params[*i].name, Index::from(*i));
+                    quote!(let mut #g = ::diffx::__private::slice_adjoint(#into.#i, &#x[..]);)
+                }
+                None => t,
+            };
+            split::guarded(s, guards[k].as_ref(), t)
         };
         let sweeps = body_parts(f, Some(rev.backward), &wrap);
-        let grads = self.grads(rev);
+        let mut grads = self.grads(rev);
+        for (i, _) in &slotted {
+            let g = &grads[*i];
+            grads[*i] = quote!(::diffx::__private::SliceAdjoint::finish(#g));
+        }
         let split = split::function(&parts, &mentioned, sweeps, ret(&rev.b), &grads);
         Some((split, true))
     }

@@ -78,17 +78,52 @@ pub fn function(
         ret
     };
     let (ct, wanted, n) = (p.ct, wanted_flags(), p.sig.params.len());
-    let (params, ret_ty) = (params(p.sig), &p.sig.ret);
+    let (params, ret_ty, into) = (params(p.sig), &p.sig.ret, into_slots());
+    let slots = slot_types(p.sig);
     signature(
         p,
         quote! {
             #forward
-            (#value, move |#(#params,)* #ct: #ret_ty, #wanted: [bool; #n]| {
+            (#value, move |#(#params,)* #ct: #ret_ty, #wanted: [bool; #n], #into: (#(#slots,)*)| {
                 #backward
                 (#(#grads,)*)
             })
         },
     )
+}
+
+/// The name of the pullback's parameter that holds its caller's [`slot_types`] offers.
+pub fn into_slots() -> Ident {
+    Ident::new("__into", proc_macro2::Span::mixed_site())
+}
+
+/// Whether parameter `q`'s gradient may be added into its caller's buffer in place: a
+/// differentiable slice or `Vec`, whose gradient is a `Vec`.
+pub fn slot_param(q: &crate::parse::Param) -> bool {
+    let vec = matches!(&q.grad, syn::Type::Path(t)
+        if t.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+    q.differentiable && q.kind == Kind::Slice && vec && q.elem.is_some()
+}
+
+/// The type of what a caller offers the pullback for each parameter's gradient
+/// (`diffx::__private::Slot`): its own adjoint of a slice or `Vec` parameter, or nothing.
+fn slot_types(sig: &Signature) -> Vec<TokenStream> {
+    sig.params
+        .iter()
+        .map(|q| match &q.elem {
+            Some(elem) if slot_param(q) => quote!(::core::option::Option<&mut [#elem]>),
+            _ => quote!(()),
+        })
+        .collect()
+}
+
+/// An offer of nothing for every parameter: the caller takes the gradients returned.
+fn no_slots(sig: &Signature) -> TokenStream {
+    let none = sig
+        .params
+        .iter()
+        .map(|_| quote!(::diffx::__private::NoSlot::none()));
+    quote!((#(#none,)*))
 }
 
 /// `__diffx_vjp_f` as the split function followed by its pullback, wanting every gradient: the
@@ -105,6 +140,7 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
     let (params, ct, n) = (params(p.sig), p.ct, p.sig.params.len());
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
     let tys = super::signature::grad_types(p.sig);
+    let none = no_slots(p.sig);
     let (value, pullback) = (
         Ident::new("__value", proc_macro2::Span::mixed_site()),
         Ident::new("__pullback", proc_macro2::Span::mixed_site()),
@@ -115,7 +151,7 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         #allow
         #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
             let (#value, #pullback) = #split(#(#args),*);
-            (#value, #pullback(#(#args,)* #ct, [true; #n]))
+            (#value, #pullback(#(#args,)* #ct, [true; #n], #none))
         }
     })
 }
@@ -141,16 +177,18 @@ fn passed_twice(ty: &syn::Type, float: &Ident) -> bool {
 }
 
 /// The split function of a function whose forward sweep is not handed over (or that has a rule
-/// written by hand): the value from the function itself, the pullback from `__diffx_vjp_f`.
+/// written by hand): the value from the function itself, the pullback from `__diffx_vjp_f`
+/// (which returns every gradient: the caller's offers are declined).
 pub fn recomputing(p: &Parts) -> TokenStream {
     let name = &p.item.sig.ident;
     let vjp = names::vjp(name);
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
     let (ct, params, ret_ty, n) = (p.ct, params(p.sig), &p.sig.ret, p.sig.params.len());
+    let slots = slot_types(p.sig);
     signature(
         p,
         quote! {
-            (#name(#(#args),*), move |#(#params,)* #ct: #ret_ty, _: [bool; #n]| {
+            (#name(#(#args),*), move |#(#params,)* #ct: #ret_ty, _: [bool; #n], _: (#(#slots,)*)| {
                 #vjp(#(#args,)* #ct).1
             })
         },
@@ -169,13 +207,14 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
         syn::GenericParam::Type(t) => t.ident.to_token_stream(),
         syn::GenericParam::Const(c) => c.ident.to_token_stream(),
     });
+    let slots = slot_types(p.sig);
     let allow = super::allow();
     quote! {
         #[doc(hidden)]
         #[inline(always)]
         #allow
         #vis fn #name(#(#params),*)
-            -> (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n]) -> (#(#grads,)*) + use<#(#generics),*>)
+            -> (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n], (#(#slots,)*)) -> (#(#grads,)*) + use<#(#generics),*>)
         {
             #body
         }

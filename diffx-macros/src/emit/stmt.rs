@@ -301,8 +301,8 @@ pub(super) fn stmt(
             args,
             ct,
             grads,
+            into,
         } => {
-            let path = derived_path(path, "vjp");
             let (a, ct) = (call_args(f, args), f.name(*ct));
             let g = grads.iter().map(|g| match g {
                 Some(v) => {
@@ -311,7 +311,20 @@ pub(super) fn stmt(
                 }
                 None => quote!(_),
             });
-            quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct);)
+            if into.iter().all(Option::is_none) {
+                let path = derived_path(path, "vjp");
+                return quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct););
+            }
+            // Offered buffers go through the pullback: `vjp` takes none.
+            let path = derived_path(path, "split");
+            let pb = proc_macro2::Ident::new("__pullback", proc_macro2::Span::mixed_site());
+            let (wanted, slots) = (grads.iter().map(Option::is_some), slots(f, into));
+            quote! {
+                let (#(#g,)*) = {
+                    let (_, #pb) = #path(#(#a),*);
+                    #pb(#(#a,)* #ct, [#(#wanted),*], #slots)
+                };
+            }
         }
         Stmt::Split {
             dst,
@@ -340,6 +353,7 @@ pub(super) fn stmt(
             args,
             ct,
             grads,
+            into,
         } => {
             let (a, ct) = (call_args(f, args), f.name(*ct));
             let g = grads.iter().map(|g| match g {
@@ -349,8 +363,8 @@ pub(super) fn stmt(
                 }
                 None => quote!(_),
             });
-            let wanted = grads.iter().map(Option::is_some);
-            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct, [#(#wanted),*]);)
+            let (wanted, slots) = (grads.iter().map(Option::is_some), slots(f, into));
+            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct, [#(#wanted),*], #slots);)
         }
         Stmt::CallHvp {
             path,
@@ -476,6 +490,19 @@ pub(super) fn list_with(
         i += 1;
     }
     out
+}
+
+/// What a call's pullback is offered for each argument's gradient (`diffx::__private::Slot`):
+/// the caller's adjoint `into` names, or nothing.
+fn slots(f: &Func, into: &[Option<Var>]) -> TokenStream {
+    let offers = into.iter().map(|v| match v {
+        Some(v) => {
+            let name = f.name(*v);
+            quote!(::diffx::__private::Slot::slot(&mut #name))
+        }
+        None => quote!(::diffx::__private::NoSlot::none()),
+    });
+    quote!((#(#offers,)*))
 }
 
 /// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for

@@ -251,11 +251,14 @@ pub enum Stmt {
         mark: Option<Ident>,
     },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
+    /// `into` offers the callee, per argument, the caller's adjoint to add its gradient into in
+    /// place (a slice's: `reverse/pullbacks.rs`); a callee that does returns an empty gradient.
     CallVjp {
         path: syn::Path,
         args: Vec<Atom>,
         ct: Var,
         grads: Vec<Option<Var>>,
+        into: Vec<Option<Var>>,
     },
     /// `(dst, pullback) = path(args)` split in two: the call's value, and its pullback (a closure)
     /// for the [`Stmt::Pullback`] later in the same list. Reverse mode's calls, once paired
@@ -267,12 +270,14 @@ pub enum Stmt {
         args: Vec<Atom>,
         stash: Option<Stash>,
     },
-    /// `grads = pullback(args, ct)`: the second half of a [`Stmt::Split`] call.
+    /// `grads = pullback(args, ct)`: the second half of a [`Stmt::Split`] call, offered `into`
+    /// as [`Stmt::CallVjp`] is.
     Pullback {
         pullback: Ident,
         args: Vec<Atom>,
         ct: Var,
         grads: Vec<Option<Var>>,
+        into: Vec<Option<Var>>,
     },
     /// Forward mode over a [`Stmt::CallVjp`] (`hvp_` of a caller): `grads` and their tangents
     /// `grad_dots`, from the callee's forward-over-reverse function, along the arguments'
@@ -544,6 +549,7 @@ impl Func {
                 args,
                 ct,
                 grads,
+                ..
             } => writeln!(
                 f,
                 "({}) = vjp[{}]({}; {})",
@@ -577,6 +583,7 @@ impl Func {
                 args,
                 ct,
                 grads,
+                ..
             } => writeln!(
                 f,
                 "({}) = {pullback}({}; {})",

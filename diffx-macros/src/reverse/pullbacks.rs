@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use proc_macro2::Ident;
 use quote::format_ident;
 
-use crate::ir::{ControlId, Func, Op, Stash, Stmt, Var};
+use crate::ir::{Atom, ControlId, Func, Kind, Op, Stash, Stmt, Var};
 use crate::names;
 
 /// Pairs the calls of `f` (a reverse program, after its tapes are trimmed) with their pullbacks.
@@ -39,6 +39,7 @@ pub fn pair_calls(f: &mut Func, own: &Ident, recording_ifs: &HashSet<ControlId>)
     let mut stacks = Stacks::default();
     stash_in_ifs(f, &mut body, own, recording_ifs, &mut stacks);
     stash_in_recording_loops(f, &mut body, own);
+    offer_buffers(f, &mut body);
     f.body = body;
     stacks.declare(&mut f.stacks);
 }
@@ -230,6 +231,41 @@ fn stash_scope(
     }
 }
 
+/// Each call's pullback is offered the caller's adjoint of a slice argument that its gradient
+/// is added into right after (`ā += ḡ`): the callee adds into it in place and returns an empty
+/// gradient (if its parameter takes the offer: a slice or `Vec`), which the addition then skips.
+fn offer_buffers(f: &Func, list: &mut [Stmt]) {
+    nested(list, &mut |l| offer_buffers(f, l));
+    for k in 0..list.len() {
+        let (head, rest) = list.split_at_mut(k + 1);
+        let (grads, into) = match &mut head[k] {
+            Stmt::CallVjp {
+                path, grads, into, ..
+            } if splittable(path) => (grads, into),
+            Stmt::Pullback { grads, into, .. } => (grads, into),
+            _ => continue,
+        };
+        // The additions of the call's gradients follow it, one per argument.
+        for s in rest.iter().take(grads.len()) {
+            let Stmt::Accum {
+                dst: Atom::Var(adjoint),
+                value,
+                first: false,
+                ..
+            } = s
+            else {
+                continue;
+            };
+            let arg = grads.iter().position(|g| *g == Some(*value));
+            if let Some(i) = arg.filter(|_| f.kind(*adjoint) == Kind::Slice) {
+                if !into.contains(&Some(*adjoint)) {
+                    into[i] = Some(*adjoint);
+                }
+            }
+        }
+    }
+}
+
 /// Whether `path` calls the function `own`.
 fn is_own(path: &syn::Path, own: &Ident) -> bool {
     path.segments.len() == 1 && path.segments[0].ident == *own
@@ -403,12 +439,17 @@ fn split(s: &mut Stmt, pullback: &Ident) {
             stash: None,
         },
         Stmt::CallVjp {
-            args, ct, grads, ..
+            args,
+            ct,
+            grads,
+            into,
+            ..
         } => Stmt::Pullback {
             pullback,
             args,
             ct,
             grads,
+            into,
         },
         other => other,
     };

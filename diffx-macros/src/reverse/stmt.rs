@@ -106,6 +106,7 @@ impl Sweep {
                     args: args.to_vec(),
                     ct: g,
                     grads: grads.clone(),
+                    into: vec![None; args.len()],
                 };
                 self.b.push(call);
                 for (a, gv) in args.iter().zip(grads) {
