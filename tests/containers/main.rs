@@ -1,14 +1,16 @@
 //! Containers as parameters and results: slices, `Vec`s and arrays (`slices`), local vectors
 //! written element by element (`vectors`), nested containers (`nested`), parameter structs
 //! (`structs`), `Option` fields and `if let` (`options`), tuple results (`tuples`),
-//! vector-valued functions' Jacobians (`jacobians`), and reverse mode's loops that record against
-//! loops that recompute on the same inputs (`recording`).
+//! vector-valued functions' Jacobians (`jacobians`), reverse mode's loops and `if`s that record
+//! against ones that recompute on the same inputs (`recording`), and calls whose pullbacks add
+//! into their caller's adjoint of a slice in place (`in_place`).
 
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../common/loop_functions.rs"]
 mod loop_functions;
 
+mod in_place;
 mod jacobians;
 mod nested;
 mod options;
