@@ -230,12 +230,10 @@ impl<'a> Generated<'a> {
         };
         let guards = split::guards(f, rev.backward, &rev.grads);
         // The adjoint of a slice or `Vec` parameter starts as the buffer its caller offers, if
-        // any, and is returned empty then.
-        let slotted: Vec<(usize, Var)> = (self.sig.params.iter().zip(&rev.grads))
-            .enumerate()
-            .filter(|(_, (q, _))| split::slot_param(q))
-            .filter_map(|(i, (_, g))| g.map(|g| (i, g)))
-            .collect();
+        // any, and is returned empty then; contributions to it are added, never assigned.
+        let slotted = split::slotted(f, self.sig, &rev.grads);
+        let added = split::added_only(f, &slotted);
+        let f = &added;
         let into = split::into_slots();
         let wrap = |k: usize, t: TokenStream| {
             let s = &f.body[rev.backward + k];

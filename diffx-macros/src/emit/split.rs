@@ -102,7 +102,59 @@ pub fn into_slots() -> Ident {
 pub fn slot_param(q: &crate::parse::Param) -> bool {
     let vec = matches!(&q.grad, syn::Type::Path(t)
         if t.path.segments.last().is_some_and(|s| s.ident == "Vec"));
-    q.differentiable && q.kind == Kind::Slice && vec && q.elem.is_some()
+    q.differentiable && !q.mutable && q.kind == Kind::Slice && vec && q.elem.is_some()
+}
+
+/// The parameters whose adjoints (`grads`) start as their caller's offer: slice and `Vec`
+/// parameters whose adjoint the backward sweep only adds to (the body does not write the
+/// parameter, so no adjoint of an overwritten element is reset), with their adjoints.
+pub fn slotted(f: &Func, sig: &Signature, grads: &[Option<Var>]) -> Vec<(usize, Var)> {
+    let mut out: Vec<(usize, Var)> = (sig.params.iter().zip(grads))
+        .enumerate()
+        .filter(|(_, (q, _))| slot_param(q))
+        .filter_map(|(i, (_, g))| g.map(|g| (i, g)))
+        .collect();
+    for s in &f.body {
+        s.walk(&mut |s| {
+            let written = match s {
+                Stmt::Set { dst, .. } => Some(*dst),
+                Stmt::SetElem { vec, .. }
+                | Stmt::Push { vec, .. }
+                | Stmt::Pop { vec, .. }
+                | Stmt::Undo { vec, .. } => Some(*vec),
+                Stmt::Let { dst, op, .. } if !matches!(op, Op::Zeros(_)) => Some(*dst),
+                _ => None,
+            };
+            out.retain(|(_, g)| Some(*g) != written);
+        });
+    }
+    out
+}
+
+/// `f` with every first contribution to a `slotted` adjoint (`ā[i] = c`, which a fresh adjoint
+/// of zeros allows) made an addition: the adjoint may be the caller's, holding its own.
+pub fn added_only(f: &Func, slotted: &[(usize, Var)]) -> Func {
+    fn visit(list: &mut [Stmt], slotted: &[(usize, Var)]) {
+        for s in list {
+            match s {
+                Stmt::Accum { dst, first, .. }
+                    if slotted.iter().any(|(_, g)| dst.var() == Some(*g)) =>
+                {
+                    *first = false;
+                }
+                Stmt::If { then_, else_, .. } => {
+                    visit(&mut then_.body, slotted);
+                    visit(&mut else_.body, slotted);
+                }
+                Stmt::Loop { body, .. } => visit(&mut body.body, slotted),
+                Stmt::LoopBack { body, .. } => visit(body, slotted),
+                _ => {}
+            }
+        }
+    }
+    let mut out = f.clone();
+    visit(&mut out.body, slotted);
+    out
 }
 
 /// The type of what a caller offers the pullback for each parameter's gradient

@@ -250,3 +250,12 @@ mod aj {
 fn aj_call_in_a_loop_of_an_if_that_recomputes() {
     aj::main();
 }
+
+mod ak {
+    include!("ak_first_contribution_assigned_into_the_callers_adjoint.rs");
+}
+
+#[test]
+fn ak_first_contribution_assigned_into_the_callers_adjoint() {
+    ak::main();
+}
