@@ -18,6 +18,10 @@
 //! would have popped the value. A call of the function itself is left to `vjp[f]`: a closure
 //! holding closures of its own type would contain itself, and boxing them (every call's pullback
 //! alive at once) measured slower than running the callee's forward sweep again.
+//!
+//! Every pullback called is offered, for each slice argument whose gradient the caller adds into
+//! its own adjoint right after, that adjoint to add into in place ([`offer_buffers`]; the
+//! callee's side is `emit/split.rs`).
 
 use std::collections::HashSet;
 
