@@ -934,3 +934,45 @@ fn the_rest_after_an_early_return_records_and_keeps_its_calls_pullbacks() {
     assert!(backward.contains("__iter"), "{out}");
     assert!(!code.contains("_rec"), "{out}");
 }
+
+#[test]
+fn a_pullback_adds_into_the_adjoint_its_caller_offers() {
+    // The caller offers its adjoint of `x` to the call's pullback; the callee's pullback starts
+    // its adjoint of the slice as the offer, adds to it, and returns it through `finish`.
+    let caller = expanded(
+        quote!(),
+        quote! {
+            fn loss(x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for i in 0..x.len() {
+                    s += g(x, i);
+                }
+                s
+            }
+        },
+    );
+    let caller: String = caller.split_whitespace().collect();
+    assert!(
+        caller.contains("::diffx::__private::Slot::slot(&mutx_bar)"),
+        "{caller}"
+    );
+    let callee = expanded(
+        quote!(wrt(x)),
+        quote! {
+            fn g(x: &[f64], i: usize) -> f64 {
+                x[i] * x[i]
+            }
+        },
+    );
+    let callee: String = callee.split_whitespace().collect();
+    assert!(
+        callee.contains("__into:(::core::option::Option<&mut[f64]>,(),)|{letmutx_bar=::diffx::__private::slice_adjoint(__into.0,&x[..]);"),
+        "{callee}"
+    );
+    // (The element's contribution is added, not assigned: the buffer holds the caller's.)
+    assert!(callee.contains("x_bar[i]+="), "{callee}");
+    assert!(
+        callee.contains("::diffx::__private::SliceAdjoint::finish(x_bar)"),
+        "{callee}"
+    );
+}
