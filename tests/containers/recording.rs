@@ -208,54 +208,45 @@ both!(
 /// The determinant of the minor of rows `row..n` and the columns not in `used`, expanded along
 /// its first row (GradBench's `det`): a recursive call in an arm of a loop in the `if` an early
 /// return makes (its adjoint runs the callee's forward sweep again: a pullback of the function
-/// itself is not kept).
-#[autodiff]
-fn minor(a: &[f64], n: usize, row: usize, used: u64) -> f64 {
-    if row + 1 == n {
-        return a[row * n + used.trailing_ones() as usize];
-    }
-    let (mut det, mut sign) = (0.0, 1.0);
-    for j in 0..n {
-        if used & (1 << j) == 0 {
-            det += sign * a[row * n + j] * minor(a, n, row + 1, used | (1 << j));
-            sign = -sign;
+/// itself is not kept). Written once for both programs, each calling itself.
+macro_rules! minor {
+    ($name:ident, $($attr:tt)*) => {
+        #[autodiff($($attr)*)]
+        fn $name(a: &[f64], n: usize, row: usize, used: u64) -> f64 {
+            if row + 1 == n {
+                return a[row * n + used.trailing_ones() as usize];
+            }
+            let (mut det, mut sign) = (0.0, 1.0);
+            for j in 0..n {
+                if used & (1 << j) == 0 {
+                    det += sign * a[row * n + j] * $name(a, n, row + 1, used | (1 << j));
+                    sign = -sign;
+                }
+            }
+            det
         }
-    }
-    det
+    };
 }
 
-#[autodiff(loops = "recompute")]
-fn minor_recomputed(a: &[f64], n: usize, row: usize, used: u64) -> f64 {
-    if row + 1 == n {
-        return a[row * n + used.trailing_ones() as usize];
-    }
-    let (mut det, mut sign) = (0.0, 1.0);
-    for j in 0..n {
-        if used & (1 << j) == 0 {
-            det += sign * a[row * n + j] * minor_recomputed(a, n, row + 1, used | (1 << j));
-            sign = -sign;
-        }
-    }
-    det
-}
+minor!(minor,);
+minor!(minor_recomputed, loops = "recompute");
 
 /// A recursive call in an arm of the top level (an error function's odd symmetry), and a call
 /// of another function in the other.
-#[autodiff]
-fn odd(x: f64, k: f64) -> f64 {
-    if x < 0.0 {
-        return -odd(-x, k);
-    }
-    bump(x, k) * (x * k).tanh()
+macro_rules! odd {
+    ($name:ident, $($attr:tt)*) => {
+        #[autodiff($($attr)*)]
+        fn $name(x: f64, k: f64) -> f64 {
+            if x < 0.0 {
+                return -$name(-x, k);
+            }
+            bump(x, k) * (x * k).tanh()
+        }
+    };
 }
 
-#[autodiff(loops = "recompute")]
-fn odd_recomputed(x: f64, k: f64) -> f64 {
-    if x < 0.0 {
-        return -odd_recomputed(-x, k);
-    }
-    bump(x, k) * (x * k).tanh()
-}
+odd!(odd,);
+odd!(odd_recomputed, loops = "recompute");
 
 /// Both gradients at `points`: equal to each other, and to central differences.
 #[track_caller]
