@@ -553,7 +553,7 @@ pub fn tangent_product<F: NumFloat>(partial: F, tangent: F) -> F {
 
 /// `acc += c` element by element: a callee's gradient of a slice, `Vec` or array argument added
 /// into the caller's adjoint of it. An empty `c` adds nothing: the callee added its gradient into
-/// `acc` itself (the caller offered `acc` as its [`Slot`]).
+/// `acc` itself (the caller offered `acc` as its [`Slot`], see [`slice_adjoint`]).
 #[inline]
 #[track_caller]
 pub fn add_elems<F: Copy + core::ops::Add<Output = F>>(acc: &mut [F], c: &[F]) {
@@ -840,13 +840,6 @@ impl<F: Float> NotWanted for Tensor<F> {
     }
 }
 
-impl<F> NotWanted for SliceAdjoint<'_, F> {
-    #[inline]
-    fn not_wanted() -> Self {
-        SliceAdjoint::Own(Vec::new())
-    }
-}
-
 impl<F: NumFloat> NotWanted for F {
     #[inline]
     fn not_wanted() -> Self {
@@ -1051,54 +1044,20 @@ impl<P: Params> ZeroLike for P {
     }
 }
 
-/// The adjoint of a pullback's `Vec` gradient (a slice or `Vec` parameter): the buffer its caller
-/// offered, added into in place, or zeros of its own. A call in a loop then accumulates into the
-/// caller's adjoint instead of allocating, zeroing and adding a gradient as long as the argument
-/// (GradBench's `det`: every minor's pullback adds into the whole matrix's adjoint).
-pub enum SliceAdjoint<'a, F> {
-    Own(Vec<F>),
-    Into(&'a mut [F]),
-}
-
-impl<F> core::ops::Deref for SliceAdjoint<'_, F> {
-    type Target = [F];
-    #[inline(always)]
-    fn deref(&self) -> &[F] {
-        match self {
-            SliceAdjoint::Own(v) => v,
-            SliceAdjoint::Into(s) => s,
-        }
-    }
-}
-
-impl<F> core::ops::DerefMut for SliceAdjoint<'_, F> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut [F] {
-        match self {
-            SliceAdjoint::Own(v) => v,
-            SliceAdjoint::Into(s) => s,
-        }
-    }
-}
-
-impl<F> SliceAdjoint<'_, F> {
-    /// The gradient the pullback returns: its own, or an empty one when it added into its
-    /// caller's buffer (which [`add_elems`] then adds as nothing).
-    #[inline(always)]
-    pub fn finish(self) -> Vec<F> {
-        match self {
-            SliceAdjoint::Own(v) => v,
-            SliceAdjoint::Into(_) => Vec::new(),
-        }
-    }
-}
-
-/// The adjoint of the slice parameter `x` at the start of a pullback: `into`, checked against
-/// `x`'s length, or zeros.
+/// The adjoint of a slice or `Vec` parameter at the start of a pullback: the buffer its caller
+/// offered (checked against the parameter's length), added into in place, or `own`, filled
+/// with zeros. A call in a loop then accumulates into the caller's adjoint instead of allocating,
+/// zeroing and returning a gradient as long as the argument (GradBench's `det`: every minor's
+/// pullback adds into the whole matrix's adjoint). `own` stays empty, unallocated, when the offer
+/// is taken: it is what the pullback returns, and what the caller's addition then skips.
 #[inline(always)]
 #[track_caller]
-pub fn slice_adjoint<'a, F: NumFloat>(into: Option<&'a mut [F]>, x: &[F]) -> SliceAdjoint<'a, F> {
-    match into {
+pub fn slice_adjoint<'a, F: NumFloat>(
+    offer: Option<&'a mut [F]>,
+    own: &'a mut Vec<F>,
+    x: &[F],
+) -> &'a mut [F] {
+    match offer {
         Some(buf) => {
             assert_eq!(
                 buf.len(),
@@ -1107,9 +1066,12 @@ pub fn slice_adjoint<'a, F: NumFloat>(into: Option<&'a mut [F]>, x: &[F]) -> Sli
                 x.len(),
                 buf.len()
             );
-            SliceAdjoint::Into(buf)
+            buf
         }
-        None => SliceAdjoint::Own(vec![F::zero(); x.len()]),
+        None => {
+            *own = vec![F::zero(); x.len()];
+            own
+        }
     }
 }
 
@@ -1140,9 +1102,9 @@ impl<'a, F, const N: usize> Slot<'a, [F; N]> for Option<&'a mut [F]> {
     }
 }
 
-impl<'a, 'b, F> Slot<'a, SliceAdjoint<'b, F>> for Option<&'a mut [F]> {
+impl<'a, 'b, F> Slot<'a, &'b mut [F]> for Option<&'a mut [F]> {
     #[inline(always)]
-    fn slot(a: &'a mut SliceAdjoint<'b, F>) -> Self {
+    fn slot(a: &'a mut &'b mut [F]) -> Self {
         Some(a)
     }
 }

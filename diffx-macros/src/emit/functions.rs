@@ -245,20 +245,26 @@ impl<'a> Generated<'a> {
                 } => slotted.iter().find(|(_, g)| g == dst),
                 _ => None,
             };
-            let t = match slot {
+            match slot {
                 Some((i, g)) => {
-                    let (g, x, i) = (f.name(*g), &self.sig.params[*i].name, Index::from(*i));
-                    quote!(let mut #g = ::diffx::__private::slice_adjoint(#into.#i, &#x[..]);)
+                    let (own, x, i) = (
+                        split::own(f, *g),
+                        &self.sig.params[*i].name,
+                        Index::from(*i),
+                    );
+                    let g = f.name(*g);
+                    quote! {
+                        let mut #own = ::std::vec::Vec::new();
+                        let mut #g = ::diffx::__private::slice_adjoint(#into.#i, &mut #own, &#x[..]);
+                    }
                 }
-                None => t,
-            };
-            split::guarded(s, guards[k].as_ref(), t)
+                None => split::guarded(s, guards[k].as_ref(), t),
+            }
         };
         let sweeps = body_parts(f, Some(rev.backward), &wrap);
         let mut grads = self.grads(rev);
-        for (i, _) in &slotted {
-            let g = &grads[*i];
-            grads[*i] = quote!(::diffx::__private::SliceAdjoint::finish(#g));
+        for (i, g) in &slotted {
+            grads[*i] = split::own(f, *g).to_token_stream();
         }
         let split = split::function(&parts, &mentioned, sweeps, ret(&rev.b), &grads);
         Some((split, true))

@@ -131,6 +131,15 @@ pub fn slotted(f: &Func, sig: &Signature, grads: &[Option<Var>]) -> Vec<(usize, 
     out
 }
 
+/// The local that holds a slotted adjoint `g`'s own buffer when its caller offers none (and the
+/// gradient the pullback returns: empty when the offer was taken).
+pub fn own(f: &Func, g: Var) -> Ident {
+    Ident::new(
+        &format!("{}_own", f.name(g)),
+        proc_macro2::Span::mixed_site(),
+    )
+}
+
 /// `f` with every first contribution to a `slotted` adjoint (`ā[i] = c`, which a fresh adjoint
 /// of zeros allows) made an addition: the adjoint may be the caller's, holding its own.
 pub fn added_only(f: &Func, slotted: &[(usize, Var)]) -> Func {
