@@ -971,5 +971,8 @@ fn a_pullback_adds_into_the_adjoint_its_caller_offers() {
     );
     // (The element's contribution is added, not assigned: the buffer holds the caller's.)
     assert!(callee.contains("x_bar[i]+="), "{callee}");
-    assert!(callee.contains("(x_bar_own,::diffx::__private::Zero,)"), "{callee}");
+    assert!(
+        callee.contains("(x_bar_own,::diffx::__private::Zero,)"),
+        "{callee}"
+    );
 }

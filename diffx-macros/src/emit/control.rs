@@ -83,7 +83,10 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     quote!(::core::clone::Clone::clone(&#p))
                 }
             };
-            quote!(#stack.push(#v);)
+            match f.slots.contains(stack) {
+                true => quote!(#stack = ::core::option::Option::Some(#v);),
+                false => quote!(#stack.push(#v);),
+            }
         }
         Stmt::Undo { vec, log, mark } => {
             let v = f.name(*vec);

@@ -81,9 +81,15 @@ pub(super) fn op_expr_moving(
         }
         Op::Fit => fit(f, args, moved),
         Op::Zeros(ty) => zeros(f, ty, &args[0]),
-        Op::Recall(stack) => quote!(#stack.pop().unwrap_or_else(|| ::core::unreachable!(
-            "a recording loop's backward sweep takes what its forward sweep kept"
-        ))),
+        Op::Recall(stack) => {
+            let pop = match f.slots.contains(stack) {
+                true => quote!(take),
+                false => quote!(pop),
+            };
+            quote!(#stack.#pop().unwrap_or_else(|| ::core::unreachable!(
+                "a recording loop's backward sweep takes what its forward sweep kept"
+            )))
+        }
         Op::Map { template, binds } => map(f, template, binds, args),
         Op::Call(path) => {
             let a = call_args(f, args);
@@ -337,15 +343,25 @@ pub(super) fn stmt(
             let (mt, name, a) = (m(dst), f.name(*dst), call_args(f, args));
             match stash {
                 None => quote!(let (#mt #name, #pullback) = #path(#(#a),*);),
+                Some(Stash::Push(tape)) if f.slots.contains(tape) => quote! {
+                    let (#mt #name, #pullback) = #path(#(#a),*);
+                    #tape = ::core::option::Option::Some((::core::clone::Clone::clone(&#name), #pullback));
+                },
                 Some(Stash::Push(tape)) => quote! {
                     let (#mt #name, #pullback) = #path(#(#a),*);
                     #tape.push((::core::clone::Clone::clone(&#name), #pullback));
                 },
-                Some(Stash::Pop(tape)) => quote! {
-                    let ::core::option::Option::Some((#mt #name, #pullback)) = #tape.pop() else {
-                        ::core::unreachable!("the call's tape holds one entry per iteration")
+                Some(Stash::Pop(tape)) => {
+                    let pop = match f.slots.contains(tape) {
+                        true => quote!(take),
+                        false => quote!(pop),
                     };
-                },
+                    quote! {
+                        let ::core::option::Option::Some((#mt #name, #pullback)) = #tape.#pop() else {
+                            ::core::unreachable!("the call's tape holds one entry per iteration")
+                        };
+                    }
+                }
             }
         }
         Stmt::Pullback {
@@ -443,8 +459,12 @@ pub(super) fn body_parts(
     let moves = liveness::movable(f, &params);
     let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
     let same = |_: usize, t: TokenStream| t;
-    let stacks = f.stacks.iter();
-    let mut forward = quote!(#(let mut #stacks = ::std::vec::Vec::new();)*);
+    let stacks = f.stacks.iter().filter(|s| !f.slots.contains(s));
+    let slots = f.slots.iter();
+    let mut forward = quote! {
+        #(let mut #stacks = ::std::vec::Vec::new();)*
+        #(let mut #slots = ::core::option::Option::None;)*
+    };
     match at {
         None => {
             forward.extend(list(f, &f.body, &mutable, &moved));

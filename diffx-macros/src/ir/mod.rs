@@ -408,6 +408,10 @@ pub struct Func {
     /// A reverse program's stacks declared before its first statement: what the recording `if`s
     /// of its top level keep (their records, their loops' tapes and runs; `reverse/record.rs`).
     pub stacks: Vec<Ident>,
+    /// Those of [`Func::stacks`] pushed on outside every loop, once per call of the function: a
+    /// `None` or `Some` local, not a `Vec` (a scalar function's records and kept pullbacks then
+    /// allocate nothing).
+    pub slots: Vec<Ident>,
 }
 
 impl Func {

@@ -46,6 +46,43 @@ pub fn pair_calls(f: &mut Func, own: &Ident, recording_ifs: &HashSet<ControlId>)
     offer_buffers(f, &mut body);
     f.body = body;
     stacks.declare(&mut f.stacks);
+    f.slots = single_entries(f);
+}
+
+/// The function's stacks pushed on once, outside every loop: each holds one entry at most.
+fn single_entries(f: &Func) -> Vec<Ident> {
+    fn visit(list: &[Stmt], in_loop: bool, pushes: &mut Vec<(Ident, bool)>) {
+        for s in list {
+            match s {
+                Stmt::Record { stack, .. }
+                | Stmt::Split {
+                    stash: Some(Stash::Push(stack)),
+                    ..
+                } => pushes.push((stack.clone(), in_loop)),
+                Stmt::If { then_, else_, .. } => {
+                    visit(&then_.body, in_loop, pushes);
+                    visit(&else_.body, in_loop, pushes);
+                }
+                Stmt::Loop { body, .. } => visit(&body.body, true, pushes),
+                Stmt::LoopBack { body, .. } => visit(body, true, pushes),
+                _ => {}
+            }
+        }
+    }
+    let mut pushes = Vec::new();
+    visit(&f.body, false, &mut pushes);
+    f.stacks
+        .iter()
+        .filter(|s| {
+            let on: Vec<bool> = pushes
+                .iter()
+                .filter(|(p, _)| p == *s)
+                .map(|p| p.1)
+                .collect();
+            on == [false]
+        })
+        .cloned()
+        .collect()
 }
 
 /// The stacks a recording scope's declarations gain (the calls kept) and lose (the values
