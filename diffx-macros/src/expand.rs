@@ -48,7 +48,8 @@ pub struct Programs {
     pub params: Vec<Option<Var>>,
     pub fwd: forward::Forward,
     pub rev: reverse::Reverse,
-    /// The reverse program the second-order programs differentiate (its loops recompute).
+    /// The reverse program the second-order programs differentiate: `rev` as the sweep wrote it,
+    /// before its tapes are trimmed and its calls paired.
     pub base: Option<reverse::Reverse>,
     /// Forward over reverse (`order = 2`), and forward over that (`order = 3`).
     pub hvp: Option<forward::Forward>,
