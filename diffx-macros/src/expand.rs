@@ -27,10 +27,26 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let item: ItemFn = syn::parse2(item.clone()).map_err(|_| {
         syn::Error::new(
             first_token_span(&item),
-            "`#[autodiff]` goes on a function: `#[autodiff] fn f(x: f64) -> f64 { … }`",
+            "`#[autodiff]` goes on a function or an `impl` block: `#[autodiff] fn f(x: f64) -> f64 { … }`",
         )
     })?;
     let args = parse::args(attr)?;
+    Ok(match function(item, args)? {
+        Written::Tokens(tokens) => tokens,
+        Written::Items(items) => quote!(#(#items)*),
+    })
+}
+
+/// What is written for one function: the function and its derivative functions.
+pub enum Written {
+    /// As emission wrote them: a free function needs no dressing.
+    Tokens(TokenStream),
+    /// Read as items and dressed: generic, in an `impl`, or adapted.
+    Items(Vec<syn::Item>),
+}
+
+/// The pipeline for one function.
+pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
     let (core, args, adapters) = adapt::into_core(item, args)?;
     let sig = parse::signature(&core, &args)?;
     let programs = programs(&core, &sig, args.order, !args.recompute)?;
@@ -156,16 +172,15 @@ fn dress(
     core: &ItemFn,
     sig: &Signature,
     adapters: &[Adapter],
-) -> syn::Result<TokenStream> {
+) -> syn::Result<Written> {
     if !adapt::needed(core, sig, adapters) {
-        return Ok(written);
+        return Ok(Written::Tokens(written));
     }
     let items = syn::parse2::<syn::File>(written)?.items;
-    let items = adapt::dress(items, core, sig, adapters);
-    Ok(quote!(#(#items)*))
+    Ok(Written::Items(adapt::dress(items, core, sig, adapters)))
 }
 
-fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
+pub fn first_token_span(item: &TokenStream) -> proc_macro2::Span {
     item.clone()
         .into_iter()
         .next()

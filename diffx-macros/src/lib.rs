@@ -31,7 +31,7 @@
 //! | 6 | `forward`, `reverse` | the transforms: the tangent program; the adjoint program |
 //! | 7 | `emit` | the programs written as Rust |
 //! | 8 | `explain`, `adapt` | `explain_f`: the list instrumented to record a trace; the forms the core does not take (tuple results, methods, generics), adapted to it and back |
-//! | 9 | `custom`, `derive`, `expand`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]` (`expand`); the entry points |
+//! | 9 | `custom`, `derive`, `expand`, `items`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]` (`expand`); the item it is on, a function or an `impl` block (`items`); the entry points |
 
 #![warn(missing_docs)]
 
@@ -48,6 +48,7 @@ mod expand;
 mod explain;
 mod forward;
 pub(crate) mod ir;
+mod items;
 mod liveness;
 mod lower;
 mod names;
@@ -72,7 +73,7 @@ use proc_macro::TokenStream;
 /// `diffx-ad`, whose documentation of it states the contract with examples.
 #[proc_macro_attribute]
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
-    on_a_deep_stack(|| expand::autodiff(attr.into(), item.into()).into())
+    on_a_deep_stack(|| items::autodiff(attr.into(), item.into()).into())
 }
 
 /// Runs `f` on a stack of its own, grown as needed: parsing and every pass walk expressions by

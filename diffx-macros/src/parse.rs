@@ -17,6 +17,9 @@ pub struct Args {
     /// `loops = "recompute"`: reverse mode's loops run their bodies again in the backward sweep
     /// instead of recording what it reads (`loops = "record"`, the default, where a loop can).
     pub recompute: bool,
+    /// Not an argument: set for the functions of an `#[autodiff]` `impl` block, which are
+    /// associated functions whatever their signatures name.
+    pub associated: bool,
 }
 
 /// An `order = n` argument: 1, 2 or 3.
@@ -100,6 +103,10 @@ pub struct Signature {
     pub ret_kind: Kind,
     /// `&self` or `self` of a method: its derivative functions are methods too.
     pub receiver: Option<syn::Receiver>,
+    /// The function is in an `impl`: it has a receiver, its signature names `Self`, or it is in
+    /// an `#[autodiff]` `impl` block. Its derivative functions call each other through `self.`
+    /// or `Self::`.
+    pub associated: bool,
 }
 
 /// Types that are never differentiable parameters, though their names are capitalized.
@@ -291,17 +298,15 @@ fn float_type(ty: &Type, g: &TypeParams) -> Option<Ident> {
 
 /// The float type parameter of the `impl` a method is in: in `impl<T: Float> Spring<T> { fn
 /// energy(&self, x: T) -> T }` the method names `T` without declaring it. Taken to be the float
-/// type when the function is in an `impl` (it has a receiver or names `Self`), returns a single
+/// type when the function is in an `impl` (`in_impl`), returns a single
 /// capitalized name that is not one of its own parameters' types or `Self`, and takes a parameter
 /// of that type; the generated code then needs only that it is a num-traits `Float`.
-fn impl_float(f: &ItemFn) -> Option<Ident> {
+fn impl_float(f: &ItemFn, in_impl: bool) -> Option<Ident> {
     let ReturnType::Type(_, ty) = &f.sig.output else {
         return None;
     };
     let Type::Path(p) = &**ty else { return None };
     let name = p.path.get_ident()?;
-    let in_impl =
-        f.sig.receiver().is_some() || f.sig.to_token_stream().to_string().contains("Self");
     let declared = f.sig.generics.type_params().any(|t| t.ident == *name);
     let capitalized = name.to_string().starts_with(char::is_uppercase) && name != "Self";
     let known = CONSTANT_TYPES.contains(&name.to_string().as_str()) || name == "Tensor";
@@ -318,6 +323,47 @@ fn impl_float(f: &ItemFn) -> Option<Ident> {
         FnArg::Receiver(_) => false,
     });
     (in_impl && !declared && capitalized && !known && taken).then(|| name.clone())
+}
+
+/// Whether `f`, a function of an `#[autodiff]` `impl` block without an attribute of its own, is
+/// differentiated: it returns what a derivative is taken of (a number, an array or `Vec` of them,
+/// a tuple of those, a tensor) and takes a parameter of a differentiable type, and not `&mut
+/// self`. The block's other functions (constructors, mutators, functions of other things) are
+/// kept as written.
+pub fn differentiable_alone(f: &ItemFn) -> bool {
+    let mut g = type_params(&f.sig, &mut Vec::new());
+    if g.float.is_none() {
+        g.float = impl_float(f, true);
+    }
+    let numeric = |ty: &Type| {
+        float_type(ty, &g).is_some()
+            || tensor_float(ty, &g).is_some()
+            || returned_sequence(ty, &g).is_some()
+    };
+    let result = match &f.sig.output {
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(numeric),
+            ty => numeric(ty),
+        },
+        ReturnType::Default => false,
+    };
+    let taken = f.sig.inputs.iter().any(|i| match i {
+        FnArg::Typed(pt) => kind_of(&pt.ty, &g).is_some(),
+        FnArg::Receiver(_) => false,
+    });
+    let mutator = f.sig.receiver().is_some_and(|r| r.mutability.is_some());
+    result && taken && !mutator
+}
+
+/// Whether the signature names `Self` (`fn loss(model: &Self, x: f64)`): the function is an
+/// associated function of an `impl`.
+pub fn names_self(sig: &syn::Signature) -> bool {
+    let mut found = false;
+    crate::tokens::replace_all(sig.to_token_stream(), &mut |id| {
+        found |= id == "Self";
+        None
+    });
+    found
 }
 
 /// Whether `ty` is the type parameter `t` itself (not a reference to it).
@@ -393,8 +439,9 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         ));
     }
     let mut g = type_params(sig, &mut errors);
+    let associated = args.associated || sig.receiver().is_some() || names_self(sig);
     if g.float.is_none() {
-        g.float = impl_float(f);
+        g.float = impl_float(f, associated);
     }
     let ret = match &sig.output {
         ReturnType::Type(_, ty) => Some((**ty).clone()),
@@ -447,6 +494,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
                 ret,
                 ret_kind,
                 receiver,
+                associated,
             })
         }
     }

@@ -7,4 +7,5 @@ mod common;
 
 mod corpus;
 mod generic;
+mod impls;
 mod ordinary;

@@ -10,23 +10,10 @@
 
 use std::collections::BTreeSet;
 
-use quote::ToTokens;
 use syn::{Expr, FnArg, Item, Receiver};
 
 use crate::emit::{called, rewrite_calls};
 use crate::names;
-use crate::tokens;
-
-/// Whether the signature names `Self` (`fn loss(model: &Self, x: f64)`): the function is an
-/// associated function of an `impl`, whose derivative functions call each other through `Self::`.
-pub fn names_self(sig: &syn::Signature) -> bool {
-    let mut found = false;
-    tokens::replace_all(sig.to_token_stream(), &mut |id| {
-        found |= id == "Self";
-        None
-    });
-    found
-}
 
 /// `items` (the method and its derivative functions) as associated functions taking `receiver`,
 /// if there is one.

@@ -46,7 +46,7 @@ pub fn into_core(
 /// associated function, or was adapted.
 pub fn needed(core: &ItemFn, sig: &Signature, adapters: &[Adapter]) -> bool {
     let generic = !core.sig.generics.params.is_empty() || crate::tokens::is_generic(&sig.float);
-    generic || sig.receiver.is_some() || methods::names_self(&core.sig) || !adapters.is_empty()
+    generic || sig.associated || !adapters.is_empty()
 }
 
 /// The items written for `core` in the user's form: generic like the user's function, methods of
@@ -60,7 +60,7 @@ pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapt
             .any(|p| p.differentiable && p.numbers && p.kind == crate::ir::Kind::Other);
         items = generics::dress(items, core, &sig.float, containers);
     }
-    if sig.receiver.is_some() || methods::names_self(&core.sig) {
+    if sig.associated {
         items = methods::dress(items, sig.receiver.as_ref());
     }
     for adapter in adapters.iter().rev() {

@@ -34,6 +34,7 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Ar
         wrt: Some(wrt),
         order: args.order,
         recompute: args.recompute,
+        associated: args.associated,
     };
     Some((as_fn, args, receiver))
 }

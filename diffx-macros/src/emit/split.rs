@@ -34,22 +34,17 @@ pub struct Parts<'a> {
     pub ct: &'a Ident,
 }
 
-/// Whether `f` gets a split function: a free function does. One in an `impl` (with a receiver,
-/// naming `Self`, or generic over a float type the `impl` declares) does not, as `use<…>` would
+/// Whether `f` gets a split function: a free function does. One in an `impl` (associated, or
+/// generic over a float type the `impl` declares) does not, as `use<…>` would
 /// have to name the `impl`'s generic parameters; its callers do not pair its calls either.
 pub fn wanted(item: &syn::ItemFn, sig: &Signature) -> bool {
-    let mut names_self = false;
-    crate::tokens::replace_all(item.sig.to_token_stream(), &mut |id| {
-        names_self |= id == "Self";
-        None
-    });
     let float_declared = !crate::tokens::is_generic(&sig.float)
         || item
             .sig
             .generics
             .type_params()
             .any(|t| t.ident == sig.float);
-    sig.receiver.is_none() && !names_self && float_declared
+    !sig.associated && float_declared
 }
 
 /// The names the backward sweep (`f.body[at..]`) mentions, and whether the forward sweep before

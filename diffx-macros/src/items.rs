@@ -1,0 +1,203 @@
+//! The item `#[autodiff]` is on: a function, differentiated by the pipeline in `expand`, or an
+//! `impl` block, each of whose functions is differentiated as if annotated alone, with the options
+//! of its own `#[autodiff(…)]` if it has one, else the block's.
+//!
+//! In a block the macro knows what it cannot see on a function alone: every function is an
+//! associated function (so one whose signature does not name `Self` still calls its siblings as
+//! `Self::f`), and the self type. The derivative functions of a trait impl's methods are not
+//! members of the trait: they go into an inherent `impl` of the self type, so `vol.grad_psi(j)`
+//! works on the value. Functions the block cannot differentiate without being asked
+//! (constructors, mutators, functions of no number) are kept as written.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::visit_mut::VisitMut;
+use syn::{ImplItem, ImplItemFn, Item, ItemFn, ItemImpl};
+
+use crate::expand::{self, Written};
+use crate::parse;
+
+/// `#[autodiff]` on any item: what it writes for a function or an `impl` block, or an error
+/// saying where the attribute goes.
+pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Impl(block)) => impl_block(attr, block),
+        Ok(Item::Trait(t)) => {
+            let e = syn::Error::new(
+                t.trait_token.span,
+                "`#[autodiff]` differentiates functions with bodies of a type, not a trait's default methods: put it on the `impl` of the trait for your type (`#[autodiff] impl Energy for Spring { … }`), and write the method there",
+            )
+            .to_compile_error();
+            quote!(#item #e)
+        }
+        _ => expand::autodiff(attr, item),
+    }
+}
+
+/// The block with each function and its derivative functions; for a trait impl, the derivative
+/// functions in an inherent `impl` beside it. A function that fails is kept as written, with its
+/// error.
+fn impl_block(attr: TokenStream, mut block: ItemImpl) -> TokenStream {
+    let block_args = attr;
+    let mut errors = Vec::new();
+    let mut derived: Vec<ImplItem> = Vec::new();
+    let trait_impl = block.trait_.is_some();
+    let mut types = AssociatedTypes::of(&block);
+    let mut items = Vec::new();
+    for item in std::mem::take(&mut block.items) {
+        let ImplItem::Fn(mut method) = item else {
+            items.push(item);
+            continue;
+        };
+        let own = own_attribute(&mut method);
+        let asked = own.is_some();
+        let attr = own.unwrap_or_else(|| block_args.clone());
+        match function(&method, attr, asked, &mut types) {
+            Ok(None) => items.push(ImplItem::Fn(method)),
+            Err(e) => {
+                errors.push(e.to_compile_error());
+                items.push(ImplItem::Fn(method));
+            }
+            Ok(Some(fns)) => {
+                for f in fns {
+                    let primal = f.sig.ident == method.sig.ident;
+                    match (trait_impl, primal) {
+                        // The trait's method stays as the user wrote it.
+                        (true, true) => items.push(ImplItem::Fn(method.clone())),
+                        (true, false) => derived.push(ImplItem::Fn(public(f))),
+                        (false, _) => items.push(ImplItem::Fn(f)),
+                    }
+                }
+            }
+        }
+    }
+    // (`block.items` is empty here: the clone copies the header alone.)
+    let inherent = (!derived.is_empty()).then(|| ItemImpl {
+        attrs: Vec::new(),
+        trait_: None,
+        items: derived,
+        ..block.clone()
+    });
+    block.items = items;
+    quote!(#block #inherent #(#errors)*)
+}
+
+/// Removes and returns the arguments of the function's own `#[autodiff(…)]`, if it has one.
+fn own_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
+    let at = method.attrs.iter().position(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "autodiff")
+    })?;
+    let a = method.attrs.remove(at);
+    Some(match a.meta {
+        syn::Meta::List(l) => l.tokens,
+        _ => TokenStream::new(),
+    })
+}
+
+/// The function and its derivative functions, as associated functions; `None` when the function
+/// is kept as written (not `asked` for by an attribute of its own, and not differentiable by its
+/// signature). The trait's associated `types` are written out first.
+fn function(
+    method: &ImplItemFn,
+    attr: TokenStream,
+    asked: bool,
+    types: &mut AssociatedTypes,
+) -> syn::Result<Option<Vec<ImplItemFn>>> {
+    let mut item = ItemFn {
+        attrs: method.attrs.clone(),
+        vis: method.vis.clone(),
+        sig: method.sig.clone(),
+        block: Box::new(method.block.clone()),
+    };
+    types.visit_item_fn_mut(&mut item);
+    if !asked && !parse::differentiable_alone(&item) {
+        return Ok(None);
+    }
+    let mut args = parse::args(attr)?;
+    args.associated = true;
+    let items = match expand::function(item, args)? {
+        Written::Items(items) => items,
+        Written::Tokens(tokens) => syn::parse2::<syn::File>(tokens)?.items,
+    };
+    Ok(Some(
+        items
+            .into_iter()
+            .filter_map(|i| match i {
+                Item::Fn(f) => Some(ImplItemFn {
+                    attrs: f.attrs,
+                    vis: f.vis,
+                    defaultness: None,
+                    sig: f.sig,
+                    block: *f.block,
+                }),
+                _ => None,
+            })
+            .collect(),
+    ))
+}
+
+/// A derivative function of a trait's method, public as the trait's method is.
+fn public(mut f: ImplItemFn) -> ImplItemFn {
+    f.vis = syn::parse_quote!(pub);
+    f
+}
+
+/// Rewrites `Self::Name` into the type the trait impl gives `Name` (`type Output = V2;`): the
+/// derivative functions of a trait's method are not in the trait impl, where these names are.
+struct AssociatedTypes(Vec<(syn::Ident, syn::Type)>);
+
+impl AssociatedTypes {
+    fn of(block: &ItemImpl) -> Self {
+        let types = block.items.iter().filter_map(|i| match i {
+            ImplItem::Type(t) => Some((t.ident.clone(), t.ty.clone())),
+            _ => None,
+        });
+        Self(types.collect())
+    }
+
+    /// The type `Self::Name` stands for, if `segments` start with it.
+    fn named<'a>(
+        &self,
+        segments: impl IntoIterator<Item = &'a syn::PathSegment>,
+    ) -> Option<&syn::Type> {
+        let mut s = segments.into_iter();
+        let (first, name) = (s.next()?, s.next()?);
+        (first.ident == "Self")
+            .then(|| {
+                self.0
+                    .iter()
+                    .find(|(n, _)| *n == name.ident)
+                    .map(|(_, t)| t)
+            })
+            .flatten()
+    }
+}
+
+impl VisitMut for AssociatedTypes {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none() && p.path.segments.len() == 2 {
+                if let Some(t) = self.named(&p.path.segments) {
+                    *ty = t.clone();
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    /// `Self::Scalar::from(…)` as `<f64>::from(…)`.
+    fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
+        if e.qself.is_none() && e.path.segments.len() > 2 {
+            if let Some(t) = self.named(&e.path.segments).cloned() {
+                let rest: Vec<_> = e.path.segments.iter().skip(2).collect();
+                *e = syn::parse_quote!(<#t>::#(#rest)::*);
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_path_mut(self, e);
+    }
+}
