@@ -1,4 +1,4 @@
-//! Every `#[autodiff]` function of the repository (its tests, examples, benches, the tester and
+//! Every `#[autodiff]` function and `impl` block of the repository (its tests, examples, benches, the tester and
 //! the UI tests), expanded by the macro as it is now: the expansion must not panic and must be the
 //! same twice. With `DIFFX_EXPANSIONS=FILE`, the test also writes every expansion to FILE, one
 //! `==== name` block per function under a `#### path` line per file: expand before and after a
@@ -47,7 +47,15 @@ fn item(i: syn::Item, out: &mut String) {
                 item(i, out);
             }
         }
-        syn::Item::Impl(im) => {
+        syn::Item::Impl(mut im) => {
+            if let Some(k) = im.attrs.iter().position(is_autodiff) {
+                let a = im.attrs.remove(k);
+                let ty = &im.self_ty;
+                let name = quote::quote!(#ty).to_string();
+                let r = crate::items::autodiff(args(&a), quote::ToTokens::to_token_stream(&im));
+                out.push_str(&format!("==== impl {name}\n{r}\n"));
+                return;
+            }
             for ii in im.items {
                 if let syn::ImplItem::Fn(f) = ii {
                     function(

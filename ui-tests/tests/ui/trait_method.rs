@@ -7,7 +7,8 @@ trait Energy {
 struct Spring;
 
 // In a trait impl the derivative functions cannot be written beside the method: they are not
-// members of the trait. Write the method in an inherent `impl` (or a free function) and call it.
+// members of the trait. The attribute on one method does not see the `impl` it is in: put it on
+// the `impl` block, which writes them into an inherent `impl` of the type.
 impl Energy for Spring {
     #[autodiff]
     fn energy(&self, x: f64) -> f64 {
