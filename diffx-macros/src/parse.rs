@@ -20,6 +20,9 @@ pub struct Args {
     /// Not an argument: set for the functions of an `#[autodiff]` `impl` block, which are
     /// associated functions whatever their signatures name.
     pub associated: bool,
+    /// Not an argument: parameters that are constants whatever their types (an output the body
+    /// only writes, `adapt::outputs`).
+    pub constants: Vec<Ident>,
 }
 
 /// An `order = n` argument: 1, 2 or 3.
@@ -327,8 +330,8 @@ fn impl_float(f: &ItemFn, in_impl: bool) -> Option<Ident> {
 
 /// Whether `f`, a function of an `#[autodiff]` `impl` block without an attribute of its own, is
 /// differentiated: it returns what a derivative is taken of (a number, an array or `Vec` of them,
-/// a tuple of those, a tensor) and takes a parameter of a differentiable type, and not `&mut
-/// self`. The block's other functions (constructors, mutators, functions of other things) are
+/// a tuple of those, a tensor) or writes it into a `&mut` output, takes a parameter of a
+/// differentiable type, and not `&mut self`. The block's other functions (constructors, mutators, functions of other things) are
 /// kept as written.
 pub fn differentiable_alone(f: &ItemFn) -> bool {
     let mut g = type_params(&f.sig, &mut Vec::new());
@@ -340,12 +343,18 @@ pub fn differentiable_alone(f: &ItemFn) -> bool {
             || tensor_float(ty, &g).is_some()
             || returned_sequence(ty, &g).is_some()
     };
+    // (A function returning nothing may write its result into a `&mut` output.)
+    let output = f.sig.inputs.iter().any(|i| match i {
+        FnArg::Typed(pt) => matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some()
+            && matches!(kind_of(&r.elem, &g), Some(Kind::Scalar | Kind::Slice))),
+        FnArg::Receiver(_) => false,
+    });
     let result = match &f.sig.output {
         ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(numeric),
             ty => numeric(ty),
         },
-        ReturnType::Default => false,
+        ReturnType::Default => output,
     };
     let taken = f.sig.inputs.iter().any(|i| match i {
         FnArg::Typed(pt) => kind_of(&pt.ty, &g).is_some(),
@@ -553,7 +562,7 @@ fn params(
         let named = match &args.wrt {
             Some(w) => w.contains(&pi.ident),
             None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
-        };
+        } && !args.constants.contains(&pi.ident);
         let numbers = matches!(kind, Some(Kind::Scalar | Kind::Slice))
             || nested_numbers(owned(&pt.ty), g)
             || matches!(owned(&pt.ty), Type::Tuple(_)) && kind == Some(Kind::Other);

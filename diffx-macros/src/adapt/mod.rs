@@ -5,6 +5,7 @@
 //! function (`methods.rs`) and for a generic function (`generics.rs`). No other stage knows about
 //! these forms.
 
+use proc_macro2::Ident;
 use syn::{Item, ItemFn, Receiver};
 
 use crate::emit::tuples::Layout;
@@ -12,11 +13,17 @@ use crate::parse::{self, Signature};
 
 pub mod generics;
 pub mod methods;
+pub mod outputs;
 pub mod receiver;
 pub mod tuples;
 
 /// An adaptation made on the way in, undone on the way out.
 pub enum Adapter {
+    /// The `&mut` output of `function` taken by value and returned ([`outputs`]).
+    Output {
+        function: ItemFn,
+        output: outputs::Output,
+    },
     /// The tuple result of `function` differentiated as an array ([`tuples`]).
     Tuple { function: ItemFn, layout: Layout },
     /// The `method` differentiated in its `receiver` as an associated function ([`receiver`]).
@@ -30,6 +37,10 @@ pub fn into_core(
     mut args: parse::Args,
 ) -> syn::Result<(ItemFn, parse::Args, Vec<Adapter>)> {
     let mut adapters = Vec::new();
+    if let Some((returning, output)) = outputs::into_core(&item, &mut args)? {
+        let function = std::mem::replace(&mut item, returning);
+        adapters.push(Adapter::Output { function, output });
+    }
     if let Some((as_array, layout)) = tuples::into_core(&item)? {
         let function = std::mem::replace(&mut item, as_array);
         adapters.push(Adapter::Tuple { function, layout });
@@ -67,7 +78,45 @@ pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapt
         items = match adapter {
             Adapter::Tuple { function, layout } => tuples::dress(items, function, layout),
             Adapter::Receiver { method, receiver } => receiver::dress(items, receiver, method),
+            Adapter::Output { function, output } => outputs::dress(items, function, output),
         };
     }
     items
+}
+
+/// Rewrites `self.g(…)` and `Self::g(…)` for `g` among `names` into calls of `to(g)`: the
+/// generated functions of a method call each other so, and an adapter renames some of them.
+pub fn rename_self_calls(block: &mut syn::Block, names: &[String], to: &dyn Fn(&Ident) -> Ident) {
+    syn::visit_mut::VisitMut::visit_block_mut(&mut SelfCalls { names, to }, block);
+}
+
+struct SelfCalls<'a> {
+    names: &'a [String],
+    to: &'a dyn Fn(&Ident) -> Ident,
+}
+
+impl syn::visit_mut::VisitMut for SelfCalls<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let ours = |id: &Ident| self.names.iter().any(|r| id == r);
+        match e {
+            syn::Expr::MethodCall(m) if ours(&m.method) && is_self(&m.receiver) => {
+                m.method = (self.to)(&m.method);
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &mut *c.func else {
+                    return;
+                };
+                let segments = &mut p.path.segments;
+                if segments.len() == 2 && segments[0].ident == "Self" && ours(&segments[1].ident) {
+                    segments[1].ident = (self.to)(&segments[1].ident);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_self(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.path.is_ident("self"))
 }

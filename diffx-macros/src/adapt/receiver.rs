@@ -35,6 +35,7 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Ar
         order: args.order,
         recompute: args.recompute,
         associated: args.associated,
+        constants: args.constants.clone(),
     };
     Some((as_fn, args, receiver))
 }

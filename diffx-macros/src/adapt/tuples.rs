@@ -47,7 +47,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
             let args = &c.args;
             Some(syn::parse_quote!(#array(#args)))
         });
-        syn::visit_mut::VisitMut::visit_block_mut(&mut ArrayMethods(&renamed), &mut f.block);
+        super::rename_self_calls(&mut f.block, &renamed, &|id| names::array(id));
         let array_version = (name.starts_with("jvp_") || name.starts_with("vjp_")).then(|| {
             // `jacobian_` calls the array versions of the wrappers.
             let mut a = f.clone();
@@ -173,36 +173,6 @@ impl syn::visit_mut::VisitMut for Returns {
             syn::visit_mut::visit_expr_mut(self, e);
         }
     }
-}
-
-/// Rewrites `self.g(…)` and `Self::g(…)` for `g` among the names into calls of `g`'s array
-/// version, `__diffx_array_g`.
-struct ArrayMethods<'a>(&'a [String]);
-
-impl syn::visit_mut::VisitMut for ArrayMethods<'_> {
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        syn::visit_mut::visit_expr_mut(self, e);
-        let is_ours = |id: &syn::Ident| self.0.iter().any(|r| id == r);
-        match e {
-            Expr::MethodCall(m) if is_ours(&m.method) && is_self(&m.receiver) => {
-                m.method = names::array(&m.method);
-            }
-            Expr::Call(c) => {
-                let Expr::Path(p) = &mut *c.func else { return };
-                let segments = &mut p.path.segments;
-                if segments.len() == 2 && segments[0].ident == "Self" && is_ours(&segments[1].ident)
-                {
-                    let id = &segments[1].ident;
-                    segments[1].ident = names::array(id);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn is_self(e: &Expr) -> bool {
-    matches!(e, Expr::Path(p) if p.path.is_ident("self"))
 }
 
 /// `e` (the function's body or a `return`'s value) with its tuple values written as arrays:

@@ -277,7 +277,15 @@ impl<'a> Generated<'a> {
         let ct = f.name(rev.ct);
         let tys = signature::grad_types(self.sig);
         let grads = self.grads(rev);
-        let (body, ret, vis) = (body(f), ret(&rev.b), self.vis);
+        let (mut body, mut ret, vis) = (body(f), ret(&rev.b), self.vis);
+        if restores_result(rev) {
+            // The backward sweep undoes the writes into the returned vector: its value is taken
+            // where the forward sweep ends.
+            let (forward, backward) = super::stmt::body_parts(f, Some(rev.backward), &|_, t| t);
+            let value = Ident::new("__value", Span::mixed_site());
+            body = quote!(#forward let #value = ::core::clone::Clone::clone(&#ret); #backward);
+            ret = quote!(#value);
+        }
         quote! {
             #[doc(hidden)]
             #[inline(always)]
@@ -405,6 +413,19 @@ impl<'a> Generated<'a> {
             }
         }
     }
+}
+
+/// Whether the backward sweep of `rev` restores elements of the vector it returns.
+fn restores_result(rev: &Reverse) -> bool {
+    let f = &rev.b.func;
+    let Some(result) = f.ret.as_ref().and_then(|r| r.var()) else {
+        return false;
+    };
+    let mut found = false;
+    for s in &f.body[rev.backward.min(f.body.len())..] {
+        s.walk(&mut |s| found |= matches!(s, Stmt::Undo { vec, .. } if *vec == result));
+    }
+    found
 }
 
 /// The value of the parameter called `name`.
