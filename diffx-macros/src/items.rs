@@ -52,7 +52,7 @@ fn impl_block(attr: TokenStream, mut block: ItemImpl) -> TokenStream {
         let own = own_attribute(&mut method);
         let asked = own.is_some();
         let attr = own.unwrap_or_else(|| block_args.clone());
-        match function(&method, attr, asked, &mut types) {
+        match function(&method, attr, asked, &mut types, &block.generics) {
             Ok(None) => items.push(ImplItem::Fn(method)),
             Err(e) => {
                 errors.push(e.to_compile_error());
@@ -105,6 +105,7 @@ fn function(
     attr: TokenStream,
     asked: bool,
     types: &mut AssociatedTypes,
+    generics: &syn::Generics,
 ) -> syn::Result<Option<Vec<ImplItemFn>>> {
     let mut item = ItemFn {
         attrs: method.attrs.clone(),
@@ -113,11 +114,12 @@ fn function(
         block: Box::new(method.block.clone()),
     };
     types.visit_item_fn_mut(&mut item);
-    if !asked && !parse::differentiable_alone(&item) {
-        return Ok(None);
-    }
     let mut args = parse::args(attr)?;
     args.associated = true;
+    args.impl_float = parse::float_param(generics);
+    if !asked && !parse::differentiable_alone(&item, &args) {
+        return Ok(None);
+    }
     let items = match expand::function(item, args)? {
         Written::Items(items) => items,
         Written::Tokens(tokens) => syn::parse2::<syn::File>(tokens)?.items,

@@ -20,6 +20,9 @@ pub struct Args {
     /// Not an argument: set for the functions of an `#[autodiff]` `impl` block, which are
     /// associated functions whatever their signatures name.
     pub associated: bool,
+    /// Not an argument: the float type parameter of the `#[autodiff]` `impl` block the function
+    /// is in (`impl<T: Float> Spring<T>`), which its signature names without declaring.
+    pub impl_float: Option<Ident>,
     /// Not an argument: parameters that are constants whatever their types (an output the body
     /// only writes, `adapt::outputs`).
     pub constants: Vec<Ident>,
@@ -333,10 +336,10 @@ fn impl_float(f: &ItemFn, in_impl: bool) -> Option<Ident> {
 /// a tuple of those, a tensor) or writes it into a `&mut` output, takes a parameter of a
 /// differentiable type, and not `&mut self`. The block's other functions (constructors, mutators, functions of other things) are
 /// kept as written.
-pub fn differentiable_alone(f: &ItemFn) -> bool {
-    let mut g = type_params(&f.sig, &mut Vec::new());
+pub fn differentiable_alone(f: &ItemFn, args: &Args) -> bool {
+    let mut g = type_params(&f.sig.generics, &mut Vec::new());
     if g.float.is_none() {
-        g.float = impl_float(f, true);
+        g.float = args.impl_float.clone().or_else(|| impl_float(f, true));
     }
     let numeric = |ty: &Type| {
         float_type(ty, &g).is_some()
@@ -362,6 +365,11 @@ pub fn differentiable_alone(f: &ItemFn) -> bool {
     });
     let mutator = f.sig.receiver().is_some_and(|r| r.mutability.is_some());
     result && taken && !mutator
+}
+
+/// The type parameter of `generics` bounded by a `Float` trait, if there is one.
+pub fn float_param(generics: &syn::Generics) -> Option<Ident> {
+    type_params(generics, &mut Vec::new()).float
 }
 
 /// Whether the signature names `Self` (`fn loss(model: &Self, x: f64)`): the function is an
@@ -390,13 +398,13 @@ struct TypeParams {
     copy: Vec<Ident>,
 }
 
-/// Reads the generic parameters of `sig`; two float type parameters are an error.
-fn type_params(sig: &syn::Signature, errors: &mut Vec<syn::Error>) -> TypeParams {
+/// Reads the generic parameters of a signature; two float type parameters are an error.
+fn type_params(generics: &syn::Generics, errors: &mut Vec<syn::Error>) -> TypeParams {
     let is = |name: &'static str| move |b: &syn::TypeParamBound| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| s.ident == name));
     let (is_float, is_copy) = (is("Float"), is("Copy"));
     let mut floats: Vec<Ident> = Vec::new();
     let mut out = TypeParams::default();
-    for p in sig.generics.type_params() {
+    for p in generics.type_params() {
         if p.bounds.iter().any(is_float) {
             floats.push(p.ident.clone());
         } else {
@@ -406,7 +414,7 @@ fn type_params(sig: &syn::Signature, errors: &mut Vec<syn::Error>) -> TypeParams
             out.copy.push(p.ident.clone());
         }
     }
-    for pred in sig.generics.where_clause.iter().flat_map(|w| &w.predicates) {
+    for pred in generics.where_clause.iter().flat_map(|w| &w.predicates) {
         let syn::WherePredicate::Type(t) = pred else {
             continue;
         };
@@ -447,10 +455,13 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             "`unsafe` functions cannot be differentiated: make it a safe `fn`",
         ));
     }
-    let mut g = type_params(sig, &mut errors);
+    let mut g = type_params(&sig.generics, &mut errors);
     let associated = args.associated || sig.receiver().is_some() || names_self(sig);
     if g.float.is_none() {
-        g.float = impl_float(f, associated);
+        g.float = args
+            .impl_float
+            .clone()
+            .or_else(|| impl_float(f, associated));
     }
     let ret = match &sig.output {
         ReturnType::Type(_, ty) => Some((**ty).clone()),

@@ -2,8 +2,8 @@
 //! written element by element (`vectors`), nested containers (`nested`), parameter structs
 //! (`structs`), `Option` fields and `if let` (`options`), tuple results (`tuples`),
 //! vector-valued functions' Jacobians (`jacobians`), reverse mode's loops and `if`s that record
-//! against ones that recompute on the same inputs (`recording`), and calls whose pullbacks add
-//! into their caller's adjoint of a slice in place (`in_place`).
+//! against ones that recompute on the same inputs (`recording`), calls whose pullbacks add
+//! into their caller's adjoint of a slice in place (`in_place`), and `&mut` outputs (`outputs`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -14,6 +14,7 @@ mod in_place;
 mod jacobians;
 mod nested;
 mod options;
+mod outputs;
 mod recording;
 mod slices;
 mod structs;

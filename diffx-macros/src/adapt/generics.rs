@@ -70,16 +70,13 @@ pub fn dress(items: Vec<Item>, primal: &syn::ItemFn, float: &Ident, containers: 
                 );
             }
             if ident.starts_with("explain_") && tokens::is_generic(float) {
-                // The trace records numbers of diffx's own float types, and their values (of the
-                // function's own type parameter: an `impl`'s guessed one is checked above).
+                // The trace records numbers of diffx's own float types, and their values.
                 let w = f.sig.generics.make_where_clause();
                 w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
-                if declared {
-                    w.predicates
-                        .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
-                    w.predicates
-                        .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
-                }
+                w.predicates
+                    .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
+                w.predicates
+                    .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
             }
             if is_wrapper(&ident) && tokens::is_generic(float) {
                 // A wrapper holds none of the user's code: its literals (the seed `1.0` of

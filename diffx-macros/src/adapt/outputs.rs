@@ -45,8 +45,10 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<(I
         .enumerate()
         .filter_map(|(i, input)| {
             let FnArg::Typed(pt) = input else { return None };
-            let Pat::Ident(pi) = &*pt.pat else { return None };
-            let (shape, core) = output_shape(&pt.ty, &item.sig.generics)?;
+            let Pat::Ident(pi) = &*pt.pat else {
+                return None;
+            };
+            let (shape, core) = output_shape(&pt.ty, &item.sig.generics, args.impl_float.as_ref())?;
             Some((i, pi.ident.clone(), shape, core))
         })
         .collect();
@@ -96,13 +98,20 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<(I
 }
 
 /// The shape and core type of `ty` if it is a `&mut` of numbers: `[F]`, `Vec<F>`, `[F; N]`, `F`
-/// (`f64`, `f32` or a type parameter of the function).
-fn output_shape(ty: &Type, generics: &syn::Generics) -> Option<(Shape, Type)> {
+/// (`f64`, `f32`, a type parameter of the function or the `impl`'s float type).
+fn output_shape(
+    ty: &Type,
+    generics: &syn::Generics,
+    impl_float: Option<&Ident>,
+) -> Option<(Shape, Type)> {
     let Type::Reference(r) = ty else { return None };
     r.mutability?;
     let number = |t: &Type| match t {
         Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
-            i == "f64" || i == "f32" || generics.type_params().any(|t| t.ident == *i)
+            i == "f64"
+                || i == "f32"
+                || Some(i) == impl_float
+                || generics.type_params().any(|t| t.ident == *i)
         }),
         _ => false,
     };
@@ -368,7 +377,10 @@ impl Output {
         f.sig.output = syn::ReturnType::Default;
         let stmts = std::mem::take(&mut f.block.stmts);
         let (value, tangent) = (quote!(__value), quote!(__tangent));
-        let (wv, wt) = (self.write(written, &value), self.write(&written_dot, &tangent));
+        let (wv, wt) = (
+            self.write(written, &value),
+            self.write(&written_dot, &tangent),
+        );
         f.block.stmts = syn::parse_quote!(let (#value, #tangent) = { #(#stmts)* }; #wv #wt);
     }
 

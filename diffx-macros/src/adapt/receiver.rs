@@ -35,6 +35,7 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Ar
         order: args.order,
         recompute: args.recompute,
         associated: args.associated,
+        impl_float: args.impl_float.clone(),
         constants: args.constants.clone(),
     };
     Some((as_fn, args, receiver))
