@@ -113,6 +113,9 @@ pub struct Signature {
     /// an `#[autodiff]` `impl` block. Its derivative functions call each other through `self.`
     /// or `Self::`.
     pub associated: bool,
+    /// The float type is a type parameter bounded by `Float` (the function's or its block's),
+    /// not one guessed from the signature of a method (see `impl_float`).
+    pub float_bounded: bool,
 }
 
 /// Types that are never differentiable parameters, though their names are capitalized.
@@ -458,10 +461,11 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
     let mut g = type_params(&sig.generics, &mut errors);
     let associated = args.associated || sig.receiver().is_some() || names_self(sig);
     if g.float.is_none() {
-        g.float = args
-            .impl_float
-            .clone()
-            .or_else(|| impl_float(f, associated));
+        g.float = args.impl_float.clone();
+    }
+    let float_bounded = g.float.is_some();
+    if g.float.is_none() {
+        g.float = impl_float(f, associated);
     }
     let ret = match &sig.output {
         ReturnType::Type(_, ty) => Some((**ty).clone()),
@@ -482,7 +486,14 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
             "`#[autodiff]` functions must return `f64` or `f32`: add `-> f64`",
         )),
     };
-    let float = float.map_err(|e| errors.push(e)).ok();
+    // (A `&mut` parameter that is not an output has an error of its own, which says more.)
+    let mut_param = sig.inputs.iter().any(
+        |i| matches!(i, FnArg::Typed(pt) if matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some())),
+    );
+    let float = match float {
+        Err(_) if mut_param && matches!(sig.output, ReturnType::Default) => None,
+        f => f.map_err(|e| errors.push(e)).ok(),
+    };
     let params = params(f, args, float.as_ref(), &g, &mut errors);
     if errors.is_empty() && !params.iter().any(|p| p.differentiable) {
         errors.push(error(
@@ -515,6 +526,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
                 ret_kind,
                 receiver,
                 associated,
+                float_bounded,
             })
         }
     }
@@ -549,7 +561,7 @@ fn params(
             if let Some(m) = r.mutability {
                 errors.push(error(
                     m.span,
-                    "`&mut` parameters are not supported: take the value and return the result",
+                    "`#[autodiff]` takes `&mut` outputs of numbers (`out: &mut [f64]`, `&mut Vec<f64>`, `&mut [f64; 3]`, `&mut f64`): for another type, take the value and return the result",
                 ));
                 continue;
             }

@@ -15,9 +15,16 @@ use crate::names;
 use crate::tokens;
 
 /// `items` (the function and its derivative functions) with the generics of `primal`; `float` is
-/// its float type, a type parameter or `f64`/`f32` (`fn norm<const N: usize>(x: [f64; N])`);
-/// `containers`: whether it differentiates nested containers or tuples of its float.
-pub fn dress(items: Vec<Item>, primal: &syn::ItemFn, float: &Ident, containers: bool) -> Vec<Item> {
+/// its float type, a type parameter or `f64`/`f32` (`fn norm<const N: usize>(x: [f64; N])`),
+/// `bounded` if the user bounds it by `Float`; `containers`: whether it differentiates nested
+/// containers or tuples of its float.
+pub fn dress(
+    items: Vec<Item>,
+    primal: &syn::ItemFn,
+    float: &Ident,
+    bounded: bool,
+    containers: bool,
+) -> Vec<Item> {
     let name = &primal.sig.ident;
     let own_generics: Vec<String> = items
         .iter()
@@ -70,13 +77,16 @@ pub fn dress(items: Vec<Item>, primal: &syn::ItemFn, float: &Ident, containers: 
                 );
             }
             if ident.starts_with("explain_") && tokens::is_generic(float) {
-                // The trace records numbers of diffx's own float types, and their values.
+                // The trace records numbers of diffx's own float types, and their values (of a
+                // type parameter bounded by `Float`: a guessed one is checked above).
                 let w = f.sig.generics.make_where_clause();
                 w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
-                w.predicates
-                    .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
-                w.predicates
-                    .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
+                if declared || bounded {
+                    w.predicates
+                        .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
+                    w.predicates
+                        .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
+                }
             }
             if is_wrapper(&ident) && tokens::is_generic(float) {
                 // A wrapper holds none of the user's code: its literals (the seed `1.0` of

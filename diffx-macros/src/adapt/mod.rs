@@ -69,7 +69,7 @@ pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapt
             .params
             .iter()
             .any(|p| p.differentiable && p.numbers && p.kind == crate::ir::Kind::Other);
-        items = generics::dress(items, core, &sig.float, containers);
+        items = generics::dress(items, core, &sig.float, sig.float_bounded, containers);
     }
     if sig.associated {
         items = methods::dress(items, sig.receiver.as_ref());
