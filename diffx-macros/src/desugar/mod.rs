@@ -4,13 +4,15 @@
 //! 0. [`rows`]: a local array of arrays becomes one flat array, `m[i][j]` its element `i * k + j`;
 //!    [`options`]: `if let` and `match` on an `Option` become `if`s.
 //! 1. [`sugar`]: local closures are written out where they are called, iterator chains become
-//!    loops ([`chains`]), and patterns become one `let` per name ([`patterns`]).
+//!    loops ([`chains`]), an array's `map` an array written in a loop ([`array_map`]), and
+//!    patterns become one `let` per name ([`patterns`]).
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
 //! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
 //!    `return [a, b]`) is written element by element.
 
 mod activity;
 mod arms;
+mod array_map;
 mod captures;
 mod chains;
 mod elements;
