@@ -55,6 +55,23 @@ fn is_array(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> bool {
     }
 }
 
+/// The length of an array of a form [`is_array`] takes, from the form: `3` for `[a, b, c]`, `N`
+/// for `[x; N]`, `a.len()` for a place `a` or `*a`, the source's for a `map`. (Never the length of
+/// a local of the block: lowering holds a copied array under the name of its copy.)
+fn length(e: &Expr) -> Expr {
+    match strip(e) {
+        Expr::Reference(r) => length(&r.expr),
+        Expr::Unary(u) => length(&u.expr),
+        Expr::MethodCall(m) => length(&m.receiver),
+        Expr::Array(a) => {
+            let n = a.elems.len();
+            syn::parse_quote!(#n)
+        }
+        Expr::Repeat(r) => (*r.len).clone(),
+        p => syn::parse_quote!(#p.len()),
+    }
+}
+
 /// The block that builds the mapped array element by element.
 pub fn written_out(
     m: &ExprMethodCall,
@@ -81,10 +98,11 @@ pub fn written_out(
         temps,
         span,
     )?;
+    let len = length(&m.receiver);
     Ok(syn::parse_quote_spanned!(span=> {
         #bound
         let mut #out = #source.clone();
-        for #k in 0..#source.len() {
+        for #k in 0..#len {
             #out[#k] = #value;
         }
         #out
