@@ -192,7 +192,16 @@ impl VisitMut for Conversions {
         }
         match e {
             Expr::Assign(a) if self.in_island || self.mentions_island_place(&a.left) => {
+                self.typed(&mut a.right);
                 self.island_expr(&mut a.right);
+                return;
+            }
+            // `s += PI * r;` of an `f64` name `s`.
+            Expr::Binary(b)
+                if super::activity::is_compound(&b.op) && self.mentions_island_place(&b.left) =>
+            {
+                self.typed(&mut b.right);
+                self.island_expr(&mut b.right);
                 return;
             }
             Expr::Binary(b) if self.in_island && is_float_op(&b.op) => {
