@@ -134,13 +134,16 @@ impl Conversions {
     /// `v.into()` or `v.to_f64().unwrap()` of a differentiable `v`: `v`, where the value is an
     /// `f64` of the user's code; an error elsewhere.
     fn conversion_to_f64(&mut self, e: &mut Expr) -> bool {
-        let Some(value) = conversion_to(e) else {
+        let Some(value) = conversion_to(e).cloned() else {
             return false;
         };
         if !self.mentions(&value) {
             return false;
         }
-        let span = e.span();
+        let span = match &*e {
+            Expr::MethodCall(m) if m.method == "into" => m.method.span(),
+            other => other.span(),
+        };
         if self.float == "f32" {
             self.refuse(span, F32);
         } else if !self.in_island {
@@ -165,8 +168,6 @@ impl VisitMut for Conversions {
             if quote!(#ty).to_string() == "f64" && tokens::is_generic(&self.float) {
                 let float = &self.float;
                 *t.ty = syn::parse_quote_spanned!(t.ty.span()=> #float);
-            } else if self.float == "f32" {
-                self.refuse(t.ty.span(), F32);
             }
         }
         if let Some(init) = &mut l.init {
