@@ -690,6 +690,7 @@ fn a_generic_float_through_f64_and_back() {
 }
 
 /// In a function over `f64` the conversions are the identity, dropped.
+#[allow(clippy::useless_conversion)]
 #[autodiff]
 fn into_itself(x: f64, y: f64) -> f64 {
     let a: f64 = x.into();

@@ -290,7 +290,7 @@ fn conversion_back<'e>(e: &'e Expr, float: &Ident) -> Option<&'e Expr> {
         return None;
     };
     let converts = f == "from_f64" || f == "from" || f == "from_f32";
-    (converts && *ty == float.to_string() && c.args.len() == 1).then(|| &c.args[0])
+    (converts && float == ty && c.args.len() == 1).then(|| &c.args[0])
 }
 
 /// `e` without its `.unwrap()` or `.expect(…)`.
