@@ -77,51 +77,61 @@ impl<A: ?Sized + Arg, G: AsRef<[f64]>, G32: AsRef<[f32]>> Case<A, G, G32> {
     #[track_caller]
     fn check(&self, points: &[Vec<f64>]) {
         for x in points {
-            let at = A::of(x);
-            let n = x.len();
-
-            let grad = (self.grad)(at);
-            let g = grad.as_ref();
-            assert_near(
-                g,
-                &(self.hand_grad)(at),
-                1e-10,
-                &format!("grad vs hand at {x:?}"),
-            );
-            let fd = central_difference(|v| (self.f)(A::of(v)), x);
-            assert_near(g, &fd, 1e-6, &format!("grad vs differences at {x:?}"));
-
-            let h: Vec<f64> = (self.hessian)(at).concat();
-            let hand: Vec<f64> = (self.hand_hessian)(at).concat();
-            assert_near(&h, &hand, 1e-9, &format!("hessian vs hand at {x:?}"));
-            // Row i of the Hessian is the gradient of ∂f/∂xᵢ.
-            let fd: Vec<f64> = (0..n)
-                .flat_map(|i| central_difference(|v| (self.grad)(A::of(v)).as_ref()[i], x))
-                .collect();
-            assert_near(&h, &fd, 1e-6, &format!("hessian vs differences at {x:?}"));
-
-            let dir: Vec<f64> = (0..n).map(|i| (1.3 * i as f64 + 0.4).cos()).collect();
-            let (value, tangent) = (self.jvp)(at, A::of(&dir));
-            assert_eq!(value, (self.f)(at), "jvp value at {x:?}");
-            let dot: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
-            assert_near(
-                &[tangent],
-                &[dot],
-                1e-10,
-                &format!("jvp vs grad·v at {x:?}"),
-            );
-
-            // At f32 against the hand gradient at the same (rounded) point.
-            let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-            let rounded: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
-            let g32: Vec<f64> = (self.grad_f32)(A::of_f32(&x32))
-                .as_ref()
-                .iter()
-                .map(|&v| v as f64)
-                .collect();
-            let want = (self.hand_grad)(A::of(&rounded));
-            assert_near(&g32, &want, 1e-3, &format!("grad::<f32> vs hand at {x:?}"));
+            self.check_f64(x);
+            self.check_f32(x);
         }
+    }
+
+    /// The derivatives at `f64`: against the hand ones, differences, and each other.
+    #[track_caller]
+    fn check_f64(&self, x: &[f64]) {
+        let at = A::of(x);
+        let n = x.len();
+
+        let grad = (self.grad)(at);
+        let g = grad.as_ref();
+        assert_near(
+            g,
+            &(self.hand_grad)(at),
+            1e-10,
+            &format!("grad vs hand at {x:?}"),
+        );
+        let fd = central_difference(|v| (self.f)(A::of(v)), x);
+        assert_near(g, &fd, 1e-6, &format!("grad vs differences at {x:?}"));
+
+        let h: Vec<f64> = (self.hessian)(at).concat();
+        let hand: Vec<f64> = (self.hand_hessian)(at).concat();
+        assert_near(&h, &hand, 1e-9, &format!("hessian vs hand at {x:?}"));
+        // Row i of the Hessian is the gradient of ∂f/∂xᵢ.
+        let fd: Vec<f64> = (0..n)
+            .flat_map(|i| central_difference(|v| (self.grad)(A::of(v)).as_ref()[i], x))
+            .collect();
+        assert_near(&h, &fd, 1e-6, &format!("hessian vs differences at {x:?}"));
+
+        let dir: Vec<f64> = (0..n).map(|i| (1.3 * i as f64 + 0.4).cos()).collect();
+        let (value, tangent) = (self.jvp)(at, A::of(&dir));
+        assert_eq!(value, (self.f)(at), "jvp value at {x:?}");
+        let dot: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
+        assert_near(
+            &[tangent],
+            &[dot],
+            1e-10,
+            &format!("jvp vs grad·v at {x:?}"),
+        );
+    }
+
+    /// `grad_` at `f32` against the hand gradient at the same (rounded) point.
+    #[track_caller]
+    fn check_f32(&self, x: &[f64]) {
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let rounded: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+        let g32: Vec<f64> = (self.grad_f32)(A::of_f32(&x32))
+            .as_ref()
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        let want = (self.hand_grad)(A::of(&rounded));
+        assert_near(&g32, &want, 1e-3, &format!("grad::<f32> vs hand at {x:?}"));
     }
 }
 
@@ -1872,4 +1882,133 @@ fn branin_derivatives() {
         hand_hessian: branin_hessian,
     }
     .check(&points(2, -3.0, 5.0));
+}
+
+/// Picheny: (log₁₀(A(x̄) B(x̄)) − 8.693) / 2.427, A and B Goldstein–Price's factors at the point
+/// rescaled from [0, 1]² by an array's `map`, x̄ = 4x − 2.
+#[autodiff(order = 2)]
+fn picheny<T>(param: &[T; 2]) -> T
+where
+    T: Float + FromPrimitive,
+{
+    let n1 = T::from_f64(1.0).unwrap();
+    let n2 = T::from_f64(2.0).unwrap();
+    let n3 = T::from_f64(3.0).unwrap();
+    let n4 = T::from_f64(4.0).unwrap();
+    let n6 = T::from_f64(6.0).unwrap();
+    let n12 = T::from_f64(12.0).unwrap();
+    let n14 = T::from_f64(14.0).unwrap();
+    let n18 = T::from_f64(18.0).unwrap();
+    let n19 = T::from_f64(19.0).unwrap();
+    let n27 = T::from_f64(27.0).unwrap();
+    let n30 = T::from_f64(30.0).unwrap();
+    let n32 = T::from_f64(32.0).unwrap();
+    let n36 = T::from_f64(36.0).unwrap();
+    let n48 = T::from_f64(48.0).unwrap();
+
+    let [x1, x2] = param.map(|x| n4 * x - n2);
+
+    let a = n1
+        + (x1 + x2 + n1).powi(2)
+            * (n19 - n14 * (x1 + x2) + n3 * (x1.powi(2) + x2.powi(2)) + n6 * x1 * x2);
+    let b = n30
+        + (n2 * x1 - n3 * x2).powi(2)
+            * (n18 - n32 * x1 + n12 * x1.powi(2) + n48 * x2 - n36 * x1 * x2 + n27 * x2.powi(2));
+    T::from_f64(1.0 / 2.427).unwrap() * ((a * b).log10() - T::from_f64(8.693).unwrap())
+}
+
+/// log(A B) / (2.427 ln 10) at x̄ = 4x − 2: the gradient (∇A/A + ∇B/B)·4/c and the Hessian
+/// (∇²A/A − ∇A∇Aᵀ/A² + the same of B)·16/c, c = 2.427 ln 10.
+fn picheny_parts(&[x, y]: &[f64; 2]) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let c = 2.427 * 10f64.ln();
+    let parts = goldstein_price_parts(&[4.0 * x - 2.0, 4.0 * y - 2.0]);
+    let mut g = vec![0.0; 2];
+    let mut h = vec![vec![0.0; 2]; 2];
+    for (v, d, dd) in parts {
+        for i in 0..2 {
+            g[i] += 4.0 * d[i] / (v * c);
+            for j in 0..2 {
+                h[i][j] += 16.0 * (dd[i + j] / v - d[i] * d[j] / (v * v)) / c;
+            }
+        }
+    }
+    (g, h)
+}
+
+#[test]
+fn picheny_derivatives() {
+    Case {
+        f: picheny::<f64>,
+        grad: grad_picheny::<f64>,
+        grad_f32: grad_picheny::<f32>,
+        jvp: jvp_picheny::<f64>,
+        hessian: hessian_picheny::<f64>,
+        hand_grad: |p| picheny_parts(p).0,
+        hand_hessian: |p| picheny_parts(p).1,
+    }
+    .check(&points(2, 0.0, 1.0));
+}
+
+/// Cross-in-tray: −10⁻⁴ (|sin x sin y e^|100 − ‖x‖/π|| + 1)^0.1, computed in `f64` from a
+/// generic float converted by `.into()` and back by `T::from_f64(…).unwrap()`.
+#[autodiff(order = 2)]
+fn cross_in_tray<T>(param: &[T; 2]) -> T
+where
+    T: Float + Into<f64> + FromPrimitive,
+{
+    let x1: f64 = param[0].into();
+    let x2: f64 = param[1].into();
+    let e = (100.0 - (x1.powi(2) + x2.powi(2)).sqrt() / PI).abs().exp();
+    T::from_f64(-0.0001 * ((x1.sin() * x2.sin() * e).abs() + 1.0).powf(0.1)).unwrap()
+}
+
+/// g = sin x sin y e^h, h = 100 − r/π (r/π < 100 in the box), f = −10⁻⁴ (|g| + 1)^0.1: the
+/// gradient and Hessian of f from those of g.
+fn cross_in_tray_parts(&[x, y]: &[f64; 2]) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let p = [x, y];
+    let r = (x * x + y * y).sqrt();
+    let e = (100.0 - r / PI).exp();
+    let s = x.sin() * y.sin();
+    let ds = [x.cos() * y.sin(), x.sin() * y.cos()];
+    let dds = [[-s, x.cos() * y.cos()], [x.cos() * y.cos(), -s]];
+    let dh = [-x / (PI * r), -y / (PI * r)];
+    let ddh = |i: usize, j: usize| -(f64::from(i == j) / r - p[i] * p[j] / r.powi(3)) / PI;
+    let g = s * e;
+    let dg = [0, 1].map(|i| (ds[i] + s * dh[i]) * e);
+    let ddg = |i: usize, j: usize| {
+        (dds[i][j] + ds[i] * dh[j] + ds[j] * dh[i] + s * (dh[i] * dh[j] + ddh(i, j))) * e
+    };
+    let (u, sign) = (g.abs() + 1.0, g.signum());
+    let grad = (0..2)
+        .map(|i| -1e-5 * u.powf(-0.9) * sign * dg[i])
+        .collect();
+    let hess = (0..2)
+        .map(|i| {
+            (0..2)
+                .map(|j| {
+                    -1e-5 * (-0.9 * u.powf(-1.9) * dg[i] * dg[j] + u.powf(-0.9) * sign * ddg(i, j))
+                })
+                .collect()
+        })
+        .collect();
+    (grad, hess)
+}
+
+/// At `f64` only: the derivative code computes in `T` what the function computes in `f64`, and
+/// e^100 overflows `f32`.
+#[test]
+fn cross_in_tray_derivatives() {
+    let case = Case {
+        f: cross_in_tray::<f64>,
+        grad: grad_cross_in_tray::<f64>,
+        grad_f32: grad_cross_in_tray::<f32>,
+        jvp: jvp_cross_in_tray::<f64>,
+        hessian: hessian_cross_in_tray::<f64>,
+        hand_grad: |p| cross_in_tray_parts(p).0,
+        hand_hessian: |p| cross_in_tray_parts(p).1,
+    };
+    // Points where no sine is zero: the kinks of |g|.
+    for x in points(2, 0.2, 2.9).iter().chain(&points(2, -2.9, -0.2)) {
+        case.check_f64(x);
+    }
 }

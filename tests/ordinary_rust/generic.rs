@@ -6,6 +6,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use std::f64::consts::{E, PI};
 use std::iter::Sum;
 
 use diffx::autodiff;
@@ -639,5 +640,67 @@ fn a_generic_struct_in_a_generic_function() {
             assert_close(row[0], column[0], 1e-6, "H");
             assert_close(row[1], column[1], 1e-6, "H");
         }
+    }
+}
+
+/// A generic float converted to `f64` (`.into()`, `.to_f64().unwrap()`), computed on in `f64`
+/// with `f64` constants, and converted back (`T::from(…)`, `T::from_f64(…)`).
+#[autodiff(order = 2)]
+fn through_f64<T>(x: &[T]) -> T
+where
+    T: Float + Into<f64> + FromPrimitive,
+{
+    let a: f64 = x[0].into();
+    let b: f64 = x[1].to_f64().unwrap();
+    let r = (a * a + b * b).sqrt();
+    let mut s: f64 = a * b;
+    s += PI * r;
+    T::from(s / (2.0 * PI) + r.sin()).unwrap() * x[1]
+        + T::from_f64((a * a + 1.0).powf(E)).expect("finite")
+}
+
+/// f = ((ab + πr)/(2π) + sin r)·b + (a² + 1)^e, r = ‖(a, b)‖.
+fn through_f64_by_hand(x: &[f64]) -> Vec<f64> {
+    let (a, b) = (x[0], x[1]);
+    let r = (a * a + b * b).sqrt();
+    let u = (a * b + PI * r) / (2.0 * PI) + r.sin();
+    vec![
+        ((b + PI * a / r) / (2.0 * PI) + r.cos() * a / r) * b
+            + E * (a * a + 1.0).powf(E - 1.0) * 2.0 * a,
+        ((a + PI * b / r) / (2.0 * PI) + r.cos() * b / r) * b + u,
+    ]
+}
+
+#[test]
+fn a_generic_float_through_f64_and_back() {
+    for x in points(2) {
+        let g = grad_through_f64(&x);
+        let (want, fd) = (through_f64_by_hand(&x), central_difference(through_f64, &x));
+        for i in 0..2 {
+            assert_close(g[i], want[i], 1e-12, "grad vs analytic");
+            assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+        }
+        let (v, d) = jvp_through_f64(&x, &[0.6, -1.1]);
+        assert_eq!(v, through_f64(&x));
+        assert_close(d, 0.6 * want[0] - 1.1 * want[1], 1e-12, "jvp vs gradient");
+        assert_hessian(&hessian_through_f64(&x), grad_through_f64, &x);
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        assert_f32_close(&grad_through_f64(&x32), &g, "grad at f32");
+    }
+}
+
+/// In a function over `f64` the conversions are the identity, dropped.
+#[allow(clippy::useless_conversion)]
+#[autodiff]
+fn into_itself(x: f64, y: f64) -> f64 {
+    let a: f64 = x.into();
+    f64::from_f64(a * y).unwrap() + y
+}
+
+#[test]
+fn conversions_of_f64_to_itself() {
+    for (x, y) in [(0.5, -1.5), (2.0, 3.0)] {
+        assert_eq!(grad_into_itself(x, y), (y, x + 1.0));
+        assert_eq!(jvp_into_itself(x, y, 1.0, 0.0), (x * y + y, y));
     }
 }

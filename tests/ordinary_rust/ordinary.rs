@@ -1106,3 +1106,111 @@ fn elements_by_reference_in_kept_code() {
     let h = hessian_deref_in_assert(&w, y);
     assert_close(h[3][3], 1.5 * 2.0 + 2.0, 1e-12, "∂²y");
 }
+
+/// An array's `map`: capturing a differentiable value, of an array literal, with a local closure
+/// and a function path, one `map` after another, and indexed inside a loop.
+#[autodiff(order = 2)]
+fn mapped(p: &[f64; 3]) -> f64 {
+    let scale = p[0] * 0.5;
+    let sq = |v: f64| v * v;
+    let [a, b, c] = p.map(|x| x * scale + 1.0);
+    let w = [a, b, c].map(sq).map(f64::sin);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += p.map(|x| x * b)[i];
+    }
+    w[0] + w[1] * w[2] + s
+}
+
+/// y = (p₀²/2 + 1, p₀p₁/2 + 1, p₀p₂/2 + 1), f = sin y₀² + sin y₁² sin y₂² + y₁ Σp.
+fn mapped_by_hand(p: &[f64]) -> Vec<f64> {
+    let y = [
+        p[0] * p[0] / 2.0 + 1.0,
+        p[0] * p[1] / 2.0 + 1.0,
+        p[0] * p[2] / 2.0 + 1.0,
+    ];
+    let dy = [
+        [p[0], 0.0, 0.0],
+        [p[1] / 2.0, p[0] / 2.0, 0.0],
+        [p[2] / 2.0, 0.0, p[0] / 2.0],
+    ];
+    let w = y.map(|v| (v * v).sin());
+    let dw = y.map(|v| 2.0 * v * (v * v).cos());
+    let total: f64 = p.iter().sum();
+    (0..3)
+        .map(|i| {
+            dw[0] * dy[0][i]
+                + w[2] * dw[1] * dy[1][i]
+                + w[1] * dw[2] * dy[2][i]
+                + total * dy[1][i]
+                + y[1]
+        })
+        .collect()
+}
+
+#[test]
+fn an_arrays_map() {
+    let at = |x: &[f64]| -> [f64; 3] { x.try_into().unwrap() };
+    check(
+        |x| mapped(&[x[0], x[1], x[2]]),
+        |x| grad_mapped(&[x[0], x[1], x[2]]).to_vec(),
+        |x, t| jvp_mapped(&[x[0], x[1], x[2]], &[t[0], t[1], t[2]]),
+        |x, ct| vjp_mapped(&[x[0], x[1], x[2]], ct).to_vec(),
+        mapped_by_hand,
+        3,
+    );
+    check_hessian(
+        |x| grad_mapped(&[x[0], x[1], x[2]]).to_vec(),
+        |x| hessian_mapped(&[x[0], x[1], x[2]]),
+        3,
+    );
+    let p = at(&[0.4, -0.3, 1.1]);
+    assert_eq!(value_and_grad_mapped(&p).0, mapped(&p));
+}
+
+pub struct Weights {
+    vals: [f64; 3],
+}
+
+impl Weights {
+    /// A field that is an array, mapped by a closure capturing a differentiable value.
+    #[autodiff(order = 2)]
+    fn scaled(&self, p: &[f64]) -> f64 {
+        let scale = p[0] * p[1];
+        let w = self.vals.map(|v| v * scale);
+        w[0] + w[1] * w[2] + p[1]
+    }
+}
+
+#[test]
+fn an_array_fields_map() {
+    let m = Weights {
+        vals: [1.5, -0.5, 2.0],
+    };
+    for p in points(2) {
+        // f = v₀s + v₁v₂s² + p₁, s = p₀p₁.
+        let s = p[0] * p[1];
+        let df = 1.5 - 2.0 * s;
+        let want = [df * p[1], df * p[0] + 1.0];
+        let g = m.grad_scaled(&p);
+        let fd = central_difference(|x| m.scaled(x), &p);
+        for i in 0..2 {
+            assert_close(g[i], want[i], 1e-12, "grad vs analytic");
+            assert_close(g[i], fd[i], 1e-6, "grad vs differences");
+        }
+        let (v, d) = m.jvp_scaled(&p, &[0.7, -0.2]);
+        assert_eq!(v, m.scaled(&p));
+        assert_close(d, 0.7 * want[0] - 0.2 * want[1], 1e-12, "jvp vs gradient");
+        // ∂²f/∂s² = −2 (v₁v₂ = −1), s = p₀p₁.
+        let h = m.hessian_scaled(&p);
+        let want_h = [
+            [-2.0 * p[1] * p[1], -2.0 * p[0] * p[1] + df],
+            [-2.0 * p[0] * p[1] + df, -2.0 * p[0] * p[0]],
+        ];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_close(h[i][j], want_h[i][j], 1e-12, "hessian vs analytic");
+            }
+        }
+    }
+}

@@ -3,16 +3,21 @@
 //!
 //! 0. [`rows`]: a local array of arrays becomes one flat array, `m[i][j]` its element `i * k + j`;
 //!    [`options`]: `if let` and `match` on an `Option` become `if`s.
-//! 1. [`sugar`]: local closures are written out where they are called, iterator chains become
-//!    loops ([`chains`]), and patterns become one `let` per name ([`patterns`]).
+//! 1. [`conversions`]: a float converted to `f64` and back (`let x: f64 = v.into();`,
+//!    `T::from_f64(e).unwrap()`) computed in the function's float type;
+//!    [`sugar`]: local closures are written out where they are called, iterator chains become
+//!    loops ([`chains`]), an array's `map` an array written in a loop ([`array_map`]), and
+//!    patterns become one `let` per name ([`patterns`]).
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
 //! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
 //!    `return [a, b]`) is written element by element.
 
 mod activity;
 mod arms;
+mod array_map;
 mod captures;
 mod chains;
+mod conversions;
 mod elements;
 mod flow;
 mod loop_values;
@@ -33,7 +38,7 @@ pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let differentiable = sig.params.iter().filter(|p| p.differentiable);
     let differentiable = differentiable.map(|p| p.name.to_string()).collect();
     let block = loop_values::loop_values(options::written_as_ifs(block, differentiable));
-    let block = sugar::block(&block, sig)?;
+    let block = sugar::block(&conversions::followed(block, sig)?, sig)?;
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))
 }

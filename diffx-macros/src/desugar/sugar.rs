@@ -16,6 +16,7 @@ use syn::{Block, Expr, Local, Pat, Stmt, Type};
 
 use super::activity::{active, spread, Flows};
 use super::arms;
+use super::array_map;
 use super::captures::value_use;
 use super::chains::{self, strip, Consumer, Func};
 use super::patterns::{self, Elem, Temps};
@@ -277,6 +278,26 @@ impl Sugar {
         }
     }
 
+    /// An array's `map` (`param.map(|x| …)`), as the array written element by element.
+    fn array_map(&mut self, e: &mut Expr) -> bool {
+        let found = {
+            let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
+            array_map::array_map(e, &resolve).map(|r| r.map(|(m, f)| (m.clone(), f)))
+        };
+        let span = e.span();
+        match found {
+            None => false,
+            Some(Err(err)) => {
+                self.errors.push(err);
+                true
+            }
+            Some(Ok((m, f))) => {
+                self.check_captures(e, span);
+                self.replace(e, |s| array_map::written_out(&m, &f, &mut s.temps(), span))
+            }
+        }
+    }
+
     /// A `for` over a chain, or with a pattern lowering does not bind, as a loop over positions.
     fn for_loop(&mut self, e: &mut Expr) -> bool {
         // `for v in [a, b]`: over the array's values, as `[a, b].iter().copied()` runs.
@@ -518,6 +539,9 @@ impl VisitMut for Sugar {
             }
         }
         if matches!(e, Expr::MethodCall(_)) && self.mentions_active(e) && self.chain(e) {
+            return;
+        }
+        if matches!(e, Expr::MethodCall(_)) && self.mentions_active(e) && self.array_map(e) {
             return;
         }
         if self.for_loop(e) {

@@ -296,7 +296,7 @@ fn build(
 
 /// The closure or function `e` names: a closure literal, a local closure (through `resolve`), or
 /// a function path such as `f64::max`.
-fn func(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> Option<Func> {
+pub(super) fn func(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> Option<Func> {
     match strip(e) {
         Expr::Closure(c) => Some(Func::Closure {
             inputs: c.inputs.iter().cloned().collect(),
