@@ -428,6 +428,25 @@ pub trait FloatType {}
 
 impl<F: NumFloat> FloatType for F {}
 
+/// The bound the derivative functions of a generic function that converts a differentiable value
+/// to `f64` and back (`let x: f64 = v.into(); … T::from_f64(…)`) put on its float type: they
+/// compute in `T` what the function computes in `f64`, which is the same computation at `f64`
+/// alone (at `f32` a value may overflow, or a branch go the other way, where the function's
+/// `f64` does not).
+#[diagnostic::on_unimplemented(
+    message = "this `#[autodiff]` function converts to `f64` and back, and its derivative functions are written for `f64` only",
+    label = "called with another float type",
+    note = "they compute the function's `f64` part in its float type, which is exact at `f64` alone: call them with `f64` (`grad_f::<f64>`)"
+)]
+pub trait ThroughF64 {}
+
+impl ThroughF64 for f64 {}
+
+/// Stands first in the derivative functions of a function that converts to `f64` and back: see
+/// [`ThroughF64`].
+#[inline(always)]
+pub fn through_f64<F: ThroughF64>() {}
+
 /// A float literal of generated code as a value of the function's float type: `lit::<T>(0.5)`
 /// where the function is generic over `T` and `0.5` alone would be an `f64`. Folds to the
 /// constant at `f64` and `f32`.

@@ -33,6 +33,10 @@ pub fn dress(
             _ => None,
         })
         .collect();
+    let through_f64 = tokens::is_generic(float)
+        && items.iter().any(
+            |i| matches!(i, Item::Fn(f) if f.sig.ident != *name && calls_through_f64(&f.block)),
+        );
     let mut out = Vec::new();
     for item in items {
         let mut f = match item {
@@ -50,6 +54,13 @@ pub fn dress(
         } else {
             with_const_arguments(&mut f.block, primal, &own_generics);
             let ident = f.sig.ident.to_string();
+            if through_f64 {
+                // Desugaring's guard (`desugar/conversions.rs`): these functions compute the
+                // function's `f64` part in `float`, which is its own computation at `f64` alone.
+                let w = f.sig.generics.make_where_clause();
+                w.predicates
+                    .push(syn::parse_quote!(#float: ::diffx::__private::ThroughF64));
+            }
             f.sig.generics = merged(&primal.sig.generics, &f.sig.generics);
             let declared = primal.sig.generics.type_params().any(|t| t.ident == *float);
             if tokens::is_generic(float) && !declared {
@@ -97,6 +108,24 @@ pub fn dress(
         out.push(Item::Fn(f));
     }
     out
+}
+
+/// Whether `block` calls `::diffx::__private::through_f64`, desugaring's guard of a function that
+/// converts to `f64` and back.
+fn calls_through_f64(block: &syn::Block) -> bool {
+    struct Finds(bool);
+    impl VisitMut for Finds {
+        fn visit_expr_call_mut(&mut self, c: &mut syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                let s: Vec<_> = p.path.segments.iter().map(|s| &s.ident).collect();
+                self.0 |= matches!(s.as_slice(), [d, p, t] if *d == "diffx" && *p == "__private" && *t == "through_f64");
+            }
+            syn::visit_mut::visit_expr_call_mut(self, c);
+        }
+    }
+    let mut finds = Finds(false);
+    finds.visit_block_mut(&mut block.clone());
+    finds.0
 }
 
 /// Float literals as values of the type parameter: `1.0` → `::diffx::__private::lit::<T>(1.0)`

@@ -7,7 +7,9 @@
 //!
 //! Both conversions are the identity on the value, so the derivative passes through them: the
 //! derivative code drops them and computes the `f64` part (the names declared `f64` from a
-//! differentiable value, and what they flow into) in the function's float type `T`. Its constants
+//! differentiable value, and what they flow into) in the function's float type `T`, which is the
+//! function's own computation at `T = f64` alone: the derivative functions are bound to it
+//! (`__private::through_f64`, a compile error at `f32` that says so). Its constants
 //! of type `f64` (`PI`, `2.0 * PI`) become values of `T` (`lit::<T>(PI)`); bare literals already
 //! do. In a function over `f64` the conversions are dropped and nothing else changes; over `f32`,
 //! whose derivative code cannot compute in `f64`, a conversion of a differentiable value is an
@@ -33,10 +35,20 @@ pub fn followed(mut block: Block, sig: &Signature) -> syn::Result<Block> {
         active: active(&block, sig),
         island: BTreeSet::new(),
         in_island: false,
+        converted: false,
         errors: Vec::new(),
     };
     c.find_island(&block);
     c.visit_block_mut(&mut block);
+    if c.converted && tokens::is_generic(&c.float) {
+        // The derivative functions compute the `f64` part in `T`: the same computation at `f64`
+        // alone, so they are written for it alone.
+        let float = &c.float;
+        block.stmts.insert(
+            0,
+            syn::parse_quote!(::diffx::__private::through_f64::<#float>();),
+        );
+    }
     match c.errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
@@ -53,6 +65,8 @@ struct Conversions {
     island: BTreeSet<String>,
     /// Rewriting an expression of type `f64` in the user's code.
     in_island: bool,
+    /// A conversion of a differentiable value was dropped.
+    converted: bool,
     errors: Vec<syn::Error>,
 }
 
@@ -150,12 +164,13 @@ impl Conversions {
             self.refuse(span, "`#[autodiff]` follows `.into()` of a differentiable value only as `let x: f64 = v.into();` or inside `T::from_f64(…)`, where it is the identity on the value: write it so");
         }
         *e = syn::parse_quote_spanned!(span=> (#value));
+        self.converted = true;
         self.visit_expr_mut(e);
         true
     }
 }
 
-const F32: &str = "`#[autodiff]` differentiates a function over `f32` in `f32`, and cannot follow a differentiable value converted to `f64`: compute in `f32`, or make the function generic over its float type (`fn f<T: Float>(…)`)";
+const F32: &str = "`#[autodiff]` differentiates a function over `f32` in `f32`, and cannot follow a differentiable value converted to `f64`: compute in `f32`, or in `f64`";
 
 impl VisitMut for Conversions {
     fn visit_local_mut(&mut self, l: &mut Local) {
@@ -185,6 +200,7 @@ impl VisitMut for Conversions {
                 let mut value = value.clone();
                 self.island_expr(&mut value);
                 *e = syn::parse_quote_spanned!(span=> (#value));
+                self.converted = true;
                 return;
             }
         }
