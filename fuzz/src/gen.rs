@@ -111,6 +111,11 @@ pub enum C {
     /// `0.5` literals read as `stack.pop().unwrap_or(0.5)`: a constant changed in place wherever
     /// the body is (loops, arms, operands), which reverse mode must replay from where it was.
     Changed,
+    /// The function writes its result into a `&mut f64` output instead of returning it:
+    /// `fn f(…, written: &mut f64) { *written = { … }; }` (not with a `return`).
+    Output,
+    /// The function in an `#[autodiff]` `impl` block of a unit struct, called `Uf3::f3(…)`.
+    ImplBlock,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -171,10 +176,12 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::ForLocal, "for_local", 3),
     (C::Labelled, "labelled", 30),
     (C::Changed, "changed", 15),
+    (C::Output, "output", 10),
+    (C::ImplBlock, "impl_block", 10),
 ];
 
 impl C {
-    pub const COUNT: usize = C::Changed as usize + 1;
+    pub const COUNT: usize = C::ImplBlock as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

@@ -148,60 +148,102 @@ fn read(kind: ParamKind, v: &str, at: usize, width: usize) -> String {
 
 fn subject(f: &Function, source: &str) -> String {
     let a = args(f);
-    let name = &f.name;
+    let name = format!("{}{}", f.path(), f.name);
+    let path = f.path();
+    let fname = &f.name;
     let vals = a.values.join(", ");
     let tans = a.tangents.join(", ");
-    let with = |extra: &str| {
-        if vals.is_empty() {
-            extra.to_string()
-        } else {
-            format!("{vals}, {extra}")
-        }
+    // A function with an output takes it after its parameters; the checks read the value and
+    // tangent written there (the value against the function's, as any value).
+    let (out, out_dot, open, close) = match f.output {
+        true => ("&mut o", "&mut od", "{ let mut o = f64::NAN; ", " }"),
+        false => ("", "", "", ""),
     };
-    let at_t = with(&tans);
+    let at = |extra: &str| {
+        let parts: Vec<&str> = [vals.as_str(), out, extra]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect();
+        parts.join(", ")
+    };
+    let value_of = |call: String| match f.output {
+        true => format!("{open}{call}; o{close}"),
+        false => call,
+    };
     let mut s = String::new();
     s.push_str("        check::Subject {\n");
-    s.push_str(&format!("            name: \"{name}\",\n"));
+    s.push_str(&format!("            name: \"{fname}\",\n"));
     s.push_str(&format!("            source: r##\"{source}\"##,\n"));
     s.push_str(&format!(
         "            dims: {}, consts: {}, ints: {},\n",
         a.dims, a.consts, a.ints
     ));
-    s.push_str(&format!("            f: |d, c, k| {name}({vals}),\n"));
     s.push_str(&format!(
-        "            value_and_grad: |d, c, k| {{ let (v, g) = value_and_grad_{name}({vals}); (v, check::flat(g)) }},\n"
+        "            f: |d, c, k| {},\n",
+        value_of(format!("{name}({})", at("")))
+    ));
+    let value_and_grad = match f.output {
+        true => format!(
+            "{open}let (_, g) = {path}value_and_grad_{fname}({}); (o, check::flat(g)){close}",
+            at("")
+        ),
+        false => format!(
+            "{{ let (v, g) = {path}value_and_grad_{fname}({}); (v, check::flat(g)) }}",
+            at("")
+        ),
+    };
+    s.push_str(&format!(
+        "            value_and_grad: |d, c, k| {value_and_grad},\n"
     ));
     s.push_str(&format!(
-        "            grad: |d, c, k| check::flat(grad_{name}({vals})),\n"
+        "            grad: |d, c, k| {open}check::flat({path}grad_{fname}({})){close},\n",
+        at("")
     ));
     s.push_str(&format!(
-        "            vjp: |d, c, k, ct| check::flat(vjp_{name}({})),\n",
-        with("ct")
+        "            vjp: |d, c, k, ct| {open}check::flat({path}vjp_{fname}({})){close},\n",
+        at("ct")
     ));
-    s.push_str(&format!(
-        "            jvp: |d, c, k, t| jvp_{name}({at_t}),\n"
-    ));
+    let jvp = match f.output {
+        true => {
+            let tangents = [tans.as_str(), out_dot]
+                .iter()
+                .filter(|p| !p.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "{{ let (mut o, mut od) = (f64::NAN, f64::NAN); {path}jvp_{fname}({}); (o, od) }}",
+                at(&tangents)
+            )
+        }
+        false => format!("{path}jvp_{fname}({})", at(&tans)),
+    };
+    s.push_str(&format!("            jvp: |d, c, k, t| {jvp},\n"));
     if f.hvp {
         s.push_str(&format!(
-            "            hvp: Some(|d, c, k, t| check::flat(hvp_{name}({at_t}))),\n"
+            "            hvp: Some(|d, c, k, t| {open}check::flat({path}hvp_{fname}({})){close}),\n",
+            at(&tans)
         ));
         s.push_str(&format!(
-            "            hessian: Some(|d, c, k| hessian_{name}({vals})),\n"
+            "            hessian: Some(|d, c, k| {open}{path}hessian_{fname}({}){close}),\n",
+            at("")
         ));
     } else {
         s.push_str("            hvp: None,\n            hessian: None,\n");
     }
     if f.dhvp {
-        let uv = with(&format!("{}, {tans}", a.tangents_u.join(", ")));
+        let uv = format!("{}, {tans}", a.tangents_u.join(", "));
         s.push_str(&format!(
-            "            dhvp: Some(|d, c, k, u, t| check::flat(dhvp_{name}({uv}))),\n"
+            "            dhvp: Some(|d, c, k, u, t| {open}check::flat({path}dhvp_{fname}({})){close}),\n",
+            at(&uv)
         ));
     } else {
         s.push_str("            dhvp: None,\n");
     }
     if f.explain {
         s.push_str(&format!(
-            "            explain: Some(|d, c, k, t| check::explained(&explain_{name}({at_t}))),\n"
+            "            explain: Some(|d, c, k, t| {open}check::explained(&{path}explain_{fname}({})){close}),\n",
+            at(&tans)
         ));
     } else {
         s.push_str("            explain: None,\n");

@@ -73,6 +73,11 @@ pub struct Function {
     /// Whether the second field is an `Option` (always `Some`), and how the body reads it: by
     /// `match`, `unwrap_or` or `if let`.
     pub optional: Option<OptionRead>,
+    /// Whether it writes its result into a last parameter `written: &mut f64` ([`C::Output`]).
+    pub output: bool,
+    /// Whether it is in an `#[autodiff]` `impl` block of the unit struct `U{name}`
+    /// ([`C::ImplBlock`]).
+    pub in_impl: bool,
 }
 
 /// How a body reads an optional field.
@@ -102,12 +107,15 @@ impl Function {
                 self.struct_name()
             );
         }
-        s.push_str("#[autodiff");
+        let mut attr = "#[autodiff".to_string();
         if !self.attr_args.is_empty() {
-            s.push_str(&format!("({})", self.attr_args.join(", ")));
+            attr.push_str(&format!("({})", self.attr_args.join(", ")));
         }
-        s.push_str("]\n");
-        let params: Vec<String> = self
+        attr.push_str("]\n");
+        if !self.in_impl {
+            s.push_str(&attr);
+        }
+        let mut params: Vec<String> = self
             .params
             .iter()
             .map(|p| match p.kind {
@@ -118,17 +126,43 @@ impl Function {
                 _ => format!("{}: {}", p.name, p.ty()),
             })
             .collect();
-        s.push_str(&format!(
-            "fn {}({}) -> f64 {{\n",
-            self.name,
-            params.join(", ")
-        ));
-        write_block_body(&mut s, &self.body, 1);
-        s.push_str("}\n");
+        if self.output {
+            params.push("written: &mut f64".into());
+            s.push_str(&format!("fn {}({}) {{\n", self.name, params.join(", ")));
+            s.push_str("    *written = {\n");
+            write_block_body(&mut s, &self.body, 2);
+            s.push_str("    };\n}\n");
+        } else {
+            s.push_str(&format!(
+                "fn {}({}) -> f64 {{\n",
+                self.name,
+                params.join(", ")
+            ));
+            write_block_body(&mut s, &self.body, 1);
+            s.push_str("}\n");
+        }
         if self.generic {
-            return head + &super::generic::rewrite(&s);
+            s = super::generic::rewrite(&s);
+        }
+        if self.in_impl {
+            // (The function unindented: the runner finds functions by lines starting `fn `.)
+            let block = self.impl_name();
+            s = format!("struct {block};\n\n{attr}impl {block} {{\n{s}}}\n");
         }
         head + &s
+    }
+
+    /// The unit struct whose `impl` block holds it ([`Function::in_impl`]).
+    pub fn impl_name(&self) -> String {
+        format!("U{}", self.name)
+    }
+
+    /// The path its generated functions are called by: `Uf3::` in an `impl` block.
+    pub fn path(&self) -> String {
+        match self.in_impl {
+            true => format!("{}::", self.impl_name()),
+            false => String::new(),
+        }
     }
 
     /// The name of its parameter struct ([`ParamKind::Fields`]).
@@ -208,6 +242,15 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
     // (Drawn last too.)
     if rng.chance(w(C::Changed) as f64 / 100.0) {
         changed(&mut main);
+    }
+    // A function with a `&mut` output may not return early.
+    if rng.chance(w(C::Output) as f64 / 100.0) && !main.source().contains("return") {
+        main.output = true;
+        main.used[C::Output as usize] += 1;
+    }
+    if rng.chance(w(C::ImplBlock) as f64 / 100.0) {
+        main.in_impl = true;
+        main.used[C::ImplBlock as usize] += 1;
     }
     Unit {
         index,
@@ -474,6 +517,8 @@ fn function(
         generic: false,
         fields: None,
         optional: None,
+        output: false,
+        in_impl: false,
     }
 }
 
@@ -615,5 +660,7 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         generic: false,
         fields: None,
         optional: None,
+        output: false,
+        in_impl: false,
     }
 }
