@@ -14,7 +14,16 @@ use crate::{analyze, check, desugar, emit, forward, lower, reverse, tape};
 /// `#[autodiff]`: the function unchanged, and its derivative functions beside it. On an error the
 /// function is still emitted unchanged, so its callers see no follow-on errors.
 pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match expand(attr, item.clone()) {
+    or_unchanged(expand(attr, item.clone()), item)
+}
+
+/// [`autodiff`] of the function `f`, already read from `item`.
+pub fn autodiff_fn(attr: TokenStream, f: ItemFn, item: TokenStream) -> TokenStream {
+    or_unchanged(expand_fn(attr, f), item)
+}
+
+fn or_unchanged(written: syn::Result<TokenStream>, item: TokenStream) -> TokenStream {
+    match written {
         Ok(ts) => ts,
         Err(e) => {
             let errors = e.to_compile_error();
@@ -24,14 +33,18 @@ pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let item: ItemFn = syn::parse2(item.clone()).map_err(|_| {
+    let f: ItemFn = syn::parse2(item.clone()).map_err(|_| {
         syn::Error::new(
             first_token_span(&item),
             "`#[autodiff]` goes on a function or an `impl` block: `#[autodiff] fn f(x: f64) -> f64 { … }`",
         )
     })?;
+    expand_fn(attr, f)
+}
+
+fn expand_fn(attr: TokenStream, f: ItemFn) -> syn::Result<TokenStream> {
     let args = parse::args(attr)?;
-    Ok(match function(item, args)? {
+    Ok(match function(f, args)? {
         Written::Tokens(tokens) => tokens,
         Written::Items(items) => quote!(#(#items)*),
     })

@@ -30,6 +30,7 @@ pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
             .to_compile_error();
             quote!(#item #e)
         }
+        Ok(Item::Fn(f)) => expand::autodiff_fn(attr, f, item),
         _ => expand::autodiff(attr, item),
     }
 }
