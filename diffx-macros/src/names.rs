@@ -85,6 +85,12 @@ pub(crate) fn parts(f: impl IdentFragment) -> Ident {
     format_ident!("{}{}", PARTS, f)
 }
 
+/// The first segment of lowering's call of an `#[autodiff]` method on a differentiable value of
+/// a user type, `__diffx_method::g(recv, args)` for `recv.g(args)`: emission writes it as a
+/// method call again (`recv.g(args)`, `recv.__diffx_vjp_g(args, ct)`), which rustc resolves on
+/// the receiver's type, unknown to the macro.
+pub(crate) const METHOD: &str = "__diffx_method";
+
 /// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it: the method's
 /// first parameter `__diffx_self: &Self` (`adapt::receiver::into_core`), and the first segment of
 /// lowering's call of another method, `__diffx_self::g(…)`, which `adapt/methods.rs` writes back

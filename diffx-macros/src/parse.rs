@@ -362,9 +362,10 @@ pub fn differentiable_alone(f: &ItemFn, args: &Args) -> bool {
         },
         ReturnType::Default => output,
     };
+    let wrt_self = args.wrt.iter().flatten().any(|n| n == "self");
     let taken = f.sig.inputs.iter().any(|i| match i {
         FnArg::Typed(pt) => kind_of(&pt.ty, &g).is_some(),
-        FnArg::Receiver(_) => false,
+        FnArg::Receiver(_) => wrt_self,
     });
     let mutator = f.sig.receiver().is_some_and(|r| r.mutability.is_some());
     result && taken && !mutator

@@ -46,6 +46,19 @@ pub(super) fn call_args(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The call of the function at `path` with `args`: `path(args)`, or for lowering's call of a
+/// method on a value (`__diffx_method::g`, see [`names::METHOD`]) `args[0].g(args[1..])`.
+pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
+    match path.segments.iter().collect::<Vec<_>>().as_slice() {
+        [first, method] if first.ident == names::METHOD && !args.is_empty() => {
+            let (recv, rest) = (&args[0], &args[1..]);
+            let m = &method.ident;
+            quote!(#recv.#m(#(#rest),*))
+        }
+        _ => quote!(#path(#(#args),*)),
+    }
+}
+
 /// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.
 #[cfg_attr(not(feature = "explain"), allow(dead_code))]
 pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
@@ -91,10 +104,7 @@ pub(super) fn op_expr_moving(
             )))
         }
         Op::Map { template, binds } => map(f, template, binds, args),
-        Op::Call(path) => {
-            let a = call_args(f, args);
-            quote!(#path(#(#a),*))
-        }
+        Op::Call(path) => call(path, call_args(f, args)),
         Op::Rule(rule) => match &rule.syntax {
             Syntax::Infix(_) | Syntax::Prefix(_) => {
                 let o = rule.operator();
@@ -226,8 +236,10 @@ pub(super) fn stmt(
             if f.atom_kind(dst) == Kind::Slice {
                 return quote!(::diffx::__private::add_elems(&mut #d, &#v););
             }
-            // (Where every value is a number, a field's adjoint needs no fitting to its shape.)
-            let like = like.as_ref().filter(|_| !f.numbers);
+            // (Where every value is a number, a field's adjoint needs no fitting to its shape; a
+            // whole value of the user's type, a callee's gradient of it, is added leaf by leaf.)
+            let whole = matches!(dst, Atom::Var(_)) && f.atom_kind(dst) == Kind::Other;
+            let like = like.as_ref().filter(|_| !f.numbers || whole);
             match (like, first) {
                 // `a = a + b`: `+=` is not among num-traits' `Float` operations.
                 (None, false) if generic(f) => quote!(#d = #d + #v;),
@@ -300,7 +312,8 @@ pub(super) fn stmt(
                 Some(t) => crate::tokens::locate(operand(f, t), *span),
                 None => quote!(::diffx::__private::Zero),
             });
-            quote!(let (#d, #dd) = #path(#(#a,)* #(#t),*);)
+            let call = call(&path, a.into_iter().chain(t).collect());
+            quote!(let (#d, #dd) = #call;)
         }
         Stmt::CallVjp {
             path,
@@ -319,7 +332,8 @@ pub(super) fn stmt(
             });
             if into.iter().all(Option::is_none) {
                 let path = derived_path(path, "vjp");
-                return quote!(let (_, (#(#g,)*)) = #path(#(#a,)* #ct););
+                let call = call(&path, a.into_iter().chain([quote!(#ct)]).collect());
+                return quote!(let (_, (#(#g,)*)) = #call;);
             }
             // Offered buffers go through the pullback: `vjp` takes none.
             let path = derived_path(path, "split");
@@ -415,7 +429,9 @@ pub(super) fn stmt(
                     .collect()
             };
             let (g, d) = (pattern(grads), pattern(grad_dots));
-            quote!(let (_, (#(#g,)*), (#(#d,)*)) = #path(#(#a,)* #(#t,)* #ct, #ct_dot);)
+            let tail = [quote!(#ct), ct_dot];
+            let call = call(&path, a.into_iter().chain(t).chain(tail).collect());
+            quote!(let (_, (#(#g,)*), (#(#d,)*)) = #call;)
         }
     }
 }

@@ -162,6 +162,20 @@ impl Lowerer<'_> {
         if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
             return self.expr(&read);
         }
+        if self.user_method(&receiver, &name) {
+            // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,
+            // called through its derivative methods (`emit::call`).
+            self.b.func.body.truncate(before);
+            let (marker, method, recv, args) = (
+                Ident::new(names::METHOD, m.method.span()),
+                &m.method,
+                &m.receiver,
+                &m.args,
+            );
+            let call: syn::ExprCall =
+                syn::parse_quote_spanned!(m.method.span()=> #marker::#method(#recv, #args));
+            return self.call(&call, e);
+        }
         let tensor = match self.b.func.atom_kind(&receiver) {
             _ if receiver.var().is_none() => false,
             Kind::Scalar => false,
@@ -200,6 +214,21 @@ impl Lowerer<'_> {
             return Ok(Atom::Const(quote!(#float::#method(#(#args),*))));
         }
         self.apply_or_fold(rule, args, e, before)
+    }
+
+    /// Whether `receiver.name(…)` calls a method of the user's type: the receiver is a
+    /// differentiable value the macro reads by place (a parameter struct, or a part of one where
+    /// not every value is a number) and `name` is no float or tensor method.
+    fn user_method(&self, receiver: &Atom, name: &str) -> bool {
+        let by_place = match receiver {
+            Atom::Var(_) => true,
+            Atom::Field(..) => !self.b.func.numbers,
+            Atom::Const(_) => false,
+        };
+        by_place
+            && self.b.func.atom_kind(receiver) == Kind::Other
+            && rules::find_method(name, false).is_none()
+            && rules::find_method(name, true).is_none()
     }
 
     /// A call: a function of the rule table (`sigmoid(x)`, `f64::sin(x)`), a constant, or another

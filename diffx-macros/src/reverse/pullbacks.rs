@@ -514,6 +514,8 @@ fn splittable(path: &syn::Path) -> bool {
     !nested
         && path.segments.iter().all(|s| {
             let name = s.ident.to_string();
-            name != names::SELF_PARAM && !name.starts_with(char::is_uppercase)
+            name != names::SELF_PARAM
+                && name != names::METHOD
+                && !name.starts_with(char::is_uppercase)
         })
 }
