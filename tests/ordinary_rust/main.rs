@@ -9,3 +9,4 @@ mod corpus;
 mod generic;
 mod impls;
 mod ordinary;
+mod own_types;

@@ -217,16 +217,13 @@ impl Lowerer<'_> {
     }
 
     /// Whether `receiver.name(…)` calls a method of the user's type: the receiver is a
-    /// differentiable value the macro reads by place (a parameter struct, or a part of one where
-    /// not every value is a number) and `name` is no float or tensor method.
+    /// differentiable value the macro reads by place (a parameter struct or a part of one) and
+    /// `name` is no float or tensor method.
     fn user_method(&self, receiver: &Atom, name: &str) -> bool {
-        let by_place = match receiver {
-            Atom::Var(_) => true,
-            Atom::Field(..) => !self.b.func.numbers,
-            Atom::Const(_) => false,
-        };
-        by_place
-            && self.b.func.atom_kind(receiver) == Kind::Other
+        // (A part's kind is its base's: where every value is a number, a field reads as one.)
+        receiver
+            .var()
+            .is_some_and(|base| self.b.func.kind(base) == Kind::Other)
             && rules::find_method(name, false).is_none()
             && rules::find_method(name, true).is_none()
     }

@@ -1,0 +1,263 @@
+//! Methods of the user's own types called on differentiable values: a symmetric tensor of six
+//! numbers in Mandel notation whose `#[autodiff(wrt(self))]` methods (`det`, `trace`, `dot`,
+//! `norm`) call each other, and functions that call them on parameters and on parts of
+//! parameter structs, in both modes and at second order.
+
+use diffx::check::central_difference;
+use diffx::{autodiff, Params};
+
+use crate::common::{assert_close, check_hessian};
+
+/// A symmetric 3×3 tensor in Mandel notation: `[s₁₁, s₂₂, s₃₃, √2 s₂₃, √2 s₁₃, √2 s₁₂]`, where
+/// the dot product of two tensors is the dot product of their six numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Params)]
+struct Mandel {
+    vals: [f64; 6],
+}
+
+#[autodiff(wrt(self), order = 2)]
+impl Mandel {
+    fn trace(&self) -> f64 {
+        self.vals[0] + self.vals[1] + self.vals[2]
+    }
+
+    fn det(&self) -> f64 {
+        let d = 0.5f64.sqrt();
+        let v = self.vals;
+        let (a, b, c) = (v[0], v[1], v[2]);
+        let (yz, xz, xy) = (d * v[3], d * v[4], d * v[5]);
+        a * (b * c - yz * yz) - xy * (xy * c - yz * xz) + xz * (xy * yz - b * xz)
+    }
+
+    /// Both tensors differentiated.
+    #[autodiff(wrt(self, other), order = 2)]
+    fn dot(&self, other: &Mandel) -> f64 {
+        let mut s = 0.0;
+        for i in 0..6 {
+            s += self.vals[i] * other.vals[i];
+        }
+        s
+    }
+
+    /// Calls a method of its own type with itself twice.
+    fn norm(&self) -> f64 {
+        self.dot(self).sqrt()
+    }
+}
+
+impl Mandel {
+    fn matrix(&self) -> [[f64; 3]; 3] {
+        let d = 0.5f64.sqrt();
+        let v = &self.vals;
+        [
+            [v[0], d * v[5], d * v[4]],
+            [d * v[5], v[1], d * v[3]],
+            [d * v[4], d * v[3], v[2]],
+        ]
+    }
+
+    fn from_matrix(m: [[f64; 3]; 3]) -> Self {
+        let s = 0.5f64.sqrt();
+        Mandel {
+            vals: [
+                m[0][0],
+                m[1][1],
+                m[2][2],
+                s * (m[1][2] + m[2][1]),
+                s * (m[0][2] + m[2][0]),
+                s * (m[0][1] + m[1][0]),
+            ],
+        }
+    }
+
+    fn from_flat(v: &[f64]) -> Self {
+        Mandel {
+            vals: v.try_into().unwrap(),
+        }
+    }
+}
+
+fn matmul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let mut c = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            for k in 0..3 {
+                c[i][j] += a[i][k] * b[k][j];
+            }
+        }
+    }
+    c
+}
+
+/// `ln det b`, whose gradient is `b⁻¹` (Mandel notation keeps the inner product).
+#[autodiff(order = 2)]
+fn logdet(b: &Mandel) -> f64 {
+    b.det().ln()
+}
+
+/// A compressible neo-Hookean energy of the right Cauchy–Green tensor `c`, J = √det c.
+#[autodiff(order = 2)]
+fn neo_hookean(c: &Mandel, mu: f64, lambda: f64) -> f64 {
+    let j = c.det().sqrt();
+    0.5 * mu * (c.trace() - 3.0) - mu * j.ln() + 0.5 * lambda * j.ln().powi(2)
+}
+
+/// The tensors the checks run at: positive definite (a stretch with shear, and a compression).
+fn tensors() -> [Mandel; 3] {
+    [
+        Mandel::from_matrix([[1.2, 0.1, 0.05], [0.1, 0.9, -0.2], [0.05, -0.2, 1.4]]),
+        Mandel::from_matrix([[2.0, 0.3, 0.0], [0.3, 1.0, 0.1], [0.0, 0.1, 0.5]]),
+        Mandel::from_matrix([[0.8, -0.1, 0.2], [-0.1, 0.7, 0.0], [0.2, 0.0, 0.9]]),
+    ]
+}
+
+/// The gradient of a function of a tensor against central differences of its six numbers.
+#[track_caller]
+fn against_differences(f: impl Fn(&Mandel) -> f64, g: &Mandel, at: &Mandel, what: &str) {
+    let fd = central_difference(|v| f(&Mandel::from_flat(v)), &at.vals);
+    for i in 0..6 {
+        assert_close(g.vals[i], fd[i], 1e-7, &format!("{what}[{i}]"));
+    }
+}
+
+#[test]
+fn the_gradient_of_logdet_is_the_inverse() {
+    for b in tensors() {
+        let g = grad_logdet(&b);
+        // g · b = I, as matrices.
+        let product = matmul(&g.matrix(), &b.matrix());
+        for (i, row) in product.iter().enumerate() {
+            for (j, p) in row.iter().enumerate() {
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert_close(*p, want, 1e-13, &format!("(∇ ln det b · b)[{i}][{j}]"));
+            }
+        }
+        against_differences(logdet, &g, &b, "∇ ln det");
+        // The method's own derivatives, called on the value.
+        let det = b.det();
+        let inverse_times_det = b.grad_det();
+        for i in 0..6 {
+            assert_close(inverse_times_det.vals[i], det * g.vals[i], 1e-12, "∇ det");
+        }
+    }
+    // Where the determinant is negative `ln` has no value, but the gradient of `ln |det|` is
+    // still the inverse: as computed, `∇ det / det`.
+    let b = Mandel::from_matrix([[1.0, 0.2, 0.0], [0.2, 2.0, 0.3], [0.0, 0.3, -3.2]]);
+    assert!(b.det() < 0.0);
+    let g = b.grad_det();
+    let product = matmul(&g.matrix(), &b.matrix());
+    for (i, row) in product.iter().enumerate() {
+        assert_close(row[i] / b.det(), 1.0, 1e-13, "∇ det / det · b");
+    }
+}
+
+#[test]
+fn methods_on_a_parameter_in_both_modes() {
+    let (mu, lambda) = (0.8, 1.5);
+    for c in tensors() {
+        let (g, gmu, glambda) = grad_neo_hookean(&c, mu, lambda);
+        // By hand: ∂/∂c = μ/2 I − μ/2 c⁻¹ + λ/2 ln J c⁻¹, with ∂ ln J/∂c = c⁻¹/2.
+        let inverse = grad_logdet(&c);
+        let ln_j = 0.5 * c.det().ln();
+        let identity = Mandel::from_matrix([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+        for i in 0..6 {
+            let want = 0.5 * mu * identity.vals[i] - 0.5 * mu * inverse.vals[i]
+                + 0.5 * lambda * ln_j * inverse.vals[i];
+            assert_close(g.vals[i], want, 1e-13, &format!("∂ψ/∂c[{i}]"));
+        }
+        against_differences(|c| neo_hookean(c, mu, lambda), &g, &c, "∂ψ/∂c");
+        assert_close(gmu, 0.5 * (c.trace() - 3.0) - ln_j, 1e-13, "∂ψ/∂μ");
+        assert_close(glambda, 0.5 * ln_j * ln_j, 1e-13, "∂ψ/∂λ");
+        // Forward mode along a direction of the tensor and of μ.
+        let dir = Mandel {
+            vals: [0.3, -0.2, 0.1, 0.05, 0.4, -0.1],
+        };
+        let (value, tangent) = jvp_neo_hookean(&c, mu, lambda, &dir, 0.5, 0.0);
+        assert_eq!(value, neo_hookean(&c, mu, lambda));
+        let along: f64 = (0..6).map(|i| g.vals[i] * dir.vals[i]).sum::<f64>() + 0.5 * gmu;
+        assert_close(tangent, along, 1e-13, "jvp_neo_hookean");
+    }
+}
+
+#[test]
+fn methods_on_a_parameter_at_second_order() {
+    let (mu, lambda) = (0.8, 1.5);
+    for c in tensors() {
+        let mut flat = c.vals.to_vec();
+        flat.extend([mu, lambda]);
+        let grad = |v: &[f64]| {
+            let (g, gmu, glambda) = grad_neo_hookean(&Mandel::from_flat(&v[..6]), v[6], v[7]);
+            let mut all = g.vals.to_vec();
+            all.extend([gmu, glambda]);
+            all
+        };
+        let h = hessian_neo_hookean(&c, mu, lambda);
+        check_hessian(&h, grad, &flat);
+        let dir = Mandel {
+            vals: [0.1, 0.2, -0.3, 0.0, 0.1, 0.2],
+        };
+        let (hc, hmu, hlambda) = hvp_neo_hookean(&c, mu, lambda, &dir, 1.0, -1.0);
+        let mut hv: Vec<f64> = hc.vals.to_vec();
+        hv.extend([hmu, hlambda]);
+        let mut v = dir.vals.to_vec();
+        v.extend([1.0, -1.0]);
+        for (i, row) in h.iter().enumerate() {
+            let want: f64 = row.iter().zip(&v).map(|(a, b)| a * b).sum();
+            assert_close(hv[i], want, 1e-12, &format!("hvp[{i}]"));
+        }
+    }
+}
+
+#[test]
+fn a_method_called_with_its_receiver_twice() {
+    for c in tensors() {
+        let g = c.grad_norm();
+        let norm = c.norm();
+        for i in 0..6 {
+            assert_close(g.vals[i], c.vals[i] / norm, 1e-14, "∇‖c‖");
+        }
+        let (gs, go) = c.grad_dot(&tensors()[0]);
+        assert_eq!(gs, tensors()[0]);
+        assert_eq!(go, c);
+    }
+}
+
+/// A material holding its tensor: the method called on a part of a parameter struct.
+#[derive(Clone, Debug, Params)]
+struct Material {
+    stretch: Mandel,
+    stiffness: f64,
+}
+
+#[autodiff(order = 2)]
+fn stored(m: &Material) -> f64 {
+    m.stiffness * m.stretch.det().ln()
+}
+
+#[test]
+fn a_method_on_a_part_of_a_parameter_struct() {
+    for c in tensors() {
+        let m = Material {
+            stretch: c,
+            stiffness: 2.5,
+        };
+        let g = grad_stored(&m);
+        let inverse = grad_logdet(&c);
+        for i in 0..6 {
+            assert_close(
+                g.stretch.vals[i],
+                2.5 * inverse.vals[i],
+                1e-13,
+                "∂/∂stretch",
+            );
+        }
+        assert_close(g.stiffness, c.det().ln(), 1e-14, "∂/∂stiffness");
+        let t = Material {
+            stretch: Mandel { vals: [1.0; 6] },
+            stiffness: 0.0,
+        };
+        let (_, tangent) = jvp_stored(&m, &t);
+        let along: f64 = g.stretch.vals.iter().sum();
+        assert_close(tangent, along, 1e-13, "jvp_stored");
+    }
+}
