@@ -15,6 +15,7 @@ pub mod generics;
 pub mod methods;
 pub mod outputs;
 pub mod receiver;
+pub mod structs;
 pub mod tuples;
 
 /// An adaptation made on the way in, undone on the way out.
@@ -26,6 +27,11 @@ pub enum Adapter {
     },
     /// The tuple result of `function` differentiated as an array ([`tuples`]).
     Tuple { function: ItemFn, layout: Layout },
+    /// The struct result of `function` differentiated as an array ([`structs`]).
+    Struct {
+        function: ItemFn,
+        layout: structs::Layout,
+    },
     /// The `method` differentiated in its `receiver` as an associated function ([`receiver`]).
     Receiver { method: ItemFn, receiver: Receiver },
 }
@@ -44,6 +50,10 @@ pub fn into_core(
     if let Some((as_array, layout)) = tuples::into_core(&item)? {
         let function = std::mem::replace(&mut item, as_array);
         adapters.push(Adapter::Tuple { function, layout });
+    }
+    if let Some((as_array, layout)) = structs::into_core(&item, &args)? {
+        let function = std::mem::replace(&mut item, as_array);
+        adapters.push(Adapter::Struct { function, layout });
     }
     if let Some((as_fn, core_args, receiver)) = receiver::into_core(&item, &args) {
         let method = std::mem::replace(&mut item, as_fn);
@@ -79,6 +89,7 @@ pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapt
             Adapter::Tuple { function, layout } => tuples::dress(items, function, layout),
             Adapter::Receiver { method, receiver } => receiver::dress(items, receiver, method),
             Adapter::Output { function, output } => outputs::dress(items, function, output),
+            Adapter::Struct { function, layout } => structs::dress(items, function, layout),
         };
     }
     items

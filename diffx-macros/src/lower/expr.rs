@@ -162,7 +162,7 @@ impl Lowerer<'_> {
         if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
             return self.expr(&read);
         }
-        if self.user_method(&receiver, &name) {
+        if self.user_method(&receiver, &name) || self.user_value(&receiver, &name) {
             // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,
             // called through its derivative methods (`emit::call`).
             self.b.func.body.truncate(before);
@@ -226,6 +226,28 @@ impl Lowerer<'_> {
             .is_some_and(|base| self.b.func.kind(base) == Kind::Other)
             && rules::find_method(name, false).is_none()
             && rules::find_method(name, true).is_none()
+    }
+
+    /// Whether `receiver.name(…)` calls a method of the user's type on a value a call returned
+    /// (`e.cauchy_green().det()`, `KM::from_matrix(m).trace()`): the value is then taken to be of
+    /// that type, read by place as a parameter struct is (it is of the user's type, or rustc
+    /// finds no such method).
+    fn user_value(&mut self, receiver: &Atom, name: &str) -> bool {
+        let Atom::Var(v) = receiver else { return false };
+        let mut returned = false;
+        for s in &self.b.func.body {
+            s.walk(&mut |s| {
+                returned |=
+                    matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if dst == v);
+            });
+        }
+        let user = returned
+            && rules::find_method(name, false).is_none()
+            && rules::find_method(name, true).is_none();
+        if user {
+            self.b.func.vars[v.0].kind = Kind::Other;
+        }
+        user
     }
 
     /// A call: a function of the rule table (`sigmoid(x)`, `f64::sin(x)`), a constant, or another

@@ -75,6 +75,9 @@ struct Sweep {
     records: Vec<record::Recorded>,
     /// The `if`s of the top level that record (`record.rs`): the backward sweep runs no arm again.
     recording_ifs: HashSet<ControlId>,
+    /// The values of the user's types calls return (`let b = e.cauchy_green();`), read by place:
+    /// a contribution to a field of one creates its adjoint if none exists yet.
+    structs: HashSet<Var>,
 }
 
 /// A vector written in an `if`'s arms, its undo log, and the local holding the log's length
@@ -134,6 +137,7 @@ pub fn transform(
         skip_zeros: record,
         records: Vec::new(),
         recording_ifs,
+        structs: HashSet::new(),
     };
     sweep.start_adjoints(primal, params, &body, &logs, filled);
     sweep.seed(primal, ret_kind, ct);
@@ -161,8 +165,9 @@ pub fn transform(
     })
 }
 
-/// The vectors returned by calls in `body` (`let k1 = rhs(s, k);`, `k1[0]` read after).
-fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt]) -> Vec<Var> {
+/// The values of `kind` returned by calls in `body`: vectors (`let k1 = rhs(s, k);`, `k1[0]` read
+/// after), or values of the user's types (`Kind::Other`).
+fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt], kind: Kind) -> Vec<Var> {
     let mut out = Vec::new();
     for s in body {
         s.walk(&mut |s| {
@@ -172,7 +177,7 @@ fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt]) -> Vec<Var> {
                 ..
             } = s
             {
-                if f.kind(*dst) == Kind::Slice {
+                if f.kind(*dst) == kind {
                     out.push(*dst);
                 }
             }
@@ -195,7 +200,7 @@ impl Sweep {
     ) {
         // Vectors returned by calls are read element by element: their adjoints are vectors too,
         // the cotangents of the calls.
-        let call_vectors = returned_by_calls(&self.b.func, body);
+        let call_vectors = returned_by_calls(&self.b.func, body, Kind::Slice);
         self.vectors.extend(call_vectors.iter().copied());
         // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
         let nested = tapes::declared_in(body)
@@ -220,6 +225,20 @@ impl Sweep {
         }
         for vec in call_vectors.iter().filter(|v| !nested.contains(v)) {
             self.vector_adjoint(*vec);
+        }
+        // Values of the user's types start at zero where they are declared at the top level; in
+        // a loop or an `if`, at their first contribution (`Sweep::accumulate`).
+        self.structs = returned_by_calls(&self.b.func, body, Kind::Other)
+            .into_iter()
+            .collect();
+        let top: Vec<Var> = self
+            .structs
+            .iter()
+            .filter(|v| !nested.contains(v))
+            .copied()
+            .collect();
+        for v in top {
+            self.zeros(v, quote::quote!(_));
         }
         // Vectors only filled as they are made, written element by element all the same.
         let filled: Vec<Var> = filled
@@ -251,7 +270,7 @@ impl Sweep {
     }
 
     /// `v̄ = 0`, shaped like `v`.
-    fn zeros(&mut self, v: Var, ty: TokenStream) {
+    pub(super) fn zeros(&mut self, v: Var, ty: TokenStream) {
         let name = format!("{}_bar", self.b.func.name(v));
         let bar = self.b.fresh(&name, self.b.func.kind(v));
         self.b.push(Stmt::Let {

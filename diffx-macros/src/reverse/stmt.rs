@@ -222,6 +222,12 @@ impl Sweep {
         // (Vectors are added element by element: nothing is broadcast.)
         let vector = self.b.func.atom_kind(a) == Kind::Slice;
         let like = (!scalar && !vector).then(|| a.clone());
+        if matches!(a, Atom::Field(..))
+            && self.structs.contains(&base)
+            && !self.adj.contains_key(&base)
+        {
+            self.zeros(base, quote::quote!(_));
+        }
         match (a, self.adj.get(&base).copied()) {
             (Atom::Field(..), Some(bar)) | (Atom::Var(_), Some(bar)) => {
                 let first = self.first_into(a);
