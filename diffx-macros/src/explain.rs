@@ -16,7 +16,7 @@
 //! `#[autodiff]` functions with arguments that are not all numbers are recorded through the
 //! runtime's `Value`, a number or a tensor decided by type (see [`tensors`]). What neither can
 //! record soundly gets no `explain_` (a parameter struct passed to a call beside rows of its
-//! fields).
+//! fields; a call of a method of the user's types, whose values have no row).
 
 mod instrument;
 mod parts;
@@ -57,6 +57,9 @@ enum Mode {
 
 /// How `explain_f` can record `p`, if it can.
 fn mode(sig: &Signature, p: &Programs, others: &HashSet<Var>) -> Option<Mode> {
+    if calls_own_types(&p.primal.func) {
+        return None;
+    }
     let numbers = sig.ret_kind == Kind::Scalar
         && sig
             .params
@@ -73,6 +76,29 @@ fn mode(sig: &Signature, p: &Programs, others: &HashSet<Var>) -> Option<Mode> {
     } else {
         None
     }
+}
+
+/// Whether `f` calls methods of the user's types on differentiable values, or holds values of
+/// them: a trace has no row for a value that is not a number or a tensor.
+fn calls_own_types(f: &crate::ir::Func) -> bool {
+    let mut found = false;
+    for s in &f.body {
+        s.walk(&mut |s| {
+            if let crate::ir::Stmt::Let {
+                dst,
+                op: crate::ir::Op::Call(path),
+                ..
+            } = s
+            {
+                let method = path
+                    .segments
+                    .first()
+                    .is_some_and(|s| s.ident == names::METHOD);
+                found |= method || f.kind(*dst) == Kind::Other;
+            }
+        });
+    }
+    found
 }
 
 /// `explain_f` for `item`, given everything `#[autodiff]` emitted for it; nothing for the

@@ -1,7 +1,9 @@
 //! Methods of the user's own types called on differentiable values: a symmetric tensor of six
 //! numbers in Mandel notation whose `#[autodiff(wrt(self))]` methods (`det`, `trace`, `dot`,
 //! `norm`) call each other, and functions that call them on parameters and on parts of
-//! parameter structs, in both modes and at second order.
+//! parameter structs, in both modes and at second order; methods and associated functions
+//! returning the type (`cauchy_green`, `diagonal`), chained (`e.cauchy_green().det()`), as a
+//! neo-Hookean material model is written.
 
 use diffx::check::central_difference;
 use diffx::{autodiff, Params};
@@ -42,6 +44,30 @@ impl Mandel {
     /// Calls a method of its own type with itself twice.
     fn norm(&self) -> f64 {
         self.dot(self).sqrt()
+    }
+
+    /// `b = I + 2e`: the left Cauchy–Green tensor of the Euler–Almansi strain `e`.
+    #[autodiff(wrt(self))]
+    fn cauchy_green(&self) -> Self {
+        let v = self.vals;
+        Self {
+            vals: [
+                1.0 + 2.0 * v[0],
+                1.0 + 2.0 * v[1],
+                1.0 + 2.0 * v[2],
+                2.0 * v[3],
+                2.0 * v[4],
+                2.0 * v[5],
+            ],
+        }
+    }
+
+    /// A diagonal tensor: an associated function returning the type.
+    #[autodiff]
+    fn diagonal(a: f64, b: f64, c: f64) -> Mandel {
+        Mandel {
+            vals: [a, b, c, 0.0, 0.0, 0.0],
+        }
     }
 }
 
@@ -259,5 +285,110 @@ fn a_method_on_a_part_of_a_parameter_struct() {
         let (_, tangent) = jvp_stored(&m, &t);
         let along: f64 = g.stretch.vals.iter().sum();
         assert_close(tangent, along, 1e-13, "jvp_stored");
+    }
+}
+
+/// The Helmholtz free energy of a compressible neo-Hookean material, of the strain `e`.
+#[autodiff]
+fn psi(e: &Mandel, mu: f64, lambda: f64) -> f64 {
+    let j = e.cauchy_green().det().sqrt();
+    0.25 * lambda * (j * j - 1.0 - 2.0 * j.ln()) + mu * (e.trace() - j.ln())
+}
+
+/// The Kirchhoff stress in closed form: ½λ(J² − 1) I + 2μ e.
+fn stress(e: &Mandel, mu: f64, lambda: f64) -> [[f64; 3]; 3] {
+    let j2 = e.cauchy_green().det();
+    let m = e.matrix();
+    let mut tau = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for k in 0..3 {
+            let identity = if i == k { 1.0 } else { 0.0 };
+            tau[i][k] = 0.5 * lambda * (j2 - 1.0) * identity + 2.0 * mu * m[i][k];
+        }
+    }
+    tau
+}
+
+#[test]
+fn the_stress_of_grad_psi_is_the_closed_form() {
+    let (mu, lambda) = (1.0 / 2.6, 0.3 / (1.3 * 0.4));
+    let strains = [
+        Mandel::from_matrix([[0.1, 0.12, 0.13], [0.12, 0.2, 0.14], [0.13, 0.14, -0.27]]),
+        Mandel::from_matrix([[0.05, 0.0, 0.02], [0.0, -0.1, 0.03], [0.02, 0.03, 0.15]]),
+    ];
+    for e in strains {
+        let (g, _, _) = grad_psi(&e, mu, lambda);
+        // τ = ∂ψ/∂e · b.
+        let tau = matmul(&g.matrix(), &e.cauchy_green().matrix());
+        let want = stress(&e, mu, lambda);
+        for i in 0..3 {
+            for k in 0..3 {
+                assert_close(tau[i][k], want[i][k], 1e-13, &format!("τ[{i}][{k}]"));
+            }
+        }
+        against_differences(|e| psi(e, mu, lambda), &g, &e, "∂ψ/∂e");
+        let dir = Mandel {
+            vals: [0.2, -0.1, 0.3, 0.1, 0.0, -0.2],
+        };
+        let (value, tangent) = jvp_psi(&e, mu, lambda, &dir, 0.0, 0.0);
+        assert_eq!(value, psi(&e, mu, lambda));
+        let along: f64 = (0..6).map(|i| g.vals[i] * dir.vals[i]).sum();
+        assert_close(tangent, along, 1e-13, "jvp_psi");
+    }
+}
+
+#[test]
+fn a_method_returning_the_type_has_struct_derivatives() {
+    let e = tensors()[0];
+    let dir = Mandel {
+        vals: [1.0, 0.0, -1.0, 0.5, 0.0, 2.0],
+    };
+    let (value, tangent) = e.jvp_cauchy_green(&dir);
+    assert_eq!(value, e.cauchy_green());
+    for i in 0..6 {
+        assert_close(tangent.vals[i], 2.0 * dir.vals[i], 1e-15, "tangent of b = I + 2e");
+    }
+    let ct = Mandel {
+        vals: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
+    };
+    let g = e.vjp_cauchy_green(ct);
+    for i in 0..6 {
+        assert_close(g.vals[i], 2.0 * ct.vals[i], 1e-15, "cotangent of b = I + 2e");
+    }
+    let (v, t) = Mandel::jvp_diagonal(1.0, 2.0, 3.0, 0.5, 0.0, -1.0);
+    assert_eq!(v, Mandel::diagonal(1.0, 2.0, 3.0));
+    assert_eq!(t.vals, [0.5, 0.0, -1.0, 0.0, 0.0, 0.0]);
+    let (ga, gb, gc) = Mandel::vjp_diagonal(1.0, 2.0, 3.0, ct);
+    assert_eq!((ga, gb, gc), (0.5, 1.0, 1.5));
+}
+
+/// A returned value read by field and by method, in a loop and an arm, and an associated
+/// function's value chained.
+#[autodiff]
+fn returned_values(e: &Mandel, x: f64, n: usize) -> f64 {
+    let mut s = Mandel::diagonal(x, x * x, 1.0).det();
+    for i in 0..n {
+        let b = e.cauchy_green();
+        s += b.vals[i] * x + b.det();
+        if s > 2.0 {
+            let c = e.cauchy_green();
+            s += c.vals[5] * c.trace();
+        }
+    }
+    s
+}
+
+#[test]
+fn returned_values_read_by_field_and_by_method() {
+    for x in [0.5, 1.3] {
+        for e in tensors() {
+            let (g, gx) = grad_returned_values(&e, x, 4);
+            against_differences(|e| returned_values(e, x, 4), &g, &e, "∂/∂e");
+            let fd = central_difference(|v| returned_values(&e, v[0], 4), &[x]);
+            assert_close(gx, fd[0], 1e-7, "∂/∂x");
+            let (_, t) = jvp_returned_values(&e, x, 4, &e, 1.0);
+            let along: f64 = (0..6).map(|i| g.vals[i] * e.vals[i]).sum::<f64>() + gx;
+            assert_close(t, along, 1e-12, "jvp");
+        }
     }
 }

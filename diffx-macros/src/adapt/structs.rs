@@ -242,12 +242,17 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
     let (jvp, vjp) = (format_ident!("jvp_{}", name), format_ident!("vjp_{}", name));
     let (hidden_jvp, hidden_vjp) = (names::jvp(name), names::vjp(name));
     let explain = format_ident!("explain_{}", name);
+    // (`jacobian_` reads the array versions; a struct's Jacobian is not written.)
+    let jacobian = format_ident!("jacobian_{}", name);
     let mut out = Vec::new();
     for item in items {
         let Item::Fn(mut f) = item else {
             out.push(item);
             continue;
         };
+        if f.sig.ident == jacobian {
+            continue;
+        }
         if f.sig.ident == *name {
             f.sig.ident = array.clone();
             f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
@@ -257,7 +262,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
             out.extend([Item::Fn(user), Item::Fn(f)]);
             continue;
         }
-        // The generated functions call the array version (`jacobian_` reads the value's length).
+        // The generated functions call the array version.
         rewrite_calls(&mut f.block, &mut |c| {
             called(c, &|n| primal.iter().any(|p| p == n))?;
             let args = &c.args;
