@@ -7,6 +7,7 @@
 // The programs are kept as they were reported, in the forms users write.
 #![allow(
     clippy::assign_op_pattern,
+    clippy::clone_on_copy,
     clippy::collapsible_match,
     clippy::needless_range_loop,
     clippy::useless_vec
@@ -1013,14 +1014,16 @@ fn block_local_written(src: &[f64; 3], k: f64) -> f64 {
 }
 
 type OfSrc<'a, R> = &'a dyn Fn(&[f64; 3], f64) -> R;
+type Grad3 = ([f64; 3], f64);
+type AlongSrc<'a, R> = &'a dyn Fn(&[f64; 3], f64, &[f64; 3], f64) -> R;
 
 /// The derivative functions of `k s₀² + k² s₁² s₂²` at `p = (s₀, s₁, s₂, k)`.
 struct BlockCase<'a> {
     f: OfSrc<'a, f64>,
-    value_and_grad: OfSrc<'a, (f64, ([f64; 3], f64))>,
-    jvp: &'a dyn Fn(&[f64; 3], f64, &[f64; 3], f64) -> (f64, f64),
-    vjp: &'a dyn Fn(&[f64; 3], f64, f64) -> ([f64; 3], f64),
-    hvp: &'a dyn Fn(&[f64; 3], f64, &[f64; 3], f64) -> ([f64; 3], f64),
+    value_and_grad: OfSrc<'a, (f64, Grad3)>,
+    jvp: AlongSrc<'a, (f64, f64)>,
+    vjp: &'a dyn Fn(&[f64; 3], f64, f64) -> Grad3,
+    hvp: AlongSrc<'a, Grad3>,
 }
 
 impl BlockCase<'_> {

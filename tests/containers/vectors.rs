@@ -587,7 +587,7 @@ fn block_read_by_length(src: &[f64; 3], k: f64) -> f64 {
             i += 1;
         }
         if out.len() > 2 {
-            out[2] = k * out[2];
+            out[2] *= k;
         }
         let last = out.len() - 1;
         out[last] += k;
@@ -652,13 +652,14 @@ fn block_as_tail(src: &[f64; 3], k: f64) -> f64 {
 }
 
 type SrcGrad = fn(&[f64; 3], f64) -> ([f64; 3], f64);
+type SrcJvp = fn(&[f64; 3], f64, &[f64; 3], f64) -> (f64, f64);
 
 /// `grad` against `by_hand` and central differences of `f`, `jvp` against `grad` along each unit
 /// vector, and `hessian` against differences of `grad`, at `p = (s₀, s₁, s₂, k)`.
 fn check_block(
     f: fn(&[f64; 3], f64) -> f64,
     grad: SrcGrad,
-    jvp: fn(&[f64; 3], f64, &[f64; 3], f64) -> (f64, f64),
+    jvp: SrcJvp,
     hessian: fn(&[f64; 3], f64) -> Vec<Vec<f64>>,
     by_hand: [f64; 4],
     p: [f64; 4],
