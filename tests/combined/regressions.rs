@@ -7,6 +7,7 @@
 // The programs are kept as they were reported, in the forms users write.
 #![allow(
     clippy::assign_op_pattern,
+    clippy::clone_on_copy,
     clippy::collapsible_match,
     clippy::needless_range_loop,
     clippy::useless_vec
@@ -16,7 +17,7 @@ use crate::common;
 
 use common::assert_close;
 use diffx::autodiff;
-use diffx::check::derivative;
+use diffx::check::{central_difference, derivative};
 
 /// One differentiable scalar: the derivative functions of `f` at `x`, where `f(x) = want.0` and
 /// `f'(x) = want.1`.
@@ -970,5 +971,154 @@ fn jumps_inside_values_and_constant_blocks() {
             10
         );
         u.check(x, (3.0 * x, 3.0));
+    }
+}
+
+// A block whose value is a local array copied from another and written in a loop over its own
+// length did not compile: the `let` gave the block's array its own name after the loop's range
+// (`0..out.len()`, kept as written) had named it, and rustc found no `out`.
+#[autodiff(order = 2)]
+fn block_copy_written(src: &[f64; 3], k: f64) -> f64 {
+    let arr = {
+        let mut out = *src;
+        for i in 0..out.len() {
+            out[i] = k * src[i] * src[i];
+        }
+        out
+    };
+    arr[0] + arr[1] * arr[2]
+}
+
+#[autodiff(order = 2)]
+fn block_clone_written(src: &[f64; 3], k: f64) -> f64 {
+    let arr = {
+        let mut out = src.clone();
+        for i in 0..out.len() {
+            out[i] = k * src[i] * src[i];
+        }
+        out
+    };
+    arr[0] + arr[1] * arr[2]
+}
+
+#[autodiff(order = 2)]
+fn block_local_written(src: &[f64; 3], k: f64) -> f64 {
+    let arr = {
+        let mut out = [0.0; 3];
+        for i in 0..out.len() {
+            out[i] = k * src[i] * src[i];
+        }
+        out
+    };
+    arr[0] + arr[1] * arr[2]
+}
+
+type OfSrc<'a, R> = &'a dyn Fn(&[f64; 3], f64) -> R;
+type Grad3 = ([f64; 3], f64);
+type AlongSrc<'a, R> = &'a dyn Fn(&[f64; 3], f64, &[f64; 3], f64) -> R;
+
+/// The derivative functions of `k s₀² + k² s₁² s₂²` at `p = (s₀, s₁, s₂, k)`.
+struct BlockCase<'a> {
+    f: OfSrc<'a, f64>,
+    value_and_grad: OfSrc<'a, (f64, Grad3)>,
+    jvp: AlongSrc<'a, (f64, f64)>,
+    vjp: &'a dyn Fn(&[f64; 3], f64, f64) -> Grad3,
+    hvp: AlongSrc<'a, Grad3>,
+}
+
+impl BlockCase<'_> {
+    #[track_caller]
+    fn check(&self, p: [f64; 4]) {
+        let ([s0, s1, s2, k], src) = (p, [p[0], p[1], p[2]]);
+        let at = format!("at {p:?}");
+        let want = k * s0 * s0 + k * k * s1 * s1 * s2 * s2;
+        let by_hand = [
+            2.0 * k * s0,
+            2.0 * k * k * s1 * s2 * s2,
+            2.0 * k * k * s1 * s1 * s2,
+            s0 * s0 + 2.0 * k * s1 * s1 * s2 * s2,
+        ];
+        assert_close((self.f)(&src, k), want, 1e-12, &format!("primal {at}"));
+        let (value, (gs, gk)) = (self.value_and_grad)(&src, k);
+        assert_close(value, want, 1e-12, &format!("value_and_grad_ value {at}"));
+        let grad = [gs[0], gs[1], gs[2], gk];
+        let fd = central_difference(|v| (self.f)(&[v[0], v[1], v[2]], v[3]), &p);
+        for i in 0..4 {
+            assert_close(grad[i], by_hand[i], 1e-12, &format!("∂{i} by hand {at}"));
+            assert_close(
+                grad[i],
+                fd[i],
+                1e-6,
+                &format!("∂{i} finite differences {at}"),
+            );
+        }
+        let t = [0.5, -1.0, 2.0, 0.25];
+        let (value, tangent) = (self.jvp)(&src, k, &[t[0], t[1], t[2]], t[3]);
+        let along: f64 = grad.iter().zip(t).map(|(g, t)| g * t).sum();
+        assert_close(value, want, 1e-12, &format!("jvp_ value {at}"));
+        assert_close(tangent, along, 1e-12, &format!("jvp_ {at}"));
+        let (vs, vk) = (self.vjp)(&src, k, -0.75);
+        for (i, v) in [vs[0], vs[1], vs[2], vk].into_iter().enumerate() {
+            assert_close(v, -0.75 * grad[i], 1e-12, &format!("vjp_ {i} {at}"));
+        }
+        let (hs, hk) = (self.hvp)(&src, k, &[t[0], t[1], t[2]], t[3]);
+        let hv = [hs[0], hs[1], hs[2], hk];
+        for (i, h) in hv.into_iter().enumerate() {
+            let gi = |v: &[f64]| {
+                let (_, (gs, gk)) = (self.value_and_grad)(&[v[0], v[1], v[2]], v[3]);
+                [gs[0], gs[1], gs[2], gk][i]
+            };
+            let row = central_difference(gi, &p);
+            let want: f64 = row.iter().zip(t).map(|(h, t)| h * t).sum();
+            assert_close(h, want, 1e-5, &format!("hvp_ {i} {at}"));
+        }
+    }
+}
+
+macro_rules! block_case {
+    ($f:ident, $vg:ident, $jvp:ident, $vjp:ident, $hvp:ident) => {
+        BlockCase {
+            f: &|s, k| $f(s, k),
+            value_and_grad: &|s, k| $vg(s, k),
+            jvp: &|s, k, ts, tk| $jvp(s, k, ts, tk),
+            vjp: &|s, k, ct| $vjp(s, k, ct),
+            hvp: &|s, k, ts, tk| $hvp(s, k, ts, tk),
+        }
+    };
+}
+
+#[test]
+fn a_block_valued_array_written_in_a_loop_over_its_length() {
+    let cases = [
+        block_case!(
+            block_copy_written,
+            value_and_grad_block_copy_written,
+            jvp_block_copy_written,
+            vjp_block_copy_written,
+            hvp_block_copy_written
+        ),
+        block_case!(
+            block_clone_written,
+            value_and_grad_block_clone_written,
+            jvp_block_clone_written,
+            vjp_block_clone_written,
+            hvp_block_clone_written
+        ),
+        block_case!(
+            block_local_written,
+            value_and_grad_block_local_written,
+            jvp_block_local_written,
+            vjp_block_local_written,
+            hvp_block_local_written
+        ),
+    ];
+    for case in &cases {
+        for p in [
+            [0.7, -1.3, 2.1, 1.5],
+            [1.0, 0.5, -0.25, -2.0],
+            [-0.4, 2.0, 1.2, 0.3],
+        ] {
+            case.check(p);
+        }
     }
 }

@@ -569,3 +569,184 @@ fn vectors_of_calls_passed_on_by_reference() {
     let (_, t) = jvp_ode_last(&x, 5, &[0.0, 0.0, 1.0, 0.0]);
     assert!((t - g[2]).abs() < 1e-12);
 }
+
+// A block whose value is a local vector that the block names in code kept as written (a loop's
+// range or condition, an `if`'s condition, an index computed from its length): the vector keeps
+// the block's name for it. Each is `k s₀² + …` of `(src, k)`, against the gradient by hand.
+
+/// Read in a `while` condition, an `if` condition and an index from its length:
+/// `k s₀² + k s₁² (k² s₂² + k)`.
+#[autodiff(order = 2)]
+#[allow(clippy::needless_range_loop)]
+fn block_read_by_length(src: &[f64; 3], k: f64) -> f64 {
+    let arr = {
+        let mut out = *src;
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = k * src[i] * src[i];
+            i += 1;
+        }
+        if out.len() > 2 {
+            out[2] *= k;
+        }
+        let last = out.len() - 1;
+        out[last] += k;
+        out
+    };
+    arr[0] + arr[1] * arr[2]
+}
+
+/// A `Vec` copied from the array, summed by `out.iter()` into its first element:
+/// `k (s₀² + s₁² + s₂²) + k² s₁² s₂²`.
+#[autodiff(order = 2)]
+#[allow(clippy::needless_range_loop)]
+fn block_vec_iterated(src: &[f64; 3], k: f64) -> f64 {
+    let arr = {
+        let mut out = src.to_vec();
+        for i in 0..out.len() {
+            out[i] = k * src[i] * src[i];
+        }
+        let mut total = 0.0;
+        for x in out.iter() {
+            total += x;
+        }
+        out[0] = total;
+        out
+    };
+    arr[0] + arr[1] * arr[2]
+}
+
+/// Nested blocks, the inner one's vector copied and written again: with `aᵢ = k sᵢ² + k`,
+/// `a₀ + a₁ a₂`.
+#[autodiff(order = 2)]
+#[allow(clippy::needless_range_loop)]
+fn block_nested(src: &[f64; 3], k: f64) -> f64 {
+    let arr = {
+        let inner = {
+            let mut out = *src;
+            for i in 0..out.len() {
+                out[i] = k * src[i] * src[i];
+            }
+            out
+        };
+        let mut shifted = inner;
+        for j in 0..shifted.len() {
+            shifted[j] += k;
+        }
+        shifted
+    };
+    arr[0] + arr[1] * arr[2]
+}
+
+/// The block as the function's tail: `k s₀² + k² s₁² s₂²`.
+#[autodiff(order = 2)]
+#[allow(clippy::needless_range_loop)]
+fn block_as_tail(src: &[f64; 3], k: f64) -> f64 {
+    {
+        let mut out = *src;
+        for i in 0..out.len() {
+            out[i] = k * src[i] * src[i];
+        }
+        out[0] + out[1] * out[2]
+    }
+}
+
+type SrcGrad = fn(&[f64; 3], f64) -> ([f64; 3], f64);
+type SrcJvp = fn(&[f64; 3], f64, &[f64; 3], f64) -> (f64, f64);
+
+/// `grad` against `by_hand` and central differences of `f`, `jvp` against `grad` along each unit
+/// vector, and `hessian` against differences of `grad`, at `p = (s₀, s₁, s₂, k)`.
+fn check_block(
+    f: fn(&[f64; 3], f64) -> f64,
+    grad: SrcGrad,
+    jvp: SrcJvp,
+    hessian: fn(&[f64; 3], f64) -> Vec<Vec<f64>>,
+    by_hand: [f64; 4],
+    p: [f64; 4],
+) {
+    let (src, k) = ([p[0], p[1], p[2]], p[3]);
+    let flat = |(gs, gk): ([f64; 3], f64)| vec![gs[0], gs[1], gs[2], gk];
+    let g = flat(grad(&src, k));
+    let units: Vec<f64> = (0..4)
+        .map(|i| {
+            let e = |j: usize| f64::from(u8::from(i == j));
+            jvp(&src, k, &[e(0), e(1), e(2)], e(3)).1
+        })
+        .collect();
+    for i in 0..4 {
+        assert!(
+            close(g[i], by_hand[i], 1e-12),
+            "∂{i} at {p:?}: {} vs by hand {}",
+            g[i],
+            by_hand[i]
+        );
+    }
+    check(|v| f(&[v[0], v[1], v[2]], v[3]), &g, &units, &p);
+    let grad_at = |v: &[f64]| flat(grad(&[v[0], v[1], v[2]], v[3]));
+    crate::common::check_hessian(&hessian(&src, k), grad_at, &p);
+}
+
+#[test]
+fn block_valued_vectors_named_in_kept_code() {
+    for p in [
+        [0.7, -1.3, 2.1, 1.5],
+        [1.0, 0.5, -0.25, -2.0],
+        [-0.4, 2.0, 1.2, 0.3],
+    ] {
+        let [s0, s1, s2, k] = p;
+        let a2 = k * k * s2 * s2 + k;
+        let by_length = [
+            2.0 * k * s0,
+            2.0 * k * s1 * a2,
+            2.0 * k * k * k * s1 * s1 * s2,
+            s0 * s0 + s1 * s1 * a2 + k * s1 * s1 * (2.0 * k * s2 * s2 + 1.0),
+        ];
+        let (f, g, j, h) = (
+            block_read_by_length,
+            grad_block_read_by_length,
+            jvp_block_read_by_length,
+            hessian_block_read_by_length,
+        );
+        check_block(f, g, j, h, by_length, p);
+        let iterated = [
+            2.0 * k * s0,
+            2.0 * k * s1 + 2.0 * k * k * s1 * s2 * s2,
+            2.0 * k * s2 + 2.0 * k * k * s1 * s1 * s2,
+            s0 * s0 + s1 * s1 + s2 * s2 + 2.0 * k * s1 * s1 * s2 * s2,
+        ];
+        let (f, g, j, h) = (
+            block_vec_iterated,
+            grad_block_vec_iterated,
+            jvp_block_vec_iterated,
+            hessian_block_vec_iterated,
+        );
+        check_block(f, g, j, h, iterated, p);
+        let a = [k * s0 * s0 + k, k * s1 * s1 + k, k * s2 * s2 + k];
+        let nested = [
+            2.0 * k * s0,
+            2.0 * k * s1 * a[2],
+            2.0 * k * s2 * a[1],
+            s0 * s0 + 1.0 + (s1 * s1 + 1.0) * a[2] + a[1] * (s2 * s2 + 1.0),
+        ];
+        let (f, g, j, h) = (
+            block_nested,
+            grad_block_nested,
+            jvp_block_nested,
+            hessian_block_nested,
+        );
+        check_block(f, g, j, h, nested, p);
+        let tail = [
+            2.0 * k * s0,
+            2.0 * k * k * s1 * s2 * s2,
+            2.0 * k * k * s1 * s1 * s2,
+            s0 * s0 + 2.0 * k * s1 * s1 * s2 * s2,
+        ];
+        let (f, g, j, h) = (
+            block_as_tail,
+            grad_block_as_tail,
+            jvp_block_as_tail,
+            hessian_block_as_tail,
+        );
+        check_block(f, g, j, h, tail, p);
+    }
+}

@@ -41,12 +41,14 @@ impl Lowerer<'_> {
     }
 
     /// `e` as a constant: the user's names replaced by the values they stand for now.
-    pub(super) fn constant(&self, e: &impl ToTokens) -> TokenStream {
+    pub(super) fn constant(&mut self, e: &impl ToTokens) -> TokenStream {
         // `p.0` of a call's tuple held as an array: `p[0]`.
         let e = tokens::components_as_elements(e.to_token_stream(), &|id| self.parts_of(id));
-        tokens::substitute(e, &mut |id| {
+        let mut named = Vec::new();
+        let written = tokens::substitute(e, &mut |id| {
             let name = id.to_string();
             self.lookup(&name).map(|a| {
+                named.extend(a.var());
                 let place = operands::place(&self.b.func, a);
                 match a {
                     Atom::Field(..) | Atom::Var(_) if self.refs.contains(&name) => {
@@ -55,7 +57,10 @@ impl Lowerer<'_> {
                     _ => place,
                 }
             })
-        })
+        });
+        // (The values named stay so: a later rename would leave these tokens dangling.)
+        self.named_in_code.extend(named);
+        written
     }
 
     /// A statement run as written, after binding the names it mentions to their current values.
@@ -74,9 +79,16 @@ impl Lowerer<'_> {
         for n in tokens::element_written(ts.clone()) {
             changed.entry(n).or_insert_with(Span::call_site);
         }
-        let binds = names
+        let looked: Vec<(String, Atom)> = names
             .iter()
             .filter_map(|n| self.lookup(n).map(|a| (n.clone(), a.clone())))
+            .collect();
+        // (A value under its own name is not bound again but named in the tokens, like the
+        // places below: none of them may be renamed later.)
+        self.named_in_code
+            .extend(looked.iter().filter_map(|(_, a)| a.var()));
+        let binds = looked
+            .into_iter()
             // (An element bound by reference keeps its binding even under its own name: the
             // value is a number, the code reads `*e`.)
             .filter(|(n, a)| {

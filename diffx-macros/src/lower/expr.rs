@@ -119,7 +119,8 @@ impl Lowerer<'_> {
             // (`b as T` of a rule) is a conversion.
             return match self.expr(&c.expr)? {
                 Atom::Const(_) if tokens::is_generic(&self.b.float) => {
-                    let (float, value) = (&self.b.float, self.constant(&c.expr));
+                    let value = self.constant(&c.expr);
+                    let float = &self.b.float;
                     Ok(Atom::Const(
                         quote!(::diffx::__private::cast::<#float, _>(#value)),
                     ))

@@ -190,7 +190,7 @@ impl Lowerer<'_> {
     /// `__diffx_exit_if!(brk)` from desugaring, checked before each iteration of a `for`: its
     /// condition, and the body's statements after it.
     fn exit_check<'s>(
-        &self,
+        &mut self,
         body: &'s syn::Block,
     ) -> syn::Result<(Option<TokenStream>, &'s [syn::Stmt])> {
         Ok(match body.stmts.first() {

@@ -86,6 +86,9 @@ pub struct Lowerer<'b> {
     /// Names bound to a place by value (`let x = p.x;`, not `&p.x`): a `Copy` value, a number, which
     /// kept code reads by value too.
     copied: BTreeSet<String>,
+    /// The values that code kept as written (a loop's range, an `if`'s condition, a constant)
+    /// names: they keep their names, which that code holds as tokens.
+    named_in_code: std::collections::HashSet<crate::ir::Var>,
     /// The declared types of the parameters read by place (tuples, nested containers, parameter
     /// structs): a place whose type is a float there is a number (`p.0`, `pts[i][1]`).
     pub param_types: std::collections::HashMap<crate::ir::Var, syn::Type>,
@@ -115,6 +118,7 @@ impl<'b> Lowerer<'b> {
             tuple_parts: std::collections::HashMap::new(),
             copied: BTreeSet::new(),
             param_types: std::collections::HashMap::new(),
+            named_in_code: std::collections::HashSet::new(),
         }
     }
 }

@@ -195,9 +195,15 @@ impl Lowerer<'_> {
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
             }
-            // A vector this `let` built (`let y = [a, b];`), written element by element: no code
-            // names it yet, so it takes the user's name (which `explain_` shows).
-            Atom::Var(v) if self.b.is_new(&value, mark) && self.vectors.contains(&v) => {
+            // A vector this `let` built (`let y = [a, b];`), written element by element, that no
+            // kept code names: it takes the user's name (which `explain_` shows). One a block
+            // built under a name of its own and named in kept code there (`let y = { let mut v =
+            // …; for i in 0..v.len() { … } v };`) keeps that name.
+            Atom::Var(v)
+                if self.b.is_new(&value, mark)
+                    && self.vectors.contains(&v)
+                    && !self.named_in_code.contains(&v) =>
+            {
                 self.b.rename_user(v, name);
                 self.bind(name, Atom::Var(v));
             }
