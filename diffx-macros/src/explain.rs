@@ -81,20 +81,18 @@ fn mode(sig: &Signature, p: &Programs, others: &HashSet<Var>) -> Option<Mode> {
 /// Whether `f` calls methods of the user's types on differentiable values, or holds values of
 /// them: a trace has no row for a value that is not a number or a tensor.
 fn calls_own_types(f: &crate::ir::Func) -> bool {
-    let mut found = false;
+    let mut found = !f.own_values.is_empty();
     for s in &f.body {
         s.walk(&mut |s| {
             if let crate::ir::Stmt::Let {
-                dst,
                 op: crate::ir::Op::Call(path),
                 ..
             } = s
             {
-                let method = path
+                found |= path
                     .segments
                     .first()
                     .is_some_and(|s| s.ident == names::METHOD);
-                found |= method || f.kind(*dst) == Kind::Other;
             }
         });
     }

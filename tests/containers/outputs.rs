@@ -81,6 +81,7 @@ fn vjp_writes_the_value_and_returns_the_gradients() {
 }
 
 /// An output the body also reads: `out += Δ`, the caller's values are an input.
+#[allow(clippy::ptr_arg)] // (A `Vec` output, as such functions are written too.)
 #[autodiff]
 fn accumulate(x: &[f64], out: &mut Vec<f64>) {
     for i in 0..x.len() {
@@ -125,8 +126,8 @@ fn an_output_that_is_read_is_an_input_too() {
 #[autodiff(order = 2)]
 fn energy(x: &[f64], e: &mut f64) {
     *e = 0.0;
-    for i in 0..x.len() {
-        *e += x[i] * x[i] * x[i] - x[i];
+    for &xi in x {
+        *e += xi * xi * xi - xi;
     }
 }
 

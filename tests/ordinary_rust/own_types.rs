@@ -141,8 +141,8 @@ fn tensors() -> [Mandel; 3] {
 #[track_caller]
 fn against_differences(f: impl Fn(&Mandel) -> f64, g: &Mandel, at: &Mandel, what: &str) {
     let fd = central_difference(|v| f(&Mandel::from_flat(v)), &at.vals);
-    for i in 0..6 {
-        assert_close(g.vals[i], fd[i], 1e-7, &format!("{what}[{i}]"));
+    for (i, (g, d)) in g.vals.iter().zip(&fd).enumerate() {
+        assert_close(*g, *d, 1e-7, &format!("{what}[{i}]"));
     }
 }
 
@@ -346,14 +346,24 @@ fn a_method_returning_the_type_has_struct_derivatives() {
     let (value, tangent) = e.jvp_cauchy_green(&dir);
     assert_eq!(value, e.cauchy_green());
     for i in 0..6 {
-        assert_close(tangent.vals[i], 2.0 * dir.vals[i], 1e-15, "tangent of b = I + 2e");
+        assert_close(
+            tangent.vals[i],
+            2.0 * dir.vals[i],
+            1e-15,
+            "tangent of b = I + 2e",
+        );
     }
     let ct = Mandel {
         vals: [0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
     };
     let g = e.vjp_cauchy_green(ct);
     for i in 0..6 {
-        assert_close(g.vals[i], 2.0 * ct.vals[i], 1e-15, "cotangent of b = I + 2e");
+        assert_close(
+            g.vals[i],
+            2.0 * ct.vals[i],
+            1e-15,
+            "cotangent of b = I + 2e",
+        );
     }
     let (v, t) = Mandel::jvp_diagonal(1.0, 2.0, 3.0, 0.5, 0.0, -1.0);
     assert_eq!(v, Mandel::diagonal(1.0, 2.0, 3.0));

@@ -412,6 +412,9 @@ pub struct Func {
     /// `None` or `Some` local, not a `Vec` (a scalar function's records and kept pullbacks then
     /// allocate nothing).
     pub slots: Vec<Ident>,
+    /// Values of the user's types that calls return, read by place as parameter structs are
+    /// (`let b = e.cauchy_green();` then `b.det()`, `b.vals[0]`).
+    pub own_values: Vec<Var>,
 }
 
 impl Func {

@@ -235,6 +235,9 @@ impl Lowerer<'_> {
     /// finds no such method).
     fn user_value(&mut self, receiver: &Atom, name: &str) -> bool {
         let Atom::Var(v) = receiver else { return false };
+        if self.b.func.kind(*v) == Kind::Slice {
+            return false;
+        }
         let mut returned = false;
         for s in &self.b.func.body {
             s.walk(&mut |s| {
@@ -247,6 +250,9 @@ impl Lowerer<'_> {
             && rules::find_method(name, true).is_none();
         if user {
             self.b.func.vars[v.0].kind = Kind::Other;
+            if !self.b.func.own_values.contains(v) {
+                self.b.func.own_values.push(*v);
+            }
         }
         user
     }

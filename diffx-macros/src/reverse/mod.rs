@@ -165,9 +165,8 @@ pub fn transform(
     })
 }
 
-/// The values of `kind` returned by calls in `body`: vectors (`let k1 = rhs(s, k);`, `k1[0]` read
-/// after), or values of the user's types (`Kind::Other`).
-fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt], kind: Kind) -> Vec<Var> {
+/// The vectors returned by calls in `body` (`let k1 = rhs(s, k);`, `k1[0]` read after).
+fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt]) -> Vec<Var> {
     let mut out = Vec::new();
     for s in body {
         s.walk(&mut |s| {
@@ -177,7 +176,7 @@ fn returned_by_calls(f: &crate::ir::Func, body: &[Stmt], kind: Kind) -> Vec<Var>
                 ..
             } = s
             {
-                if f.kind(*dst) == kind {
+                if f.kind(*dst) == Kind::Slice {
                     out.push(*dst);
                 }
             }
@@ -200,7 +199,7 @@ impl Sweep {
     ) {
         // Vectors returned by calls are read element by element: their adjoints are vectors too,
         // the cotangents of the calls.
-        let call_vectors = returned_by_calls(&self.b.func, body, Kind::Slice);
+        let call_vectors = returned_by_calls(&self.b.func, body);
         self.vectors.extend(call_vectors.iter().copied());
         // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
         let nested = tapes::declared_in(body)
@@ -228,9 +227,7 @@ impl Sweep {
         }
         // Values of the user's types start at zero where they are declared at the top level; in
         // a loop or an `if`, at their first contribution (`Sweep::accumulate`).
-        self.structs = returned_by_calls(&self.b.func, body, Kind::Other)
-            .into_iter()
-            .collect();
+        self.structs = self.b.func.own_values.iter().copied().collect();
         let top: Vec<Var> = self
             .structs
             .iter()
