@@ -388,11 +388,27 @@ fn returned_values(e: &Mandel, x: f64, n: usize) -> f64 {
     s
 }
 
+/// The same, its loop recomputed in the backward sweep: the values are made again there.
+#[autodiff(loops = "recompute")]
+fn returned_values_recomputed(e: &Mandel, x: f64, n: usize) -> f64 {
+    let mut s = Mandel::diagonal(x, x * x, 1.0).det();
+    for i in 0..n {
+        let b = e.cauchy_green();
+        s += b.vals[i] * x + b.det();
+        if s > 2.0 {
+            let c = e.cauchy_green();
+            s += c.vals[5] * c.trace();
+        }
+    }
+    s
+}
+
 #[test]
 fn returned_values_read_by_field_and_by_method() {
     for x in [0.5, 1.3] {
         for e in tensors() {
             let (g, gx) = grad_returned_values(&e, x, 4);
+            assert_eq!(grad_returned_values_recomputed(&e, x, 4), (g, gx));
             against_differences(|e| returned_values(e, x, 4), &g, &e, "∂/∂e");
             let fd = central_difference(|v| returned_values(&e, v[0], 4), &[x]);
             assert_close(gx, fd[0], 1e-7, "∂/∂x");

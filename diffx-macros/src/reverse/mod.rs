@@ -75,9 +75,6 @@ struct Sweep {
     records: Vec<record::Recorded>,
     /// The `if`s of the top level that record (`record.rs`): the backward sweep runs no arm again.
     recording_ifs: HashSet<ControlId>,
-    /// The values of the user's types calls return (`let b = e.cauchy_green();`), read by place:
-    /// a contribution to a field of one creates its adjoint if none exists yet.
-    structs: HashSet<Var>,
 }
 
 /// A vector written in an `if`'s arms, its undo log, and the local holding the log's length
@@ -137,7 +134,6 @@ pub fn transform(
         skip_zeros: record,
         records: Vec::new(),
         recording_ifs,
-        structs: HashSet::new(),
     };
     sweep.start_adjoints(primal, params, &body, &logs, filled);
     sweep.seed(primal, ret_kind, ct);
@@ -227,10 +223,7 @@ impl Sweep {
         }
         // Values of the user's types start at zero where they are declared at the top level; in
         // a loop or an `if`, at their first contribution (`Sweep::accumulate`).
-        self.structs = self.b.func.own_values.iter().copied().collect();
-        let top: Vec<Var> = self
-            .structs
-            .iter()
+        let top: Vec<Var> = (self.b.func.own_values.iter())
             .filter(|v| !nested.contains(v))
             .copied()
             .collect();

@@ -222,8 +222,11 @@ impl Sweep {
         // (Vectors are added element by element: nothing is broadcast.)
         let vector = self.b.func.atom_kind(a) == Kind::Slice;
         let like = (!scalar && !vector).then(|| a.clone());
+        // A part of a value read by place with no adjoint yet (a value of the user's type a call
+        // returned, or its copy in a loop's backward sweep): the adjoint starts at zero here, as
+        // a parameter struct's starts before the sweep. (Constants are never read by place.)
         if matches!(a, Atom::Field(..))
-            && self.structs.contains(&base)
+            && self.b.func.kind(base) == Kind::Other
             && !self.adj.contains_key(&base)
         {
             self.zeros(base, quote::quote!(_));
