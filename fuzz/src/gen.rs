@@ -116,6 +116,10 @@ pub enum C {
     Output,
     /// The function in an `#[autodiff]` `impl` block of a unit struct, called `Uf3::f3(…)`.
     ImplBlock,
+    /// The fields of a parameter struct ([`C::Fields`]) read through its `#[autodiff(wrt(self))]`
+    /// methods (`let x = pf.x_of();`), one of them through a method returning the struct
+    /// (`let y = pf.swapped().x_of();`) where the function has first order only.
+    OwnMethods,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -178,10 +182,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Changed, "changed", 15),
     (C::Output, "output", 10),
     (C::ImplBlock, "impl_block", 10),
+    (C::OwnMethods, "own_methods", 50),
 ];
 
 impl C {
-    pub const COUNT: usize = C::ImplBlock as usize + 1;
+    pub const COUNT: usize = C::OwnMethods as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

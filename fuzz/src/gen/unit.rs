@@ -78,6 +78,9 @@ pub struct Function {
     /// Whether it is in an `#[autodiff]` `impl` block of the unit struct `U{name}`
     /// ([`C::ImplBlock`]).
     pub in_impl: bool,
+    /// Whether its struct's fields are read through methods ([`C::OwnMethods`]), and whether one
+    /// goes through `swapped()`, a method returning the struct.
+    pub own_methods: Option<bool>,
 }
 
 /// How a body reads an optional field.
@@ -106,6 +109,9 @@ impl Function {
                 "#[derive(Clone, Debug, diffx::Params)]\nstruct {}{generics} {{\n    {a}: {float},\n    {b}: {second},\n}}\n\n",
                 self.struct_name()
             );
+            if let Some(swap) = self.own_methods {
+                head.push_str(&self.methods_block(generics, float, swap));
+            }
         }
         let mut attr = "#[autodiff".to_string();
         if !self.attr_args.is_empty() {
@@ -150,6 +156,33 @@ impl Function {
             s = format!("struct {block};\n\n{attr}impl {block} {{\n{s}}}\n");
         }
         head + &s
+    }
+
+    /// The `impl` block of its struct's methods ([`Function::own_methods`]): one reading each
+    /// field, and with `swap` one returning the struct with its fields swapped.
+    fn methods_block(&self, generics: &str, float: &str, swap: bool) -> String {
+        let Some([a, b]) = &self.fields else {
+            return String::new();
+        };
+        let order = match self.hvp {
+            true => ", order = 2",
+            false => "",
+        };
+        let ty = match self.generic {
+            true => format!("{}<F>", self.struct_name()),
+            false => self.struct_name(),
+        };
+        let mut s = format!("#[autodiff(wrt(self){order})]\nimpl{generics} {ty} {{\n");
+        for f in [a, b] {
+            s.push_str(&format!(
+                "fn {f}_of(&self) -> {float} {{\n    self.{f}\n}}\n"
+            ));
+        }
+        if swap {
+            s.push_str(&format!("#[autodiff(wrt(self))]\nfn swapped(&self) -> Self {{\n    Self {{ {a}: self.{b}, {b}: self.{a} }}\n}}\n"));
+        }
+        s.push_str("}\n\n");
+        s
     }
 
     /// The unit struct whose `impl` block holds it ([`Function::in_impl`]).
@@ -239,6 +272,13 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
             optional(&mut main, read);
         }
     }
+    if main.fields.is_some()
+        && main.optional.is_none()
+        && !main.dhvp
+        && rng.chance(w(C::OwnMethods) as f64 / 100.0)
+    {
+        own_methods(&mut main);
+    }
     // (Drawn last too.)
     if rng.chance(w(C::Changed) as f64 / 100.0) {
         changed(&mut main);
@@ -323,6 +363,37 @@ fn optional(f: &mut Function, read: OptionRead) {
         }
     }
     f.optional = Some(read);
+}
+
+/// `f`'s struct fields read through its methods: `let a = pf.a_of();`, and where `f` has first
+/// order only, `let b = pf.swapped().a_of();` (a method returning the struct, chained).
+fn own_methods(f: &mut Function) {
+    let Some([a, b]) = f.fields.clone() else {
+        return;
+    };
+    let swap = !f.hvp;
+    let reads = [
+        (
+            format!("let {a} = pf.{a};"),
+            format!("let {a} = pf.{a}_of();"),
+        ),
+        (
+            format!("let {b} = pf.{b};"),
+            match swap {
+                true => format!("let {b} = pf.swapped().{a}_of();"),
+                false => format!("let {b} = pf.{b}_of();"),
+            },
+        ),
+    ];
+    for s in &mut f.body.stmts {
+        for (plain, with) in &reads {
+            if matches!(s, Stmt::Raw(r) if r == plain) {
+                *s = Stmt::Raw(with.clone());
+            }
+        }
+    }
+    f.own_methods = Some(swap);
+    f.used[C::OwnMethods as usize] += 1;
 }
 
 /// `f` with `let mut stack = vec![…];` first and up to three of its `0.5` literals popped from it
@@ -519,6 +590,7 @@ fn function(
         optional: None,
         output: false,
         in_impl: false,
+        own_methods: None,
     }
 }
 
@@ -662,5 +734,6 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         optional: None,
         output: false,
         in_impl: false,
+        own_methods: None,
     }
 }
