@@ -372,35 +372,30 @@ fn a_method_returning_the_type_has_struct_derivatives() {
     assert_eq!((ga, gb, gc), (0.5, 1.0, 1.5));
 }
 
-/// A returned value read by field and by method, in a loop and an arm, and an associated
-/// function's value chained.
-#[autodiff]
-fn returned_values(e: &Mandel, x: f64, n: usize) -> f64 {
-    let mut s = Mandel::diagonal(x, x * x, 1.0).det();
-    for i in 0..n {
-        let b = e.cauchy_green();
-        s += b.vals[i] * x + b.det();
-        if s > 2.0 {
-            let c = e.cauchy_green();
-            s += c.vals[5] * c.trace();
+/// `returned_values` with its loop recording in the backward sweep (the default) and
+/// `returned_values_recomputed` with its loop made again there: a returned value read by field and
+/// by method, in a loop and an arm, and an associated function's value chained.
+macro_rules! returned_values {
+    ($($name:ident $(, $loops:literal)?;)*) => {$(
+        #[autodiff$((loops = $loops))?]
+        fn $name(e: &Mandel, x: f64, n: usize) -> f64 {
+            let mut s = Mandel::diagonal(x, x * x, 1.0).det();
+            for i in 0..n {
+                let b = e.cauchy_green();
+                s += b.vals[i] * x + b.det();
+                if s > 2.0 {
+                    let c = e.cauchy_green();
+                    s += c.vals[5] * c.trace();
+                }
+            }
+            s
         }
-    }
-    s
+    )*};
 }
 
-/// The same, its loop recomputed in the backward sweep: the values are made again there.
-#[autodiff(loops = "recompute")]
-fn returned_values_recomputed(e: &Mandel, x: f64, n: usize) -> f64 {
-    let mut s = Mandel::diagonal(x, x * x, 1.0).det();
-    for i in 0..n {
-        let b = e.cauchy_green();
-        s += b.vals[i] * x + b.det();
-        if s > 2.0 {
-            let c = e.cauchy_green();
-            s += c.vals[5] * c.trace();
-        }
-    }
-    s
+returned_values! {
+    returned_values;
+    returned_values_recomputed, "recompute";
 }
 
 #[test]

@@ -131,3 +131,79 @@ impl syn::visit_mut::VisitMut for SelfCalls<'_> {
 fn is_self(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Path(p) if p.path.is_ident("self"))
 }
+
+/// Rewrites each value the function body `block` returns by `literal`: its tail (through blocks,
+/// both arms of an `if`, every arm of a `match`) and each `return`'s value (not a closure's).
+/// `literal` rewrites a value written out (a tuple, a struct literal) and says whether it could;
+/// the result is where a value is not one, if one is not.
+pub fn rewrite_returned(
+    block: &mut syn::Block,
+    literal: &mut dyn FnMut(&mut syn::Expr) -> Option<bool>,
+) -> Result<(), proc_macro2::Span> {
+    let mut returns = Returns { literal, bad: None };
+    syn::visit_mut::VisitMut::visit_block_mut(&mut returns, block);
+    let tail = block.stmts.last().map(syn::spanned::Spanned::span);
+    match (returns.bad, tail_returned(block, returns.literal)) {
+        (Some(at), _) => Err(at),
+        (None, false) => Err(tail.unwrap_or_else(proc_macro2::Span::call_site)),
+        (None, true) => Ok(()),
+    }
+}
+
+/// The tail of `b` rewritten; a block ending in `return` has none to write.
+fn tail_returned(
+    b: &mut syn::Block,
+    literal: &mut dyn FnMut(&mut syn::Expr) -> Option<bool>,
+) -> bool {
+    match b.stmts.last_mut() {
+        Some(syn::Stmt::Expr(tail, None)) => value_returned(tail, literal),
+        _ => true,
+    }
+}
+
+fn value_returned(
+    e: &mut syn::Expr,
+    literal: &mut dyn FnMut(&mut syn::Expr) -> Option<bool>,
+) -> bool {
+    if let Some(done) = literal(e) {
+        return done;
+    }
+    match e {
+        syn::Expr::Block(b) => tail_returned(&mut b.block, literal),
+        syn::Expr::If(i) => {
+            let Some((_, els)) = &mut i.else_branch else {
+                return false;
+            };
+            tail_returned(&mut i.then_branch, literal) && value_returned(els, literal)
+        }
+        syn::Expr::Match(m) => m
+            .arms
+            .iter_mut()
+            .all(|a| value_returned(&mut a.body, literal)),
+        syn::Expr::Paren(p) => value_returned(&mut p.expr, literal),
+        _ => false,
+    }
+}
+
+/// Rewrites the value of each `return`; remembers where one could not be.
+struct Returns<'a> {
+    literal: &'a mut dyn FnMut(&mut syn::Expr) -> Option<bool>,
+    bad: Option<proc_macro2::Span>,
+}
+
+impl syn::visit_mut::VisitMut for Returns<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Return(r) = e {
+            if let Some(v) = &mut r.expr {
+                if !value_returned(v, self.literal) {
+                    self.bad.get_or_insert(syn::spanned::Spanned::span(&**v));
+                }
+            }
+            return;
+        }
+        // A closure's `return` is its own.
+        if !matches!(e, syn::Expr::Closure(_)) {
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+    }
+}

@@ -8,7 +8,6 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
-use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Item, ItemFn, Pat, ReturnType, Stmt, Type};
 
 use crate::emit::{called, rewrite_calls};
@@ -54,13 +53,11 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> syn::Result<Option<(ItemF
     let n = layout.width();
     let mut core = item.clone();
     core.sig.output = ReturnType::Type(*arrow, Box::new(syn::parse_quote!([#float; #n])));
-    let mut returns = Returns {
-        layout: &layout,
-        bad: None,
-    };
-    returns.visit_block_mut(&mut core.block);
-    let tail_ok = block_tail(&mut core.block, &layout);
-    if let Some(at) = returns.bad.or((!tail_ok).then(|| item.block.span())) {
+    let written = super::rewrite_returned(&mut core.block, &mut |e| match e {
+        Expr::Struct(s) => Some(layout.as_array(s).map(|a| *e = a).is_some()),
+        _ => None,
+    });
+    if let Err(at) = written {
         return Err(syn::Error::new(at, "a function returning a struct returns it written out here (`Self { x: a, vals: [b, c] }`, also in each arm), with the same fields each time and arrays written element by element: `#[autodiff]` differentiates it as the array of its numbers"));
     }
     Ok(Some((core, layout)))
@@ -172,64 +169,6 @@ impl Layout {
             Some(n) => (0..*n).map(|k| quote!(#s.#member[#k])).collect(),
         });
         quote!([#(#numbers),*])
-    }
-}
-
-/// Writes the struct of each `return` as an array; remembers where one is not written out.
-struct Returns<'a> {
-    layout: &'a Layout,
-    bad: Option<Span>,
-}
-
-impl VisitMut for Returns<'_> {
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
-        if let Expr::Return(r) = e {
-            if let Some(v) = &mut r.expr {
-                if !structs_to_arrays(v, self.layout) {
-                    self.bad.get_or_insert(v.span());
-                }
-            }
-            return;
-        }
-        // A closure's `return` is its own.
-        if !matches!(e, Expr::Closure(_)) {
-            syn::visit_mut::visit_expr_mut(self, e);
-        }
-    }
-}
-
-/// `e` (a tail or a `return`'s value) with its struct literals written as arrays: tails of
-/// blocks, arms and branches; false where a value is not one written out.
-fn structs_to_arrays(e: &mut Expr, layout: &Layout) -> bool {
-    match e {
-        Expr::Struct(s) => match layout.as_array(s) {
-            Some(a) => {
-                *e = a;
-                true
-            }
-            None => false,
-        },
-        Expr::Block(b) => block_tail(&mut b.block, layout),
-        Expr::If(i) => {
-            let Some((_, els)) = &mut i.else_branch else {
-                return false;
-            };
-            block_tail(&mut i.then_branch, layout) && structs_to_arrays(els, layout)
-        }
-        Expr::Match(m) => m
-            .arms
-            .iter_mut()
-            .all(|a| structs_to_arrays(&mut a.body, layout)),
-        Expr::Paren(p) => structs_to_arrays(&mut p.expr, layout),
-        _ => false,
-    }
-}
-
-/// The tail of `b` as an array; a block ending in `return` has none to write.
-fn block_tail(b: &mut syn::Block, layout: &Layout) -> bool {
-    match b.stmts.last_mut() {
-        Some(Stmt::Expr(tail, None)) => structs_to_arrays(tail, layout),
-        _ => true,
     }
 }
 

@@ -5,7 +5,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
-use syn::spanned::Spanned;
 use syn::{Expr, FnArg, Item, ItemFn, ReturnType, Stmt};
 
 use crate::emit::tuples::Layout;
@@ -132,52 +131,18 @@ pub fn into_core(item: &ItemFn) -> syn::Result<Option<(ItemFn, Layout)>> {
     let (float, n): (syn::Type, usize) = (syn::parse_str(&float)?, layout.width());
     let mut as_array = item.clone();
     as_array.sig.output = syn::ReturnType::Type(*arrow, Box::new(syn::parse_quote!([#float; #n])));
-    let mut returns = Returns {
-        layout: layout.clone(),
-        bad: None,
-    };
-    syn::visit_mut::VisitMut::visit_block_mut(&mut returns, &mut as_array.block);
-    let tail_ok = block_tail(&mut as_array.block, &layout);
-    let bad = returns.bad.or_else(|| {
-        (!tail_ok).then(|| {
-            item.block
-                .stmts
-                .last()
-                .map_or(item.sig.ident.span(), |s| s.span())
-        })
+    let written = super::rewrite_returned(&mut as_array.block, &mut |e| match e {
+        Expr::Tuple(_) => Some(tuple_as_array(e, &layout)),
+        _ => None,
     });
-    match bad {
+    match written.err() {
         Some(at) => Err(syn::Error::new(at, format!("a function returning a tuple returns it written out here (`(a, b)`, also in each arm): `#[autodiff]` differentiates it as the array of its {n} numbers"))),
         None => Ok(Some((as_array, layout))),
     }
 }
 
-/// Writes the tuple of each `return` as an array; remembers where one is not written out.
-struct Returns {
-    layout: Layout,
-    bad: Option<proc_macro2::Span>,
-}
-
-impl syn::visit_mut::VisitMut for Returns {
-    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        if let syn::Expr::Return(r) = e {
-            if let Some(v) = &mut r.expr {
-                if !tuples_to_arrays(v, &self.layout) {
-                    self.bad.get_or_insert(v.span());
-                }
-            }
-            return;
-        }
-        // A closure's `return` is its own.
-        if !matches!(e, syn::Expr::Closure(_)) {
-            syn::visit_mut::visit_expr_mut(self, e);
-        }
-    }
-}
-
-/// `e` (the function's body or a `return`'s value) with its tuple values written as arrays:
-/// tails of blocks, arms and branches; false where a value is not a tuple written out.
-pub fn tuples_to_arrays(e: &mut Expr, layout: &Layout) -> bool {
+/// The tuple `e`, written out, as an array of its numbers; false if it does not have the layout.
+fn tuple_as_array(e: &mut Expr, layout: &Layout) -> bool {
     match e {
         Expr::Tuple(t) if t.elems.len() == layout.0.len() && !layout.nested() => {
             let elems = &t.elems;
@@ -214,26 +179,6 @@ pub fn tuples_to_arrays(e: &mut Expr, layout: &Layout) -> bool {
             };
             true
         }
-        Expr::Block(b) => block_tail(&mut b.block, layout),
-        Expr::If(i) => {
-            let Some((_, els)) = &mut i.else_branch else {
-                return false;
-            };
-            block_tail(&mut i.then_branch, layout) && tuples_to_arrays(els, layout)
-        }
-        Expr::Match(m) => m
-            .arms
-            .iter_mut()
-            .all(|a| tuples_to_arrays(&mut a.body, layout)),
-        Expr::Paren(p) => tuples_to_arrays(&mut p.expr, layout),
         _ => false,
-    }
-}
-
-/// The tail of `b` as an array; a block ending in `return` has none to write.
-pub fn block_tail(b: &mut syn::Block, layout: &Layout) -> bool {
-    match b.stmts.last_mut() {
-        Some(Stmt::Expr(tail, None)) => tuples_to_arrays(tail, layout),
-        _ => true,
     }
 }

@@ -262,6 +262,19 @@ impl Sugar {
             let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
             chains::consumed(e, &resolve)
         };
+        self.rewrite_found(e, found, |s, (chain, consumer), span| {
+            chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span)
+        })
+    }
+
+    /// `e` written anew by `write` from what a recognizer `found` in it: nothing if it found
+    /// nothing, its error if it failed.
+    fn rewrite_found<T>(
+        &mut self,
+        e: &mut Expr,
+        found: Option<syn::Result<T>>,
+        write: impl FnOnce(&mut Self, T, proc_macro2::Span) -> syn::Result<Expr>,
+    ) -> bool {
         let span = e.span();
         match found {
             None => false,
@@ -269,11 +282,9 @@ impl Sugar {
                 self.errors.push(err);
                 true
             }
-            Some(Ok((chain, consumer))) => {
+            Some(Ok(parts)) => {
                 self.check_captures(e, span);
-                self.replace(e, |s| {
-                    chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span)
-                })
+                self.replace(e, |s| write(s, parts, span))
             }
         }
     }
@@ -284,18 +295,9 @@ impl Sugar {
             let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
             array_map::array_map(e, &resolve).map(|r| r.map(|(m, f)| (m.clone(), f)))
         };
-        let span = e.span();
-        match found {
-            None => false,
-            Some(Err(err)) => {
-                self.errors.push(err);
-                true
-            }
-            Some(Ok((m, f))) => {
-                self.check_captures(e, span);
-                self.replace(e, |s| array_map::written_out(&m, &f, &mut s.temps(), span))
-            }
-        }
+        self.rewrite_found(e, found, |s, (m, f), span| {
+            array_map::written_out(&m, &f, &mut s.temps(), span)
+        })
     }
 
     /// A `for` over a chain, or with a pattern lowering does not bind, as a loop over positions.
