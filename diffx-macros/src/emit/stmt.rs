@@ -23,6 +23,15 @@ pub(super) fn operand(f: &Func, a: &Atom) -> TokenStream {
     }
 }
 
+/// A tangent handed to a call: a whole value of a kind the macro cannot see (a struct's tangent)
+/// by reference, as the callee may take it more than once; anything else as an operand.
+fn tangent_arg(f: &Func, t: &Atom) -> TokenStream {
+    match t {
+        Atom::Var(v) if f.kind(*v) == Kind::Other => by_ref(f, t),
+        _ => operand(f, t),
+    }
+}
+
 pub(super) fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
     args.iter().map(|a| operand(f, a)).collect()
 }
@@ -309,7 +318,7 @@ pub(super) fn stmt(
             let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), call_args(f, args));
             // At the user's call: a tangent for a parameter the callee leaves out (`NoTangent`).
             let t = tangents.iter().map(|t| match t {
-                Some(t) => crate::tokens::locate(operand(f, t), *span),
+                Some(t) => crate::tokens::locate(tangent_arg(f, t), *span),
                 None => quote!(::diffx::__private::Zero),
             });
             let call = call(&path, a.into_iter().chain(t).collect());
@@ -413,7 +422,7 @@ pub(super) fn stmt(
                 *first = quote::quote_spanned!(seg.ident.span() => { let #a = #first; #a });
             }
             let t = tangents.iter().map(|t| match t {
-                Some(t) => operand(f, t),
+                Some(t) => tangent_arg(f, t),
                 None => quote!(::diffx::__private::Zero),
             });
             let ct_dot = ct_dot.as_ref().map_or_else(|| zero(f), |t| place(f, t));

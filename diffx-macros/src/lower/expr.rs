@@ -165,7 +165,8 @@ impl Lowerer<'_> {
         }
         if self.user_method(&receiver, &name) || self.user_value(&receiver, &name) {
             // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,
-            // called through its derivative methods (`emit::call`).
+            // called through its derivative methods (`emit::call`), the receiver (and its
+            // tangent) by reference, as methods take `&self`.
             self.b.func.body.truncate(before);
             let (marker, method, recv, args) = (
                 Ident::new(names::METHOD, m.method.span()),
@@ -174,7 +175,7 @@ impl Lowerer<'_> {
                 &m.args,
             );
             let call: syn::ExprCall =
-                syn::parse_quote_spanned!(m.method.span()=> #marker::#method(#recv, #args));
+                syn::parse_quote_spanned!(m.method.span()=> #marker::#method(&#recv, #args));
             return self.call(&call, e);
         }
         let tensor = match self.b.func.atom_kind(&receiver) {
