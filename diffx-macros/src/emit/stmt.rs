@@ -62,7 +62,15 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
         [first, method] if first.ident == names::METHOD && !args.is_empty() => {
             let (recv, rest) = (&args[0], &args[1..]);
             let m = &method.ident;
-            quote!(#recv.#m(#(#rest),*))
+            // (`&p` and `*p` as receivers need parentheses: `&p.g()` is `&(p.g())`.)
+            let prefixed = matches!(
+                recv.clone().into_iter().next(),
+                Some(proc_macro2::TokenTree::Punct(_))
+            );
+            match prefixed {
+                true => quote!((#recv).#m(#(#rest),*)),
+                false => quote!(#recv.#m(#(#rest),*)),
+            }
         }
         _ => quote!(#path(#(#args),*)),
     }

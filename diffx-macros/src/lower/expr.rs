@@ -174,8 +174,13 @@ impl Lowerer<'_> {
                 &m.receiver,
                 &m.args,
             );
+            // (A place by reference; a call's value is the call's own.)
+            let recv: Expr = match &**recv {
+                Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => syn::parse_quote!(&#recv),
+                other => other.clone(),
+            };
             let call: syn::ExprCall =
-                syn::parse_quote_spanned!(m.method.span()=> #marker::#method(&#recv, #args));
+                syn::parse_quote_spanned!(m.method.span()=> #marker::#method(#recv, #args));
             return self.call(&call, e);
         }
         let tensor = match self.b.func.atom_kind(&receiver) {
