@@ -30,6 +30,15 @@ use crate::tokens;
 
 /// The body with its conversions of differentiable values to `f64` and back dropped.
 pub fn followed(mut block: Block, sig: &Signature) -> syn::Result<Block> {
+    // (Most bodies convert nothing: one scan of their names spares them the analysis below.)
+    let mut converts = false;
+    tokens::replace_all(quote!(#block), &mut |id| {
+        converts |= id == "into" || id == "to_f64" || id == "from_f64" || id == "from";
+        None
+    });
+    if !converts {
+        return Ok(block);
+    }
     let mut c = Conversions {
         float: sig.float.clone(),
         active: active(&block, sig),

@@ -241,19 +241,18 @@ impl Lowerer<'_> {
     /// finds no such method).
     fn user_value(&mut self, receiver: &Atom, name: &str) -> bool {
         let Atom::Var(v) = receiver else { return false };
-        if self.b.func.kind(*v) == Kind::Slice {
+        // (The cheap tests first: the walk below is over the whole list so far.)
+        let rule =
+            rules::find_method(name, false).is_some() || rules::find_method(name, true).is_some();
+        if rule || self.b.func.kind(*v) == Kind::Slice {
             return false;
         }
-        let mut returned = false;
+        let mut user = false;
         for s in &self.b.func.body {
             s.walk(&mut |s| {
-                returned |=
-                    matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if dst == v);
+                user |= matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if dst == v);
             });
         }
-        let user = returned
-            && rules::find_method(name, false).is_none()
-            && rules::find_method(name, true).is_none();
         if user {
             self.b.func.vars[v.0].kind = Kind::Other;
             if !self.b.func.own_values.contains(v) {
