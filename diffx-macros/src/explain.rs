@@ -92,7 +92,7 @@ fn calls_own_types(f: &crate::ir::Func) -> bool {
                 found |= path
                     .segments
                     .first()
-                    .is_some_and(|s| s.ident == names::METHOD);
+                    .is_some_and(|s| s.ident == names::METHOD || s.ident == names::OPERATOR);
             }
         });
     }

@@ -44,6 +44,7 @@ fn impl_block(attr: TokenStream, mut block: ItemImpl) -> TokenStream {
     let mut derived: Vec<ImplItem> = Vec::new();
     let trait_impl = block.trait_.is_some();
     let mut types = AssociatedTypes::of(&block);
+    let operator = Operator::of(&block);
     let mut items = Vec::new();
     for item in std::mem::take(&mut block.items) {
         let ImplItem::Fn(mut method) = item else {
@@ -51,17 +52,22 @@ fn impl_block(attr: TokenStream, mut block: ItemImpl) -> TokenStream {
             continue;
         };
         let own = own_attribute(&mut method);
-        let asked = own.is_some();
+        let asked = own.is_some() || operator.is_some();
         let attr = own.unwrap_or_else(|| block_args.clone());
-        match function(&method, attr, asked, &mut types, &block.generics) {
+        let context = Context {
+            types: &mut types,
+            generics: &block.generics,
+            operator: operator.as_ref(),
+        };
+        match function(&method, attr, asked, context) {
             Ok(None) => items.push(ImplItem::Fn(method)),
             Err(e) => {
                 errors.push(e.to_compile_error());
                 items.push(ImplItem::Fn(method));
             }
-            Ok(Some(fns)) => {
+            Ok(Some((name, fns))) => {
                 for f in fns {
-                    let primal = f.sig.ident == method.sig.ident;
+                    let primal = f.sig.ident == name;
                     match (trait_impl, primal) {
                         // The trait's method stays as the user wrote it.
                         (true, true) => items.push(ImplItem::Fn(method.clone())),
@@ -98,48 +104,114 @@ fn own_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
     })
 }
 
-/// The function and its derivative functions, as associated functions; `None` when the function
-/// is kept as written (not `asked` for by an attribute of its own, and not differentiable by its
-/// signature). The trait's associated `types` are written out first.
+/// What a block's functions are differentiated in: its associated types, its generic
+/// parameters, and the operator it implements, if it does.
+struct Context<'a> {
+    types: &'a mut AssociatedTypes,
+    generics: &'a syn::Generics,
+    operator: Option<&'a Operator>,
+}
+
+/// An operator trait the block implements (`impl Add for V2`, `impl Mul<f64> for V2`): both
+/// operands are differentiable, and a number on the right names the derivative functions
+/// `mul_by_number` (see `names::by_number`).
+struct Operator {
+    self_ty: syn::Type,
+    by_number: bool,
+}
+
+impl Operator {
+    fn of(block: &ItemImpl) -> Option<Self> {
+        let (_, path, _) = block.trait_.as_ref()?;
+        let last = path.segments.last()?;
+        if !["Add", "Sub", "Mul", "Div", "Neg"]
+            .iter()
+            .any(|o| last.ident == o)
+        {
+            return None;
+        }
+        let float = parse::float_param(&block.generics);
+        let by_number = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| {
+                matches!(g, syn::GenericArgument::Type(syn::Type::Path(p))
+                    if p.path.get_ident().is_some_and(|i| i == "f64" || i == "f32" || Some(i) == float.as_ref()))
+            }),
+            _ => false,
+        };
+        Some(Operator {
+            self_ty: (*block.self_ty).clone(),
+            by_number,
+        })
+    }
+
+    /// The operator's method as the pipeline takes it: parameters of type `Self` of the self
+    /// type, both operands differentiable unless `wrt` says otherwise, named `_by_number` for
+    /// a number on the right.
+    fn adapt(&self, item: &mut ItemFn, args: &mut parse::Args) {
+        let ty = &self.self_ty;
+        let mut names = vec![syn::Ident::new("self", proc_macro2::Span::call_site())];
+        for input in item.sig.inputs.iter_mut() {
+            if let syn::FnArg::Typed(pt) = input {
+                if matches!(&*pt.ty, syn::Type::Path(p) if p.path.is_ident("Self")) {
+                    *pt.ty = ty.clone();
+                }
+                if let syn::Pat::Ident(pi) = &*pt.pat {
+                    names.push(pi.ident.clone());
+                }
+            }
+        }
+        args.wrt.get_or_insert(names);
+        if self.by_number {
+            item.sig.ident = crate::names::by_number(&item.sig.ident);
+        }
+    }
+}
+
+/// The function's name in the pipeline and its derivative functions, with the function, as
+/// associated functions; `None` when the function is kept as written (not `asked` for by an
+/// attribute of its own, and not differentiable by its signature). The trait's associated types
+/// are written out first.
 fn function(
     method: &ImplItemFn,
     attr: TokenStream,
     asked: bool,
-    types: &mut AssociatedTypes,
-    generics: &syn::Generics,
-) -> syn::Result<Option<Vec<ImplItemFn>>> {
+    context: Context,
+) -> syn::Result<Option<(syn::Ident, Vec<ImplItemFn>)>> {
     let mut item = ItemFn {
         attrs: method.attrs.clone(),
         vis: method.vis.clone(),
         sig: method.sig.clone(),
         block: Box::new(method.block.clone()),
     };
-    types.visit_item_fn_mut(&mut item);
+    context.types.visit_item_fn_mut(&mut item);
     let mut args = parse::args(attr)?;
     args.associated = true;
-    args.impl_float = parse::float_param(generics);
+    args.impl_float = parse::float_param(context.generics);
+    if let Some(op) = context.operator {
+        op.adapt(&mut item, &mut args);
+    }
     if !asked && !parse::differentiable_alone(&item, &args) {
         return Ok(None);
     }
+    let name = item.sig.ident.clone();
     let items = match expand::function(item, args)? {
         Written::Items(items) => items,
         Written::Tokens(tokens) => syn::parse2::<syn::File>(tokens)?.items,
     };
-    Ok(Some(
-        items
-            .into_iter()
-            .filter_map(|i| match i {
-                Item::Fn(f) => Some(ImplItemFn {
-                    attrs: f.attrs,
-                    vis: f.vis,
-                    defaultness: None,
-                    sig: f.sig,
-                    block: *f.block,
-                }),
-                _ => None,
-            })
-            .collect(),
-    ))
+    let fns = items
+        .into_iter()
+        .filter_map(|i| match i {
+            Item::Fn(f) => Some(ImplItemFn {
+                attrs: f.attrs,
+                vis: f.vis,
+                defaultness: None,
+                sig: f.sig,
+                block: *f.block,
+            }),
+            _ => None,
+        })
+        .collect();
+    Ok(Some((name, fns)))
 }
 
 /// A derivative function of a trait's method, public as the trait's method is.

@@ -91,6 +91,18 @@ pub(crate) fn parts(f: impl IdentFragment) -> Ident {
 /// the receiver's type, unknown to the macro.
 pub(crate) const METHOD: &str = "__diffx_method";
 
+/// The first segment of lowering's operator on a value of a user type, `__diffx_operator::add(a,
+/// b)` for `a + b` (`sub`, `mul`, `div`, `neg`): emission writes the operator again, and its
+/// derivatives as methods of the left operand from the user's `#[autodiff] impl Add for T`
+/// (`a.__diffx_vjp_add(b, ct)`; `a.__diffx_vjp_mul_by_number(2.0, ct)` for `Mul<f64>`).
+pub(crate) const OPERATOR: &str = "__diffx_operator";
+
+/// The name of the derivative functions of an operator impl whose right operand is a number
+/// (`impl Mul<f64> for V2`): `mul_by_number`, beside `mul` of `impl Mul for V2`.
+pub(crate) fn by_number(op: &Ident) -> Ident {
+    format_ident!("{}_by_number", op)
+}
+
 /// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it: the method's
 /// first parameter `__diffx_self: &Self` (`adapt::receiver::into_core`), and the first segment of
 /// lowering's call of another method, `__diffx_self::g(…)`, which `adapt/methods.rs` writes back

@@ -5,6 +5,8 @@
 //! returning the type (`cauchy_green`, `diagonal`), chained (`e.cauchy_green().det()`), as a
 //! neo-Hookean material model is written.
 
+use std::ops::{Add, Mul, Neg, Sub};
+
 use diffx::check::central_difference;
 use diffx::{autodiff, Params};
 
@@ -412,4 +414,106 @@ fn returned_values_read_by_field_and_by_method() {
             assert_close(t, along, 1e-12, "jvp");
         }
     }
+}
+
+/// Operator impls of the tensor, `#[autodiff]`: both operands differentiable.
+#[autodiff]
+impl Add for Mandel {
+    type Output = Mandel;
+    fn add(self, rhs: Self) -> Self::Output {
+        let (a, b) = (self.vals, rhs.vals);
+        Mandel {
+            vals: [
+                a[0] + b[0],
+                a[1] + b[1],
+                a[2] + b[2],
+                a[3] + b[3],
+                a[4] + b[4],
+                a[5] + b[5],
+            ],
+        }
+    }
+}
+
+#[autodiff]
+impl Sub for Mandel {
+    type Output = Mandel;
+    fn sub(self, rhs: Self) -> Mandel {
+        let (a, b) = (self.vals, rhs.vals);
+        Mandel {
+            vals: [
+                a[0] - b[0],
+                a[1] - b[1],
+                a[2] - b[2],
+                a[3] - b[3],
+                a[4] - b[4],
+                a[5] - b[5],
+            ],
+        }
+    }
+}
+
+#[autodiff]
+impl Mul<f64> for Mandel {
+    type Output = Mandel;
+    fn mul(self, k: f64) -> Mandel {
+        let a = self.vals;
+        Mandel {
+            vals: [a[0] * k, a[1] * k, a[2] * k, a[3] * k, a[4] * k, a[5] * k],
+        }
+    }
+}
+
+#[autodiff]
+impl Neg for Mandel {
+    type Output = Mandel;
+    fn neg(self) -> Mandel {
+        let a = self.vals;
+        Mandel {
+            vals: [-a[0], -a[1], -a[2], -a[3], -a[4], -a[5]],
+        }
+    }
+}
+
+/// Operators on values of the type the function has called methods of: through the impls'
+/// derivative functions.
+#[autodiff]
+fn mixed(e: &Mandel, k: f64) -> f64 {
+    let b = e.cauchy_green();
+    let c = b.cauchy_green();
+    let s = b.trace() + c.trace();
+    let mean = (b + c) * 0.5;
+    let d = -(mean - b) * k;
+    s + mean.det() + d.trace() * d.trace()
+}
+
+#[test]
+fn operators_on_values_of_the_type() {
+    for e in tensors() {
+        let e = Mandel {
+            vals: e.vals.map(|v| 0.1 * v),
+        };
+        for k in [0.5, 2.0] {
+            let (g, gk) = grad_mixed(&e, k);
+            against_differences(|e| mixed(e, k), &g, &e, "∂/∂e");
+            let fd = central_difference(|v| mixed(&e, v[0]), &[k]);
+            assert_close(gk, fd[0], 1e-7, "∂/∂k");
+            let dir = Mandel {
+                vals: [0.5, -0.5, 1.0, 0.25, 0.0, -1.0],
+            };
+            let (value, tangent) = jvp_mixed(&e, k, &dir, 1.0);
+            assert_eq!(value, mixed(&e, k));
+            let along: f64 = (0..6).map(|i| g.vals[i] * dir.vals[i]).sum::<f64>() + gk;
+            assert_close(tangent, along, 1e-12, "jvp_mixed");
+        }
+    }
+    // The operators' own derivative functions, on the value.
+    let (a, b) = (tensors()[0], tensors()[1]);
+    let (sum, tangent) = a.jvp_add(b, b, a);
+    assert_eq!(sum, a + b);
+    assert_eq!(tangent, b + a);
+    let (ga, gk) = a.vjp_mul_by_number(3.0, b);
+    assert_eq!(ga, b * 3.0);
+    let dot: f64 = (0..6).map(|i| a.vals[i] * b.vals[i]).sum();
+    assert_close(gk, dot, 1e-15, "∂(a k)/∂k");
 }

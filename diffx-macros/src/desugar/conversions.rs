@@ -201,7 +201,9 @@ impl VisitMut for Conversions {
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         if let Some(value) = conversion_back(e, &self.float) {
-            if self.mentions(&value) {
+            // (Back from an `f64` computed from a differentiable value: `T::from(i)` of a
+            // count, even one bound beside a differentiable element, is a constant.)
+            if self.mentions_island(value) || self.converts_to_f64(value) {
                 let span = e.span();
                 if self.float == "f32" {
                     self.refuse(span, F32);
@@ -255,6 +257,26 @@ impl VisitMut for Conversions {
 }
 
 impl Conversions {
+    fn mentions_island(&self, e: &Expr) -> bool {
+        tokens::mentions(e.to_token_stream(), &mut |id| {
+            self.island.contains(&id.to_string())
+        })
+    }
+
+    /// Whether `e` holds a conversion to `f64` of a differentiable value (`T::from_f64(x.into())`).
+    fn converts_to_f64(&self, e: &Expr) -> bool {
+        struct Finds<'a>(&'a Conversions, bool);
+        impl VisitMut for Finds<'_> {
+            fn visit_expr_mut(&mut self, e: &mut Expr) {
+                self.1 |= conversion_to(e).is_some_and(|v| self.0.mentions(v));
+                visit_mut::visit_expr_mut(self, e);
+            }
+        }
+        let mut finds = Finds(self, false);
+        finds.visit_expr_mut(&mut e.clone());
+        finds.1
+    }
+
     fn mentions_island_place(&self, e: &Expr) -> bool {
         super::activity::place_name(e)
             .iter()

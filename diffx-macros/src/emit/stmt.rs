@@ -59,7 +59,19 @@ pub(super) fn call_args(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
 /// method on a value (`__diffx_method::g`, see [`names::METHOD`]) `args[0].g(args[1..])`.
 pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
     match path.segments.iter().collect::<Vec<_>>().as_slice() {
-        [first, method] if first.ident == names::METHOD && !args.is_empty() => {
+        // `a + b` of a user type written as the operator (its trait need not be in scope).
+        [first, op] if first.ident == names::OPERATOR && symbol(&op.ident).is_some() => {
+            let o = symbol(&op.ident).unwrap_or_default();
+            match args.as_slice() {
+                [a] => quote!((#o (#a))),
+                [a, b] => quote!(((#a) #o (#b))),
+                _ => quote!(),
+            }
+        }
+        [first, method]
+            if (first.ident == names::METHOD || first.ident == names::OPERATOR)
+                && !args.is_empty() =>
+        {
             let (recv, rest) = (&args[0], &args[1..]);
             let m = &method.ident;
             // (`&p` and `*p` as receivers need parentheses: `&p.g()` is `&(p.g())`.)
@@ -74,6 +86,19 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
         }
         _ => quote!(#path(#(#args),*)),
     }
+}
+
+/// The operator an operator impl's method stands for: `+` for `add` (and `add_by_number`).
+fn symbol(method: &Ident) -> Option<TokenStream> {
+    let name = method.to_string();
+    let op = name.strip_suffix("_by_number").unwrap_or(&name);
+    Some(match op {
+        "add" => quote!(+),
+        "sub" | "neg" => quote!(-),
+        "mul" => quote!(*),
+        "div" => quote!(/),
+        _ => return None,
+    })
 }
 
 /// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.

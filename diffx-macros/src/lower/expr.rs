@@ -49,6 +49,10 @@ impl Lowerer<'_> {
                 UnOp::Neg(_) => {
                     let before = self.b.func.body.len();
                     let a = self.expr(&u.expr)?;
+                    if self.own_type(&a) {
+                        let neg = Ident::new("neg", u.op.span());
+                        return Ok(self.operator(&neg, vec![a]));
+                    }
                     self.apply_or_fold(rule("neg"), vec![a], e, before)
                 }
                 UnOp::Deref(_) => self.expr(&u.expr),
@@ -108,7 +112,47 @@ impl Lowerer<'_> {
         let before = self.b.func.body.len();
         let l = self.expr(&b.left)?;
         let r = self.expr(&b.right)?;
+        if self.own_type(&l) {
+            // `a + b` of a value of the user's type: its `#[autodiff]` operator impl.
+            let number = self.b.func.atom_kind(&r) == Kind::Scalar;
+            let op = Ident::new(name, b.op.span());
+            let op = if number { names::by_number(&op) } else { op };
+            return Ok(self.operator(&op, vec![l, r]));
+        }
+        if self.own_type(&r) {
+            return err(b.op.span(), format!("`{}` with a value of your type on the right only is not differentiated yet: write the value of your type on the left (`value {} number`) with an `#[autodiff]` impl of the operator for its type", b.op.to_token_stream(), b.op.to_token_stream()));
+        }
         self.apply_or_fold(rule(name), vec![l, r], e, before)
+    }
+
+    /// Whether `a` is a value of the user's type: one a method of the type, or another operator
+    /// of it, returned. (A parameter read by place may be a tensor under another name, `type T
+    /// = Tensor<f64>`, whose operators are the table's: the macro cannot tell.)
+    fn own_type(&self, a: &Atom) -> bool {
+        matches!(a, Atom::Var(v) if self.b.func.own_values.contains(v))
+    }
+
+    /// The operator `op` of the user's type on `operands`, called through the derivative
+    /// methods of its `#[autodiff]` impl, which takes them by value (copies here); its value is
+    /// of the type too.
+    fn operator(&mut self, op: &Ident, operands: Vec<Atom>) -> Atom {
+        let span = op.span();
+        let args = operands
+            .into_iter()
+            .map(|a| match self.b.func.atom_kind(&a) {
+                Kind::Other => {
+                    let copy = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
+                    self.b.func.vars[copy.0].by_value = true;
+                    Atom::Var(copy)
+                }
+                _ => a,
+            })
+            .collect();
+        let marker = Ident::new(names::OPERATOR, span);
+        let path: syn::Path = syn::parse_quote_spanned!(span=> #marker::#op);
+        let v = self.b.op_of_kind(Op::Call(path), args, span, Kind::Other);
+        self.b.func.own_values.push(v);
+        Atom::Var(v)
     }
 
     fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {
@@ -163,25 +207,23 @@ impl Lowerer<'_> {
         if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
             return self.expr(&read);
         }
-        if self.user_method(&receiver, &name) || self.user_value(&receiver, &name) {
+        if self.user_value(&receiver, &name) || self.user_method(&receiver, &name) {
             // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,
-            // called through its derivative methods (`emit::call`), the receiver (and its
-            // tangent) by reference, as methods take `&self`.
-            self.b.func.body.truncate(before);
-            let (marker, method, recv, args) = (
-                Ident::new(names::METHOD, m.method.span()),
-                &m.method,
-                &m.receiver,
-                &m.args,
-            );
-            // (A place by reference; a call's value is the call's own.)
-            let recv: Expr = match &**recv {
-                Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => syn::parse_quote!(&#recv),
-                other => other.clone(),
-            };
-            let call: syn::ExprCall =
-                syn::parse_quote_spanned!(m.method.span()=> #marker::#method(#recv, #args));
-            return self.call(&call, e);
+            // called through its derivative methods (`emit::call`) on the receiver as lowered.
+            let mut args = vec![receiver];
+            for a in &m.args {
+                args.push(self.call_arg(a)?);
+            }
+            let span = m.method.span();
+            let (marker, method) = (Ident::new(names::METHOD, span), &m.method);
+            let path: syn::Path = syn::parse_quote_spanned!(span=> #marker::#method);
+            let kind = self.b.call_kind;
+            return Ok(Atom::Var(self.b.op_of_kind(
+                Op::Call(path),
+                args,
+                span,
+                kind,
+            )));
         }
         let tensor = match self.b.func.atom_kind(&receiver) {
             _ if receiver.var().is_none() => false,

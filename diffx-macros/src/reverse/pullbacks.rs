@@ -516,6 +516,7 @@ fn splittable(path: &syn::Path) -> bool {
             let name = s.ident.to_string();
             name != names::SELF_PARAM
                 && name != names::METHOD
+                && name != names::OPERATOR
                 && !name.starts_with(char::is_uppercase)
         })
 }
