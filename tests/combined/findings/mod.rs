@@ -259,3 +259,21 @@ mod ak {
 fn ak_first_contribution_assigned_into_the_callers_adjoint() {
     ak::main();
 }
+
+mod al {
+    include!("al_count_converted_beside_a_differentiable_element.rs");
+}
+
+#[test]
+fn al_count_converted_beside_a_differentiable_element() {
+    al::main();
+}
+
+mod am {
+    include!("am_struct_tangent_passed_to_two_methods.rs");
+}
+
+#[test]
+fn am_struct_tangent_passed_to_two_methods() {
+    am::main();
+}
