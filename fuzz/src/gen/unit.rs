@@ -182,6 +182,11 @@ impl Function {
             s.push_str(&format!("#[autodiff(wrt(self))]\nfn swapped(&self) -> Self {{\n    Self {{ {a}: self.{b}, {b}: self.{a} }}\n}}\n"));
         }
         s.push_str("}\n\n");
+        if swap {
+            // The operators the function applies to the swapped value.
+            s.push_str(&format!("#[autodiff]\nimpl{generics} std::ops::Add for {ty} {{\ntype Output = Self;\nfn add(self, rhs: Self) -> Self {{\n    Self {{ {a}: self.{a} + rhs.{a}, {b}: self.{b} + rhs.{b} }}\n}}\n}}\n\n"));
+            s.push_str(&format!("#[autodiff]\nimpl{generics} std::ops::Mul<{float}> for {ty} {{\ntype Output = Self;\nfn mul(self, k: {float}) -> Self {{\n    Self {{ {a}: self.{a} * k, {b}: self.{b} * k }}\n}}\n}}\n\n"));
+        }
         s
     }
 
@@ -380,7 +385,8 @@ fn own_methods(f: &mut Function) {
         (
             format!("let {b} = pf.{b};"),
             match swap {
-                true => format!("let {b} = pf.swapped().{a}_of();"),
+                // `(s + s) * 0.5` is `s`: its operators' derivatives, and the method's.
+                true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw + sw) * 0.5).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
             },
         ),
