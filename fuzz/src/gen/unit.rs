@@ -385,8 +385,9 @@ fn own_methods(f: &mut Function) {
         (
             format!("let {b} = pf.{b};"),
             match swap {
-                // `(s + s) * 0.5` is `s`: its operators' derivatives, and the method's.
-                true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw + sw) * 0.5).{a}_of();"),
+                // `(s + s) * 0.5` is `s`: its operators' derivatives, and the method's (the struct is not
+                // `Copy`: the left operand a clone).
+                true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw.clone() + sw) * 0.5).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
             },
         ),
