@@ -30,6 +30,9 @@ pub struct Facts {
     pub referenced: BTreeSet<String>,
     /// Names whose tuple components are read (`t.0`): a call bound to one returns a tuple.
     pub tuple_read: BTreeSet<String>,
+    /// Names a method of no number, vector or rule is called on (`e` of `e.det()`): values of
+    /// the user's types, whose operators are their `#[autodiff]` impls'.
+    pub own_types: BTreeSet<String>,
 }
 
 /// The facts of a desugared body.
@@ -40,8 +43,77 @@ pub fn body(block: &syn::Block) -> Facts {
         changed_in_place: changed_in_place(ts.clone()).into_keys().collect(),
         indexed: tokens::element_read(ts.clone()),
         referenced: tokens::referenced(ts.clone()),
-        tuple_read: tokens::component_read(ts),
+        tuple_read: tokens::component_read(ts.clone()),
+        own_types: tokens::receivers_of_others(ts, &known_method),
     }
+}
+
+/// Methods of numbers, vectors, options and the rule table: a value they are called on may be
+/// any of those, not necessarily one of the user's types.
+fn known_method(m: &str) -> bool {
+    const KNOWN: &[&str] = &[
+        "len",
+        "is_empty",
+        "iter",
+        "iter_mut",
+        "into_iter",
+        "get",
+        "contains",
+        "clone",
+        "first",
+        "last",
+        "to_vec",
+        "as_slice",
+        "push",
+        "pop",
+        "extend",
+        "extend_from_slice",
+        "swap",
+        "fill",
+        "copy_from_slice",
+        "reverse",
+        "insert",
+        "remove",
+        "truncate",
+        "resize",
+        "clear",
+        "is_finite",
+        "is_nan",
+        "is_infinite",
+        "is_sign_positive",
+        "is_sign_negative",
+        "is_normal",
+        "classify",
+        "to_bits",
+        "partial_cmp",
+        "total_cmp",
+        "to_string",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "unwrap",
+        "unwrap_or",
+        "expect",
+        "is_some",
+        "is_none",
+        "map",
+        "signum",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "clamp",
+        "shape",
+        "rows",
+        "cols",
+        "data",
+    ];
+    KNOWN.contains(&m)
+        || rules::find_method(m, false).is_some()
+        || rules::find_method(m, true).is_some()
 }
 
 /// The names a method that may change its receiver is called on in `tokens`, or that are

@@ -517,3 +517,24 @@ fn operators_on_values_of_the_type() {
     let dot: f64 = (0..6).map(|i| a.vals[i] * b.vals[i]).sum();
     assert_close(gk, dot, 1e-15, "∂(a k)/∂k");
 }
+
+/// Operators on parameters: `e` is a value of the type because the body calls a method of it.
+#[autodiff]
+fn relative(e: &Mandel, reference: &Mandel, k: f64) -> f64 {
+    let d = *e - *reference;
+    let scaled = -(d * k);
+    scaled.trace() * scaled.trace() + e.det()
+}
+
+#[test]
+fn operators_on_parameters_the_body_calls_methods_of() {
+    let reference = tensors()[1];
+    for e in tensors() {
+        let k = 0.7;
+        let (ge, gr, gk) = grad_relative(&e, &reference, k);
+        against_differences(|e| relative(e, &reference, k), &ge, &e, "∂/∂e");
+        against_differences(|r| relative(&e, r, k), &gr, &reference, "∂/∂reference");
+        let fd = central_difference(|v| relative(&e, &reference, v[0]), &[k]);
+        assert_close(gk, fd[0], 1e-7, "∂/∂k");
+    }
+}

@@ -126,10 +126,15 @@ impl Lowerer<'_> {
     }
 
     /// Whether `a` is a value of the user's type: one a method of the type, or another operator
-    /// of it, returned. (A parameter read by place may be a tensor under another name, `type T
-    /// = Tensor<f64>`, whose operators are the table's: the macro cannot tell.)
+    /// of it, returned, or a parameter read by place that the body calls such a method of
+    /// (`a.norm2()`). (Another parameter read by place may be a tensor under another name,
+    /// `type T = Tensor<f64>`, whose operators are the table's.)
     fn own_type(&self, a: &Atom) -> bool {
-        matches!(a, Atom::Var(v) if self.b.func.own_values.contains(v))
+        let Atom::Var(v) = a else { return false };
+        self.b.func.own_values.contains(v)
+            || self.b.func.kind(*v) == Kind::Other
+                && self.param_types.contains_key(v)
+                && (self.facts.own_types).contains(&self.b.func.vars[v.0].name.to_string())
     }
 
     /// The operator `op` of the user's type on `operands`, called through the derivative

@@ -114,6 +114,18 @@ pub fn method_receivers(
     out
 }
 
+/// Names a method outside `known` is called on in `tokens` (`e` of `e.det()`): values of the
+/// user's types, where `known` lists the methods of numbers, vectors and the rule table.
+pub fn receivers_of_others(tokens: TokenStream, known: &dyn Fn(&str) -> bool) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    method_calls(tokens, &mut |id, method| {
+        if !known(method) {
+            out.insert(id.to_string());
+        }
+    });
+    out
+}
+
 /// Names borrowed mutably (`&mut it`), at any depth, each with where it is first.
 fn borrowed_mut(tokens: TokenStream, out: &mut BTreeMap<String, proc_macro2::Span>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
