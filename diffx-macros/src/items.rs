@@ -83,6 +83,12 @@ fn impl_block(attr: TokenStream, mut block: ItemImpl) -> TokenStream {
         attrs: Vec::new(),
         trait_: None,
         items: derived,
+        self_ty: Box::new(
+            operator
+                .as_ref()
+                .map_or(&*block.self_ty, Operator::home)
+                .clone(),
+        ),
         ..block.clone()
     });
     block.items = items;
@@ -118,6 +124,10 @@ struct Context<'a> {
 struct Operator {
     self_ty: syn::Type,
     by_number: bool,
+    /// The user's type on the right of a number's operator (`V2` of `impl Mul<V2> for f64`):
+    /// the derivative functions are methods of it (`v.__diffx_vjp_rmul(k, ct)`), as no `impl`
+    /// of `f64` can hold them.
+    reflected: Option<syn::Type>,
 }
 
 impl Operator {
@@ -131,24 +141,69 @@ impl Operator {
             return None;
         }
         let float = parse::float_param(&block.generics);
-        let by_number = match &last.arguments {
-            syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| {
-                matches!(g, syn::GenericArgument::Type(syn::Type::Path(p))
-                    if p.path.get_ident().is_some_and(|i| i == "f64" || i == "f32" || Some(i) == float.as_ref()))
-            }),
-            _ => false,
+        let is_number = |t: &syn::Type| {
+            matches!(t, syn::Type::Path(p)
+                if p.path.get_ident().is_some_and(|i| i == "f64" || i == "f32" || Some(i) == float.as_ref()))
         };
+        let rhs = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let by_number = rhs.as_ref().is_some_and(is_number);
+        let reflected = rhs.filter(|r| is_number(&block.self_ty) && !is_number(r));
         Some(Operator {
             self_ty: (*block.self_ty).clone(),
             by_number,
+            reflected,
         })
+    }
+
+    /// Where the derivative functions go: an inherent `impl` of the self type, or of the right
+    /// operand's type for a number's operator.
+    fn home(&self) -> &syn::Type {
+        self.reflected.as_ref().unwrap_or(&self.self_ty)
+    }
+
+    /// A number's operator (`fn mul(self, v: V2) -> V2` of `impl Mul<V2> for f64`) as a method
+    /// of the right operand's type: `fn rmul(self, lhs: f64) -> V2 { let v = self; … }`, the
+    /// number's `self` (and `Self`) renamed in the body.
+    fn reflect(&self, item: &mut ItemFn) {
+        let (syn::FnArg::Typed(rhs), Some(syn::FnArg::Receiver(_))) = (
+            item.sig.inputs[item.sig.inputs.len() - 1].clone(),
+            item.sig.inputs.first(),
+        ) else {
+            return;
+        };
+        let number = &self.self_ty;
+        let lhs = syn::Ident::new("__diffx_lhs", proc_macro2::Span::call_site());
+        let block = &item.block;
+        let body =
+            crate::tokens::replace_all(quote!(#block), &mut |id| match id.to_string().as_str() {
+                "self" => Some(quote!(#lhs)),
+                "Self" => Some(quote!(#number)),
+                _ => None,
+            });
+        let Ok(block) = syn::parse2::<syn::Block>(body) else {
+            return;
+        };
+        let pat = &rhs.pat;
+        item.sig.inputs = syn::parse_quote!(self, #lhs: #number);
+        item.sig.ident = crate::names::reflected(&item.sig.ident);
+        let stmts = &block.stmts;
+        *item.block = syn::parse_quote!({ let #pat = self; #(#stmts)* });
     }
 
     /// The operator's method as the pipeline takes it: parameters of type `Self` of the self
     /// type, both operands differentiable unless `wrt` says otherwise, named `_by_number` for
     /// a number on the right.
     fn adapt(&self, item: &mut ItemFn, args: &mut parse::Args) {
-        let ty = &self.self_ty;
+        if self.reflected.is_some() {
+            self.reflect(item);
+        }
+        let ty = self.home();
         let mut names = vec![syn::Ident::new("self", proc_macro2::Span::call_site())];
         for input in item.sig.inputs.iter_mut() {
             if let syn::FnArg::Typed(pt) = input {

@@ -97,6 +97,12 @@ pub(crate) const METHOD: &str = "__diffx_method";
 /// (`a.__diffx_vjp_add(b, ct)`; `a.__diffx_vjp_mul_by_number(2.0, ct)` for `Mul<f64>`).
 pub(crate) const OPERATOR: &str = "__diffx_operator";
 
+/// The name of the derivative functions of an operator impl of a number with the user's type on
+/// the right (`impl Mul<V2> for f64`): `rmul`, methods of the right operand's type.
+pub(crate) fn reflected(op: &Ident) -> Ident {
+    format_ident!("r{}", op)
+}
+
 /// The name of the derivative functions of an operator impl whose right operand is a number
 /// (`impl Mul<f64> for V2`): `mul_by_number`, beside `mul` of `impl Mul for V2`.
 pub(crate) fn by_number(op: &Ident) -> Ident {

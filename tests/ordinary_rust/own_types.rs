@@ -538,3 +538,50 @@ fn operators_on_parameters_the_body_calls_methods_of() {
         assert_close(gk, fd[0], 1e-7, "∂/∂k");
     }
 }
+
+/// A number times the tensor: the derivative functions of `impl Mul<Mandel> for f64` are methods
+/// of `Mandel` (`rmul`).
+#[autodiff]
+impl Mul<Mandel> for f64 {
+    type Output = Mandel;
+    fn mul(self, m: Mandel) -> Mandel {
+        let a = m.vals;
+        Mandel {
+            vals: [
+                self * a[0],
+                self * a[1],
+                self * a[2],
+                self * a[3],
+                self * a[4],
+                self * a[5],
+            ],
+        }
+    }
+}
+
+/// `½ e + k e`, with the number on the left both times.
+#[autodiff]
+fn number_on_the_left(e: &Mandel, k: f64) -> f64 {
+    let half = 0.5 * *e;
+    (half + k * *e).det() + e.trace()
+}
+
+#[test]
+fn a_number_times_a_value_of_the_type() {
+    for e in tensors() {
+        let k = 1.5;
+        let (g, gk) = grad_number_on_the_left(&e, k);
+        against_differences(|e| number_on_the_left(e, k), &g, &e, "∂/∂e");
+        // det((½ + k) e) = (½ + k)³ det e.
+        assert_close(gk, 3.0 * (0.5f64 + k).powi(2) * e.det(), 1e-12, "∂/∂k");
+        let (v, t) = jvp_number_on_the_left(&e, k, &e, 0.0);
+        assert_eq!(v, number_on_the_left(&e, k));
+        let along: f64 = (0..6).map(|i| g.vals[i] * e.vals[i]).sum();
+        assert_close(t, along, 1e-12, "jvp");
+    }
+    let m = tensors()[0];
+    assert_eq!(
+        m.vjp_rmul(2.0, m),
+        (m * 2.0, m.vals.iter().map(|v| v * v).sum())
+    );
+}

@@ -61,9 +61,11 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
     match path.segments.iter().collect::<Vec<_>>().as_slice() {
         // `a + b` of a user type written as the operator (its trait need not be in scope).
         [first, op] if first.ident == names::OPERATOR && symbol(&op.ident).is_some() => {
-            let o = symbol(&op.ident).unwrap_or_default();
+            let (o, reflected) = symbol(&op.ident).unwrap_or_default();
             match args.as_slice() {
                 [a] => quote!((#o (#a))),
+                // (`v.__diffx_vjp_rmul(k, ct)` is `k * v`: the method's receiver is on the right.)
+                [a, b] if reflected => quote!(((#b) #o (#a))),
                 [a, b] => quote!(((#a) #o (#b))),
                 _ => quote!(),
             }
@@ -88,17 +90,23 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
     }
 }
 
-/// The operator an operator impl's method stands for: `+` for `add` (and `add_by_number`).
-fn symbol(method: &Ident) -> Option<TokenStream> {
+/// The operator an operator impl's method stands for (`+` for `add` and `add_by_number`), and
+/// whether its operands are the other way round (`radd`, see `names::reflected`).
+fn symbol(method: &Ident) -> Option<(TokenStream, bool)> {
     let name = method.to_string();
     let op = name.strip_suffix("_by_number").unwrap_or(&name);
-    Some(match op {
+    let (op, reflected) = match op.strip_prefix('r') {
+        Some(rest) if ["add", "sub", "mul", "div"].contains(&rest) => (rest, true),
+        _ => (op, false),
+    };
+    let o = match op {
         "add" => quote!(+),
         "sub" | "neg" => quote!(-),
         "mul" => quote!(*),
         "div" => quote!(/),
         _ => return None,
-    })
+    };
+    Some((o, reflected))
 }
 
 /// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.

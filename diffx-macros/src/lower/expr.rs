@@ -119,6 +119,11 @@ impl Lowerer<'_> {
             let op = if number { names::by_number(&op) } else { op };
             return Ok(self.operator(&op, vec![l, r]));
         }
+        if self.own_type(&r) && self.b.func.atom_kind(&l) != Kind::Other {
+            // `2.0 * v`: the number's `#[autodiff]` impl, through methods of `v`'s type.
+            let op = names::reflected(&Ident::new(name, b.op.span()));
+            return Ok(self.operator(&op, vec![r, l]));
+        }
         if self.own_type(&r) {
             return err(b.op.span(), format!("`{}` with a value of your type on the right only is not differentiated yet: write the value of your type on the left (`value {} number`) with an `#[autodiff]` impl of the operator for its type", b.op.to_token_stream(), b.op.to_token_stream()));
         }

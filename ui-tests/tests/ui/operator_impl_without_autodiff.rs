@@ -34,8 +34,9 @@ impl Mul<V2> for f64 {
     }
 }
 
-// A number times a value of the type: write the value first, with an `#[autodiff]` impl of
-// `Mul<f64>` for its type.
+// A number times a value of the type, whose impl `Mul<V2> for f64` is not `#[autodiff]`: rustc
+// reports at the operator the derivative method the impl would write (`__diffx_vjp_rmul`).
+// Annotate the impl.
 #[autodiff]
 fn scaled(v: &V2, k: f64) -> f64 {
     let r = v.rotated();
