@@ -7,7 +7,9 @@
 //! `Self::f`), and the self type. The derivative functions of a trait impl's methods are not
 //! members of the trait: they go into an inherent `impl` of the self type, so `vol.grad_psi(j)`
 //! works on the value. Functions the block cannot differentiate without being asked
-//! (constructors, mutators, functions of no number) are kept as written.
+//! (constructors, mutators, functions of no number) are kept as written. An impl of an operator
+//! trait (`Add`, `Sub`, `Mul`, `Div`, `Neg`) is differentiated in both operands; those of a
+//! number (`impl Mul<V2> for f64`) become methods of the other operand's type (see [`Operator`]).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -38,8 +40,7 @@ pub fn autodiff(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// The block with each function and its derivative functions; for a trait impl, the derivative
 /// functions in an inherent `impl` beside it. A function that fails is kept as written, with its
 /// error.
-fn impl_block(attr: TokenStream, mut block: ItemImpl) -> TokenStream {
-    let block_args = attr;
+fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
     let mut errors = Vec::new();
     let mut derived: Vec<ImplItem> = Vec::new();
     let trait_impl = block.trait_.is_some();

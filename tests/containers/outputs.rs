@@ -237,3 +237,20 @@ fn a_generic_method_with_an_output() {
     assert_eq!(out, [-8.0]);
     assert!((g[0] + 3.0).abs() < 1e-6);
 }
+
+/// An array output written whole.
+#[autodiff]
+fn both_ways(x: f64, out: &mut [f64; 2]) {
+    *out = [x * x, 2.0 * x];
+}
+
+#[test]
+fn an_array_output_written_whole() {
+    for x in [-1.5, 3.0] {
+        let (mut out, mut t) = ([0.0; 2], [0.0; 2]);
+        jvp_both_ways(x, &mut out, 1.0, &mut t);
+        assert_eq!((out, t), ([x * x, 2.0 * x], [2.0 * x, 2.0]));
+        assert_eq!(jacobian_both_ways(x, &mut out), [[2.0 * x], [2.0]]);
+        assert_eq!(vjp_both_ways(x, &mut out, [1.0, 1.0]), 2.0 * x + 2.0);
+    }
+}

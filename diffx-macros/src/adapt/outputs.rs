@@ -85,7 +85,7 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<(I
     let mut block = (*item.block).clone();
     AsValue {
         name: &name,
-        number: shape == Shape::Number,
+        whole: shape != Shape::Slice,
     }
     .visit_block_mut(&mut block);
     if let Some(Stmt::Expr(_, semi @ None)) = block.stmts.last_mut() {
@@ -194,10 +194,11 @@ impl VisitMut for Early {
     }
 }
 
-/// The body over the output as a value: `*out` of a number is `out`.
+/// The body over the output as a value: `*out` of a number, an array or a `Vec` (written whole,
+/// `*out = [a, b];`) is `out`.
 struct AsValue<'a> {
     name: &'a Ident,
-    number: bool,
+    whole: bool,
 }
 
 impl VisitMut for AsValue<'_> {
@@ -206,7 +207,7 @@ impl VisitMut for AsValue<'_> {
             // A closure's `return` is its own.
             Expr::Closure(_) => return,
             Expr::Unary(u)
-                if self.number
+                if self.whole
                     && matches!(u.op, syn::UnOp::Deref(_))
                     && matches!(&*u.expr, Expr::Path(p) if p.path.is_ident(self.name)) =>
             {
