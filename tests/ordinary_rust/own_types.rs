@@ -585,3 +585,26 @@ fn a_number_times_a_value_of_the_type() {
         (m * 2.0, m.vals.iter().map(|v| v * v).sum())
     );
 }
+
+/// A call's value in an operator before the body calls a method of it.
+#[autodiff]
+fn value_in_an_operator_first(e: &Mandel, k: f64) -> f64 {
+    let b = e.cauchy_green();
+    let doubled = b + b;
+    let scaled = doubled * k;
+    scaled.det() + b.trace()
+}
+
+#[test]
+fn a_calls_value_in_an_operator_before_its_methods() {
+    for e in tensors() {
+        let e = Mandel {
+            vals: e.vals.map(|v| 0.1 * v),
+        };
+        let k = 0.8;
+        let (g, gk) = grad_value_in_an_operator_first(&e, k);
+        against_differences(|e| value_in_an_operator_first(e, k), &g, &e, "∂/∂e");
+        // det(2k b) = 8k³ det b.
+        assert_close(gk, 24.0 * k * k * e.cauchy_green().det(), 1e-12, "∂/∂k");
+    }
+}

@@ -131,15 +131,33 @@ impl Lowerer<'_> {
     }
 
     /// Whether `a` is a value of the user's type: one a method of the type, or another operator
-    /// of it, returned, or a parameter read by place that the body calls such a method of
-    /// (`a.norm2()`). (Another parameter read by place may be a tensor under another name,
+    /// of it, returned, or a parameter read by place or a call's value that the body calls such
+    /// a method of anywhere (`a.norm2()`, `let b = e.cauchy_green(); … b.det()`), which is then
+    /// recorded as one. (Another parameter read by place may be a tensor under another name,
     /// `type T = Tensor<f64>`, whose operators are the table's.)
-    fn own_type(&self, a: &Atom) -> bool {
+    fn own_type(&mut self, a: &Atom) -> bool {
         let Atom::Var(v) = a else { return false };
-        self.b.func.own_values.contains(v)
-            || self.b.func.kind(*v) == Kind::Other
-                && self.param_types.contains_key(v)
-                && (self.facts.own_types).contains(&self.b.func.vars[v.0].name.to_string())
+        if self.b.func.own_values.contains(v) {
+            return true;
+        }
+        let name = self.b.func.vars[v.0].name.to_string();
+        if !self.facts.own_types.contains(&name) {
+            return false;
+        }
+        let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
+        let mut returned = false;
+        for s in &self.b.func.body {
+            s.walk(&mut |s| {
+                returned |=
+                    matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if dst == v);
+            });
+        }
+        let returned = returned && self.b.func.kind(*v) != Kind::Slice;
+        if returned {
+            self.b.func.vars[v.0].kind = Kind::Other;
+            self.b.func.own_values.push(*v);
+        }
+        param || returned
     }
 
     /// The operator `op` of the user's type on `operands`, called through the derivative
