@@ -186,6 +186,9 @@ impl Function {
             // The operators the function applies to the swapped value.
             s.push_str(&format!("#[autodiff]\nimpl{generics} std::ops::Add for {ty} {{\ntype Output = Self;\nfn add(self, rhs: Self) -> Self {{\n    Self {{ {a}: self.{a} + rhs.{a}, {b}: self.{b} + rhs.{b} }}\n}}\n}}\n\n"));
             s.push_str(&format!("#[autodiff]\nimpl{generics} std::ops::Mul<{float}> for {ty} {{\ntype Output = Self;\nfn mul(self, k: {float}) -> Self {{\n    Self {{ {a}: self.{a} * k, {b}: self.{b} * k }}\n}}\n}}\n\n"));
+            if !self.generic {
+                s.push_str(&format!("#[autodiff]\nimpl std::ops::Mul<{ty}> for f64 {{\ntype Output = {ty};\nfn mul(self, p: {ty}) -> {ty} {{\n    {ty} {{ {a}: self * p.{a}, {b}: self * p.{b} }}\n}}\n}}\n\n"));
+            }
         }
         s
     }
@@ -387,7 +390,9 @@ fn own_methods(f: &mut Function) {
             match swap {
                 // `(s + s) * 0.5` is `s`: its operators' derivatives, and the method's (the struct is not
                 // `Copy`: the left operand a clone).
-                true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw.clone() + sw) * 0.5).{a}_of();"),
+                true if f.generic => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw.clone() + sw) * 0.5).{a}_of();"),
+                // (A number on the left: `impl Mul<P> for f64`, not written generic.)
+                true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw)).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
             },
         ),
