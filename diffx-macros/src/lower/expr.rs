@@ -9,7 +9,7 @@ use syn::{BinOp, Expr, UnOp};
 
 use super::messages::{err, reject, unsupported};
 use super::Lowerer;
-use crate::ir::{operands, Atom, Kind, Op};
+use crate::ir::{operands, Atom, Kind, Op, Var};
 use crate::names;
 use crate::rules::{self, template, Rule};
 use crate::tokens;
@@ -145,19 +145,29 @@ impl Lowerer<'_> {
             return false;
         }
         let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
+        param || self.returned_own_value(*v)
+    }
+
+    /// Whether `v` is a call's value (not a vector): then recorded as a value of the user's type,
+    /// read by place.
+    fn returned_own_value(&mut self, v: Var) -> bool {
+        if self.b.func.kind(v) == Kind::Slice {
+            return false;
+        }
         let mut returned = false;
         for s in &self.b.func.body {
             s.walk(&mut |s| {
                 returned |=
-                    matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if dst == v);
+                    matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if *dst == v);
             });
         }
-        let returned = returned && self.b.func.kind(*v) != Kind::Slice;
         if returned {
             self.b.func.vars[v.0].kind = Kind::Other;
-            self.b.func.own_values.push(*v);
+            if !self.b.func.own_values.contains(&v) {
+                self.b.func.own_values.push(v);
+            }
         }
-        param || returned
+        returned
     }
 
     /// The operator `op` of the user's type on `operands`, called through the derivative
@@ -311,25 +321,10 @@ impl Lowerer<'_> {
     /// finds no such method).
     fn user_value(&mut self, receiver: &Atom, name: &str) -> bool {
         let Atom::Var(v) = receiver else { return false };
-        // (The cheap tests first: the walk below is over the whole list so far.)
+        // (The cheap test first: the walk is over the whole list so far.)
         let rule =
             rules::find_method(name, false).is_some() || rules::find_method(name, true).is_some();
-        if rule || self.b.func.kind(*v) == Kind::Slice {
-            return false;
-        }
-        let mut user = false;
-        for s in &self.b.func.body {
-            s.walk(&mut |s| {
-                user |= matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if dst == v);
-            });
-        }
-        if user {
-            self.b.func.vars[v.0].kind = Kind::Other;
-            if !self.b.func.own_values.contains(v) {
-                self.b.func.own_values.push(*v);
-            }
-        }
-        user
+        !rule && self.returned_own_value(*v)
     }
 
     /// A call: a function of the rule table (`sigmoid(x)`, `f64::sin(x)`), a constant, or another
