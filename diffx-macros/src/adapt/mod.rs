@@ -142,11 +142,9 @@ pub fn rewrite_returned(
 ) -> Result<(), proc_macro2::Span> {
     let mut returns = Returns { literal, bad: None };
     syn::visit_mut::VisitMut::visit_block_mut(&mut returns, block);
-    let tail = block.stmts.last().map(syn::spanned::Spanned::span);
-    match (returns.bad, tail_returned(block, returns.literal)) {
-        (Some(at), _) => Err(at),
-        (None, false) => Err(tail.unwrap_or_else(proc_macro2::Span::call_site)),
-        (None, true) => Ok(()),
+    match returns.bad {
+        Some(at) => Err(at),
+        None => tail_returned(block, returns.literal),
     }
 }
 
@@ -154,34 +152,37 @@ pub fn rewrite_returned(
 fn tail_returned(
     b: &mut syn::Block,
     literal: &mut dyn FnMut(&mut syn::Expr) -> Option<bool>,
-) -> bool {
+) -> Result<(), proc_macro2::Span> {
     match b.stmts.last_mut() {
         Some(syn::Stmt::Expr(tail, None)) => value_returned(tail, literal),
-        _ => true,
+        _ => Ok(()),
     }
 }
 
+/// `e` rewritten, or where a value in it is not written out.
 fn value_returned(
     e: &mut syn::Expr,
     literal: &mut dyn FnMut(&mut syn::Expr) -> Option<bool>,
-) -> bool {
+) -> Result<(), proc_macro2::Span> {
+    let span = syn::spanned::Spanned::span(&*e);
     if let Some(done) = literal(e) {
-        return done;
+        return if done { Ok(()) } else { Err(span) };
     }
     match e {
         syn::Expr::Block(b) => tail_returned(&mut b.block, literal),
         syn::Expr::If(i) => {
             let Some((_, els)) = &mut i.else_branch else {
-                return false;
+                return Err(span);
             };
-            tail_returned(&mut i.then_branch, literal) && value_returned(els, literal)
+            tail_returned(&mut i.then_branch, literal)?;
+            value_returned(els, literal)
         }
         syn::Expr::Match(m) => m
             .arms
             .iter_mut()
-            .all(|a| value_returned(&mut a.body, literal)),
+            .try_for_each(|a| value_returned(&mut a.body, literal)),
         syn::Expr::Paren(p) => value_returned(&mut p.expr, literal),
-        _ => false,
+        _ => Err(span),
     }
 }
 
@@ -195,8 +196,8 @@ impl syn::visit_mut::VisitMut for Returns<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         if let syn::Expr::Return(r) = e {
             if let Some(v) = &mut r.expr {
-                if !value_returned(v, self.literal) {
-                    self.bad.get_or_insert(syn::spanned::Spanned::span(&**v));
+                if let Err(at) = value_returned(v, self.literal) {
+                    self.bad.get_or_insert(at);
                 }
             }
             return;
