@@ -33,6 +33,9 @@ pub struct Facts {
     /// Names a method of no number, vector or rule is called on (`e` of `e.det()`): values of
     /// the user's types, whose operators are their `#[autodiff]` impls'.
     pub own_types: BTreeSet<String>,
+    /// Names read by two indices (`m[i][j]`): a call bound to one returns an array of arrays
+    /// (`let m = self.to_matrix();`), a value of the user's shape read by place.
+    pub rows_read: BTreeSet<String>,
 }
 
 /// The facts of a desugared body.
@@ -45,7 +48,28 @@ pub fn body(block: &syn::Block) -> Facts {
         referenced: tokens::referenced(ts.clone()),
         tuple_read: tokens::component_read(ts.clone()),
         own_types: tokens::receivers_of_others(ts, &known_method),
+        rows_read: rows_read(block),
     }
+}
+
+/// The names read by two indices (`m[i][j]`).
+fn rows_read(block: &syn::Block) -> BTreeSet<String> {
+    struct Rows(BTreeSet<String>);
+    impl syn::visit_mut::VisitMut for Rows {
+        fn visit_expr_index_mut(&mut self, i: &mut syn::ExprIndex) {
+            if let syn::Expr::Index(inner) = &*i.expr {
+                if let syn::Expr::Path(p) = &*inner.expr {
+                    if let Some(name) = p.path.get_ident() {
+                        self.0.insert(name.to_string());
+                    }
+                }
+            }
+            syn::visit_mut::visit_expr_index_mut(self, i);
+        }
+    }
+    let mut rows = Rows(BTreeSet::new());
+    syn::visit_mut::VisitMut::visit_block_mut(&mut rows, &mut block.clone());
+    rows.0
 }
 
 /// Methods of numbers, vectors, options and the rule table: a value they are called on may be

@@ -54,11 +54,15 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
         };
         let own = own_attribute(&mut method);
         let asked = own.is_some() || operator.is_some();
+        let block_options = own.is_none();
         let attr = own.unwrap_or_else(|| block_args.clone());
+        let home = operator.as_ref().map_or(&*block.self_ty, Operator::home);
         let context = Context {
             types: &mut types,
             generics: &block.generics,
             operator: operator.as_ref(),
+            self_type: type_name(home),
+            block_options,
         };
         match function(&method, attr, asked, context) {
             Ok(None) => items.push(ImplItem::Fn(method)),
@@ -96,6 +100,14 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
     quote!(#block #inherent #(#errors)*)
 }
 
+/// The name of a path type: `KM` of `KM` or `geometry::KM<T>`.
+fn type_name(ty: &syn::Type) -> Option<syn::Ident> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.clone()),
+        _ => None,
+    }
+}
+
 /// Removes and returns the arguments of the function's own `#[autodiff(…)]`, if it has one.
 fn own_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
     let at = method.attrs.iter().position(|a| {
@@ -117,6 +129,11 @@ struct Context<'a> {
     types: &'a mut AssociatedTypes,
     generics: &'a syn::Generics,
     operator: Option<&'a Operator>,
+    /// The name of the type the derivative functions are methods of.
+    self_type: Option<syn::Ident>,
+    /// The function has no `#[autodiff(…)]` of its own: the block's options apply where they
+    /// can (`wrt(self)` to methods, `order = 2` to functions of a number).
+    block_options: bool,
 }
 
 /// An operator trait the block implements (`impl Add for V2`, `impl Mul<f64> for V2`): both
@@ -129,6 +146,8 @@ struct Operator {
     /// the derivative functions are methods of it (`v.__diffx_vjp_rmul(k, ct)`), as no `impl`
     /// of `f64` can hold them.
     reflected: Option<syn::Type>,
+    /// The right operand is a reference (`impl Mul<&V2> for f64`): the method is `rmul_ref`.
+    by_ref: bool,
 }
 
 impl Operator {
@@ -155,10 +174,17 @@ impl Operator {
         };
         let by_number = rhs.as_ref().is_some_and(is_number);
         let reflected = rhs.filter(|r| is_number(&block.self_ty) && !is_number(r));
+        // (`impl Mul<&V2> for f64`: a method of `V2` too, beside the one of `impl Mul<V2>`.)
+        let by_ref = matches!(reflected, Some(syn::Type::Reference(_)));
+        let reflected = reflected.map(|r| match r {
+            syn::Type::Reference(r) => *r.elem,
+            r => r,
+        });
         Some(Operator {
             self_ty: (*block.self_ty).clone(),
             by_number,
             reflected,
+            by_ref,
         })
     }
 
@@ -192,7 +218,7 @@ impl Operator {
         };
         let pat = &rhs.pat;
         item.sig.inputs = syn::parse_quote!(self, #lhs: #number);
-        item.sig.ident = crate::names::reflected(&item.sig.ident);
+        item.sig.ident = crate::names::reflected(&item.sig.ident, self.by_ref);
         let stmts = &block.stmts;
         *item.block = syn::parse_quote!({ let #pat = self; #(#stmts)* });
     }
@@ -243,8 +269,12 @@ fn function(
     let mut args = parse::args(attr)?;
     args.associated = true;
     args.impl_float = parse::float_param(context.generics);
+    args.self_type = context.self_type.clone();
     if let Some(op) = context.operator {
         op.adapt(&mut item, &mut args);
+    }
+    if context.block_options {
+        fit_block_options(&item, &mut args);
     }
     if !asked && !parse::differentiable_alone(&item, &args) {
         return Ok(None);
@@ -268,6 +298,23 @@ fn function(
         })
         .collect();
     Ok(Some((name, fns)))
+}
+
+/// The block's options as they apply to `item`: `self` in `wrt` names the receiver of methods
+/// only (an associated function is differentiated in all its parameters, or in the others
+/// named), and an `order` above 1 does not apply to functions returning a vector or a struct.
+fn fit_block_options(item: &ItemFn, args: &mut parse::Args) {
+    if item.sig.receiver().is_none() {
+        if let Some(wrt) = &mut args.wrt {
+            wrt.retain(|n| n != "self");
+            if wrt.is_empty() {
+                args.wrt = None;
+            }
+        }
+    }
+    if parse::returns_other_than_number(item, args) {
+        args.order = None;
+    }
 }
 
 /// A derivative function of a trait's method, public as the trait's method is.

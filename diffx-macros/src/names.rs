@@ -98,9 +98,14 @@ pub(crate) const METHOD: &str = "__diffx_method";
 pub(crate) const OPERATOR: &str = "__diffx_operator";
 
 /// The name of the derivative functions of an operator impl of a number with the user's type on
-/// the right (`impl Mul<V2> for f64`): `rmul`, methods of the right operand's type.
-pub(crate) fn reflected(op: &Ident) -> Ident {
-    format_ident!("r{}", op)
+/// the right (`impl Mul<V2> for f64`): `rmul`, methods of the right operand's type; `rmul_ref` for
+/// `impl Mul<&V2> for f64`, which operators never call (the method of `V2` by value serves both).
+pub(crate) fn reflected(op: &Ident, by_ref: bool) -> Ident {
+    if by_ref {
+        format_ident!("r{}_ref", op)
+    } else {
+        format_ident!("r{}", op)
+    }
 }
 
 /// The name of the derivative functions of an operator impl whose right operand is a number

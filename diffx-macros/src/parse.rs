@@ -8,7 +8,7 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 use crate::ir::Kind;
 
 /// `#[autodiff(wrt(x, y), order = 3, loops = "recompute")]`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Args {
     pub wrt: Option<Vec<Ident>>,
     /// `order = n`: the highest order of derivative functions asked for, which must then be
@@ -26,6 +26,9 @@ pub struct Args {
     /// Not an argument: parameters that are constants whatever their types (an output the body
     /// only writes, `adapt::outputs`).
     pub constants: Vec<Ident>,
+    /// Not an argument: the name of the self type of the `#[autodiff]` `impl` block the function
+    /// is in (`KM` in `impl Add for KM`), which is never its float type.
+    pub self_type: Option<Ident>,
 }
 
 /// An `order = n` argument: 1, 2 or 3.
@@ -256,6 +259,39 @@ fn nested_numbers(ty: &Type, g: &TypeParams) -> bool {
     sequence_float(element, g).is_some() && !matches!(element, Type::Reference(_) | Type::Slice(_))
 }
 
+/// Whether `ty`, a result type, is a value of the user's own type: a struct of numbers (`Self`,
+/// `KM`, `V2<T>`), a type alias (`Mat3`) or an array of arrays of numbers (`[[f64; 3]; 3]`).
+/// Its cotangent and tangent have its type.
+fn own_result(ty: &Type, g: &TypeParams) -> bool {
+    match ty {
+        Type::Array(a) => sequence_float(&a.elem, g).is_some() || own_result(&a.elem, g),
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            let constant = CONSTANT_TYPES.contains(&name.as_str()) && name != "Self";
+            name.starts_with(char::is_uppercase) && !constant && name != "Tensor"
+        }
+        Type::Paren(p) => own_result(&p.elem, g),
+        _ => false,
+    }
+}
+
+/// The float type a function names in its signature when none is a type parameter: `f32` if it
+/// names it, else `f64`.
+fn float_named(sig: &syn::Signature) -> Ident {
+    let mut f32 = false;
+    crate::tokens::replace_all(quote::quote!(#sig), &mut |id| {
+        f32 |= id == "f32";
+        None
+    });
+    Ident::new(
+        if f32 { "f32" } else { "f64" },
+        proc_macro2::Span::call_site(),
+    )
+}
+
 /// The element type of a vector-valued result: `[F; M]` or `Vec<F>` (not a slice reference).
 fn returned_sequence(ty: &Type, g: &TypeParams) -> Option<Ident> {
     match ty {
@@ -310,7 +346,7 @@ fn float_type(ty: &Type, g: &TypeParams) -> Option<Ident> {
 /// type when the function is in an `impl` (`in_impl`), returns a single
 /// capitalized name that is not one of its own parameters' types or `Self`, and takes a parameter
 /// of that type; the generated code then needs only that it is a num-traits `Float`.
-fn impl_float(f: &ItemFn, in_impl: bool) -> Option<Ident> {
+fn impl_float(f: &ItemFn, in_impl: bool, self_type: Option<&Ident>) -> Option<Ident> {
     let ReturnType::Type(_, ty) = &f.sig.output else {
         return None;
     };
@@ -318,7 +354,9 @@ fn impl_float(f: &ItemFn, in_impl: bool) -> Option<Ident> {
     let name = p.path.get_ident()?;
     let declared = f.sig.generics.type_params().any(|t| t.ident == *name);
     let capitalized = name.to_string().starts_with(char::is_uppercase) && name != "Self";
-    let known = CONSTANT_TYPES.contains(&name.to_string().as_str()) || name == "Tensor";
+    let known = CONSTANT_TYPES.contains(&name.to_string().as_str())
+        || name == "Tensor"
+        || self_type == Some(name);
     let taken = f.sig.inputs.iter().any(|i| match i {
         FnArg::Typed(pt) => {
             let o = owned(&pt.ty);
@@ -342,12 +380,16 @@ fn impl_float(f: &ItemFn, in_impl: bool) -> Option<Ident> {
 pub fn differentiable_alone(f: &ItemFn, args: &Args) -> bool {
     let mut g = type_params(&f.sig.generics, &mut Vec::new());
     if g.float.is_none() {
-        g.float = args.impl_float.clone().or_else(|| impl_float(f, true));
+        g.float = args
+            .impl_float
+            .clone()
+            .or_else(|| impl_float(f, true, args.self_type.as_ref()));
     }
     let numeric = |ty: &Type| {
         float_type(ty, &g).is_some()
             || tensor_float(ty, &g).is_some()
             || returned_sequence(ty, &g).is_some()
+            || own_result(ty, &g)
     };
     // (A function returning nothing may write its result into a `&mut` output.)
     let output = f.sig.inputs.iter().any(|i| match i {
@@ -369,6 +411,17 @@ pub fn differentiable_alone(f: &ItemFn, args: &Args) -> bool {
     });
     let mutator = f.sig.receiver().is_some_and(|r| r.mutability.is_some());
     result && taken && !mutator
+}
+
+/// Whether `f` returns something other than a number (its float type, or `f64`/`f32`): a
+/// vector, a tuple, a struct. (A function returning nothing may write a number into a `&mut`
+/// output.)
+pub fn returns_other_than_number(f: &ItemFn, args: &Args) -> bool {
+    let mut g = type_params(&f.sig.generics, &mut Vec::new());
+    if g.float.is_none() {
+        g.float = args.impl_float.clone();
+    }
+    matches!(&f.sig.output, ReturnType::Type(_, ty) if float_type(ty, &g).is_none())
 }
 
 /// The type parameter of `generics` bounded by a `Float` trait, if there is one.
@@ -466,7 +519,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
     }
     let float_bounded = g.float.is_some();
     if g.float.is_none() {
-        g.float = impl_float(f, associated);
+        g.float = impl_float(f, associated, args.self_type.as_ref());
     }
     let ret = match &sig.output {
         ReturnType::Type(_, ty) => Some((**ty).clone()),
@@ -476,6 +529,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         ReturnType::Type(_, ty) => float_type(ty, &g)
             .or_else(|| tensor_float(ty, &g))
             .or_else(|| returned_sequence(ty, &g))
+            .or_else(|| own_result(ty, &g).then(|| g.float.clone().unwrap_or_else(|| float_named(sig))))
             .ok_or_else(|| {
                 error(
                     ty.span(),
@@ -513,6 +567,8 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
                 Kind::Scalar
             } else if returned_sequence(&ret, &g).is_some() {
                 Kind::Slice
+            } else if own_result(&ret, &g) {
+                Kind::Other
             } else {
                 Kind::Tensor
             };

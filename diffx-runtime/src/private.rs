@@ -685,6 +685,39 @@ impl<F: Float> Fit<F> for F {
     }
 }
 
+/// An array of arrays (a `[[f64; 3]; 3]` parameter passed to a callee, or the cotangent of a
+/// function returning one): added element by element.
+impl<F: Float, const N: usize, const M: usize> Fit<[[F; N]; M]> for [[F; N]; M] {
+    #[inline]
+    fn fit(&self, _: &Self) -> Self {
+        *self
+    }
+    #[inline]
+    fn accumulate_into(&self, acc: &mut Self, _: &Self) {
+        for (a, c) in acc.iter_mut().zip(self) {
+            for (a, c) in a.iter_mut().zip(c) {
+                *a += *c;
+            }
+        }
+    }
+}
+
+impl<F: Float, const N: usize, const M: usize> FitArg<[[F; N]; M]> for [[F; N]; M] {
+    #[inline(always)]
+    fn fit_arg(self, _: &Self) -> Self {
+        self
+    }
+}
+
+impl<F: Float, const N: usize, const M: usize> Fit<[[F; N]; M]> for Zero {
+    #[inline]
+    fn fit(&self, _: &[[F; N]; M]) -> [[F; N]; M] {
+        [[F::ZERO; N]; M]
+    }
+    #[inline(always)]
+    fn accumulate_into(&self, _: &mut [[F; N]; M], _: &[[F; N]; M]) {}
+}
+
 impl<F: Float> Fit<F> for Zero {
     #[inline(always)]
     fn fit(&self, _: &F) -> F {

@@ -9,4 +9,5 @@ mod corpus;
 mod generic;
 mod impls;
 mod ordinary;
+mod own_shapes;
 mod own_types;

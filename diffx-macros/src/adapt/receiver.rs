@@ -32,11 +32,7 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Ar
         .collect();
     let args = parse::Args {
         wrt: Some(wrt),
-        order: args.order,
-        recompute: args.recompute,
-        associated: args.associated,
-        impl_float: args.impl_float.clone(),
-        constants: args.constants.clone(),
+        ..args.clone()
     };
     Some((as_fn, args, receiver))
 }

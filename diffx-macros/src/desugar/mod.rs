@@ -31,6 +31,7 @@ use syn::Block;
 use crate::parse::Signature;
 
 pub(crate) use flow::{is_never, is_unit};
+pub(crate) use rows::flat_literal;
 
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {

@@ -71,7 +71,7 @@ fn flatten_local(stmt: &mut Stmt) -> Option<(Ident, usize, usize)> {
 }
 
 /// `[[a, b], [c, d]]` as `[a, b, c, d]`, `[[v; k]; n]` as `[v; n * k]`, with the shape.
-fn flat_literal(e: &Expr) -> Option<(Expr, usize, usize)> {
+pub fn flat_literal(e: &Expr) -> Option<(Expr, usize, usize)> {
     match e {
         Expr::Array(rows) => {
             let mut items = Vec::new();

@@ -121,7 +121,7 @@ impl Lowerer<'_> {
         }
         if self.own_type(&r) && self.b.func.atom_kind(&l) != Kind::Other {
             // `2.0 * v`: the number's `#[autodiff]` impl, through methods of `v`'s type.
-            let op = names::reflected(&Ident::new(name, b.op.span()));
+            let op = names::reflected(&Ident::new(name, b.op.span()), false);
             return Ok(self.operator(&op, vec![r, l]));
         }
         if self.own_type(&r) {
@@ -150,7 +150,7 @@ impl Lowerer<'_> {
 
     /// Whether `v` is a call's value (not a vector): then recorded as a value of the user's type,
     /// read by place.
-    fn returned_own_value(&mut self, v: Var) -> bool {
+    pub(super) fn returned_own_value(&mut self, v: Var) -> bool {
         if self.b.func.kind(v) == Kind::Slice {
             return false;
         }

@@ -295,13 +295,19 @@ impl Lowerer<'_> {
             || matches!(&*init.expr, Expr::MethodCall(m) if is_self(&m.receiver));
         self.tuple_call = call && self.facts.tuple_read.contains(&name);
         let numbers = self.b.call_kind == Kind::Scalar;
+        // (`let m = self.to_matrix(); … m[i][j]`: an array of arrays, read by place.)
+        let rows = call && self.facts.rows_read.contains(&name);
         self.vector_call = call
+            && !rows
             && (self.facts.indexed.contains(&name)
                 || self.tuple_call
                 || (numbers && self.facts.referenced.contains(&name)));
         let value = self.expr(&init.expr)?;
         self.vector_call = false;
         self.tuple_call = false;
+        if let (true, Atom::Var(v)) = (rows, &value) {
+            self.returned_own_value(*v);
+        }
         if matches!(value, Atom::Field(..)) && !matches!(&*init.expr, Expr::Reference(_)) {
             self.copied.insert(name.clone());
         } else {
