@@ -4,6 +4,9 @@
 //! function's value (`KM::from_matrix(matinv(&a))`). Each checked against central differences in
 //! both modes.
 
+// (Index loops as numeric code writes them.)
+#![allow(clippy::needless_range_loop)]
+
 use diffx::check::central_difference;
 use diffx::{autodiff, Params};
 
@@ -243,7 +246,7 @@ impl KM {
     }
 
     /// A method returning a type alias of an array of arrays, written out.
-    fn to_matrix(&self) -> Mat3 {
+    fn matrix(&self) -> Mat3 {
         let d = 0.5_f64.sqrt();
         let v = &self.vals;
         [
@@ -255,7 +258,7 @@ impl KM {
 
     /// Reads the matrix another method returns.
     fn det(&self) -> f64 {
-        let m = self.to_matrix();
+        let m = self.matrix();
         m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
             - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
@@ -263,7 +266,7 @@ impl KM {
 
     /// Returns the struct another function returns.
     fn inv(&self) -> Self {
-        let a = self.to_matrix();
+        let a = self.matrix();
         KM::from_matrix(matinv(&a))
     }
 }
@@ -299,9 +302,9 @@ fn methods_through_the_matrix_of_a_struct() {
         for i in 0..6 {
             assert_close(g.vals[i], fd[i], 1e-7, "∇ det by differences");
         }
-        let (m, tm) = b.jvp_to_matrix(&dir);
-        assert_eq!(m, b.to_matrix());
-        assert_eq!(tm, dir.to_matrix());
+        let (m, tm) = b.jvp_matrix(&dir);
+        assert_eq!(m, b.matrix());
+        assert_eq!(tm, dir.matrix());
         // The struct result of a call: its tangent against differences, its cotangent the
         // transpose.
         let (value, tangent) = b.jvp_inv(&dir);
