@@ -46,6 +46,8 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
     let trait_impl = block.trait_.is_some();
     let mut types = AssociatedTypes::of(&block);
     let operator = Operator::of(&block);
+    let home = operator.as_ref().map_or(&*block.self_ty, Operator::home);
+    let facts = block_facts(&block, type_name(home).as_ref());
     let mut items = Vec::new();
     for item in std::mem::take(&mut block.items) {
         let ImplItem::Fn(mut method) = item else {
@@ -56,13 +58,13 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
         let asked = own.is_some() || operator.is_some();
         let block_options = own.is_none();
         let attr = own.unwrap_or_else(|| block_args.clone());
-        let home = operator.as_ref().map_or(&*block.self_ty, Operator::home);
         let context = Context {
             types: &mut types,
             generics: &block.generics,
             operator: operator.as_ref(),
             self_type: type_name(home),
             block_options,
+            facts: &facts,
         };
         match function(&method, attr, asked, context) {
             Ok(None) => items.push(ImplItem::Fn(method)),
@@ -100,6 +102,51 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
     quote!(#block #inherent #(#errors)*)
 }
 
+/// What the block's functions say to each other: the widths of the self type's array fields in
+/// its struct literals, and which functions return the self type.
+fn block_facts(block: &ItemImpl, self_type: Option<&syn::Ident>) -> parse::BlockFacts {
+    let is_self = |p: &syn::Path| {
+        p.is_ident("Self") || (p.segments.len() == 1 && Some(&p.segments[0].ident) == self_type)
+    };
+    let mut facts = parse::BlockFacts::default();
+    for item in &block.items {
+        let ImplItem::Fn(f) = item else { continue };
+        if let syn::ReturnType::Type(_, ty) = &f.sig.output {
+            if matches!(&**ty, syn::Type::Path(p) if p.qself.is_none() && is_self(&p.path)) {
+                facts.returning_self.push(f.sig.ident.clone());
+            }
+        }
+        let mut literals = Literals {
+            is_self: &is_self,
+            widths: &mut facts.field_widths,
+        };
+        literals.visit_block_mut(&mut f.block.clone());
+    }
+    facts
+}
+
+/// Collects the widths of the array fields of the self type's struct literals.
+struct Literals<'a> {
+    is_self: &'a dyn Fn(&syn::Path) -> bool,
+    widths: &'a mut Vec<(syn::Member, usize)>,
+}
+
+impl VisitMut for Literals<'_> {
+    fn visit_expr_struct_mut(&mut self, s: &mut syn::ExprStruct) {
+        if (self.is_self)(&s.path) {
+            for f in &s.fields {
+                let Some(n) = crate::adapt::structs::width(&f.expr) else {
+                    continue;
+                };
+                if !self.widths.iter().any(|(m, _)| *m == f.member) {
+                    self.widths.push((f.member.clone(), n));
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_struct_mut(self, s);
+    }
+}
+
 /// The name of a path type: `KM` of `KM` or `geometry::KM<T>`.
 fn type_name(ty: &syn::Type) -> Option<syn::Ident> {
     match ty {
@@ -131,6 +178,7 @@ struct Context<'a> {
     operator: Option<&'a Operator>,
     /// The name of the type the derivative functions are methods of.
     self_type: Option<syn::Ident>,
+    facts: &'a parse::BlockFacts,
     /// The function has no `#[autodiff(…)]` of its own: the block's options apply where they
     /// can (`wrt(self)` to methods, `order = 2` to functions of a number).
     block_options: bool,
@@ -270,6 +318,7 @@ fn function(
     args.associated = true;
     args.impl_float = parse::float_param(context.generics);
     args.self_type = context.self_type.clone();
+    args.block = context.facts.clone();
     if let Some(op) = context.operator {
         op.adapt(&mut item, &mut args);
     }

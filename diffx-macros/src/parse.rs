@@ -29,6 +29,21 @@ pub struct Args {
     /// Not an argument: the name of the self type of the `#[autodiff]` `impl` block the function
     /// is in (`KM` in `impl Add for KM`), which is never its float type.
     pub self_type: Option<Ident>,
+    /// Not an argument: what the other functions of the `#[autodiff]` `impl` block say.
+    pub block: BlockFacts,
+}
+
+/// What an `#[autodiff]` `impl` block tells each of its functions about the others, which a
+/// function alone cannot see.
+#[derive(Clone, Default)]
+pub struct BlockFacts {
+    /// The widths of the self type's array fields, as the block's struct literals write them
+    /// (`vals: [a, b, c]`, `vals: [0.0; 6]`): a literal may give a field another way
+    /// (`vals: self.vals.map(|v| v * s)`).
+    pub field_widths: Vec<(syn::Member, usize)>,
+    /// The functions of the block that return the self type: a call of one (`Self::f(…)`,
+    /// `T::f(…)`) is a value of the user's type, whose operators are its impls'.
+    pub returning_self: Vec<Ident>,
 }
 
 /// An `order = n` argument: 1, 2 or 3.
@@ -119,6 +134,10 @@ pub struct Signature {
     /// The float type is a type parameter bounded by `Float` (the function's or its block's),
     /// not one guessed from the signature of a method (see `impl_float`).
     pub float_bounded: bool,
+    /// The self type of the `impl` block the function is in, and the block's functions that
+    /// return it ([`BlockFacts`]).
+    pub self_type: Option<Ident>,
+    pub returning_self: Vec<Ident>,
 }
 
 /// Types that are never differentiable parameters, though their names are capitalized.
@@ -584,6 +603,8 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
                 receiver,
                 associated,
                 float_bounded,
+                self_type: args.self_type.clone(),
+                returning_self: args.block.returning_self.clone(),
             })
         }
     }

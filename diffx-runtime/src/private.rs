@@ -685,6 +685,28 @@ impl<F: Float> Fit<F> for F {
     }
 }
 
+/// An array (a struct's array field copied into a local vector, `self.vals.map(…)`): added
+/// element by element.
+impl<F: Float, const N: usize> Fit<[F; N]> for [F; N] {
+    #[inline]
+    fn fit(&self, _: &Self) -> Self {
+        *self
+    }
+    #[inline]
+    fn accumulate_into(&self, acc: &mut Self, _: &Self) {
+        for (a, c) in acc.iter_mut().zip(self) {
+            *a += *c;
+        }
+    }
+}
+
+impl<F: Float, const N: usize> FitArg<[F; N]> for [F; N] {
+    #[inline(always)]
+    fn fit_arg(self, _: &Self) -> Self {
+        self
+    }
+}
+
 /// An array of arrays (a `[[f64; 3]; 3]` parameter passed to a callee, or the cotangent of a
 /// function returning one): added element by element.
 impl<F: Float, const N: usize, const M: usize> Fit<[[F; N]; M]> for [[F; N]; M] {

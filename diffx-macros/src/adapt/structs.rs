@@ -43,7 +43,9 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> syn::Result<Option<(ItemF
     let ReturnType::Type(arrow, ty) = &item.sig.output else {
         return Ok(None);
     };
-    let Some(shape) = rows_of(ty, &item.block).or_else(|| struct_of(ty, &item.block)) else {
+    let widths = &args.block.field_widths;
+    let shape = rows_of(ty, &item.block).or_else(|| struct_of(ty, &item.block, widths));
+    let Some(shape) = shape else {
         return Ok(None);
     };
     let layout = Layout {
@@ -72,7 +74,7 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> syn::Result<Option<(ItemF
 
 /// The struct the first struct literal the function returns writes, for a result named by a
 /// path.
-fn struct_of(ty: &Type, block: &syn::Block) -> Option<Shape> {
+fn struct_of(ty: &Type, block: &syn::Block, widths: &[(syn::Member, usize)]) -> Option<Shape> {
     if !matches!(ty, Type::Path(p) if p.qself.is_none()) {
         return None;
     }
@@ -82,7 +84,10 @@ fn struct_of(ty: &Type, block: &syn::Block) -> Option<Shape> {
         fields: first
             .fields
             .iter()
-            .map(|f| (f.member.clone(), width(&f.expr)))
+            .map(|f| {
+                let known = || widths.iter().find(|(m, _)| *m == f.member).map(|(_, n)| *n);
+                (f.member.clone(), width(&f.expr).or_else(known))
+            })
             .collect(),
     })
 }
@@ -148,7 +153,7 @@ fn float_of(item: &ItemFn, args: &parse::Args) -> Ident {
 }
 
 /// The width of a field's value: an array literal's length (`[a, b]`, `[x; 3]`), else a number.
-fn width(e: &Expr) -> Option<usize> {
+pub fn width(e: &Expr) -> Option<usize> {
     match e {
         Expr::Array(a) => Some(a.elems.len()),
         Expr::Repeat(r) => length(&r.len),
@@ -232,6 +237,8 @@ impl Layout {
             return None;
         }
         let mut numbers: Vec<TokenStream> = Vec::new();
+        // (A field's array given otherwise, `vals: self.vals.map(|v| v * s)`, is taken first.)
+        let mut taken: Vec<TokenStream> = Vec::new();
         for (member, n) in fields {
             let field = s.fields.iter().find(|f| f.member == *member)?;
             match (n, &field.expr) {
@@ -243,10 +250,18 @@ impl Layout {
                     let x = &r.expr;
                     numbers.extend((0..*n).map(|_| quote!(#x)));
                 }
-                _ => return None,
+                (Some(_), Expr::Array(_) | Expr::Repeat(_)) => return None,
+                (Some(n), e) => {
+                    let name = format_ident!("__diffx_field_{}", taken.len());
+                    taken.push(quote!(let #name = #e;));
+                    numbers.extend((0..*n).map(|k| quote!(#name[#k])));
+                }
             }
         }
-        Some(syn::parse_quote!([#(#numbers),*]))
+        if taken.is_empty() {
+            return Some(syn::parse_quote!([#(#numbers),*]));
+        }
+        Some(syn::parse_quote!({ #(#taken)* [#(#numbers),*] }))
     }
 
     /// `m[0][0], m[0][1], …`: the elements of an array of arrays `m`, row after row.

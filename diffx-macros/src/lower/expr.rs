@@ -55,7 +55,10 @@ impl Lowerer<'_> {
                     }
                     self.apply_or_fold(rule("neg"), vec![a], e, before)
                 }
-                UnOp::Deref(_) => self.expr(&u.expr),
+                UnOp::Deref(_) => {
+                    let a = self.expr(&u.expr)?;
+                    Ok(self.dereferenced(a, u.span()))
+                }
                 _ => Ok(Atom::Const(self.constant(e))),
             },
             Expr::Cast(c) => self.cast(c, e),
@@ -146,6 +149,20 @@ impl Lowerer<'_> {
         }
         let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
         param || self.returned_own_value(*v)
+    }
+
+    /// `*p` of a parameter `p: &T` of a type the macro cannot see (a struct, `[[f64; 3]; 3]`): a
+    /// copy, the value itself (`Self::from_matrix(*m)`, `*self` returned); the operand itself
+    /// otherwise.
+    fn dereferenced(&mut self, a: Atom, span: Span) -> Atom {
+        match a {
+            Atom::Var(v) if self.b.func.vars[v.0].is_ref && self.b.func.kind(v) == Kind::Other => {
+                let copy = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
+                self.b.func.vars[copy.0].by_value = true;
+                Atom::Var(copy)
+            }
+            a => a,
+        }
     }
 
     /// Whether `v` is a call's value (not a vector): then recorded as a value of the user's type,
@@ -396,7 +413,21 @@ impl Lowerer<'_> {
         if tuple {
             self.tuple_values.insert(v, parts);
         }
+        if self.returns_self(&path) {
+            self.b.func.vars[v.0].kind = Kind::Other;
+            self.b.func.own_values.push(v);
+        }
         Ok(Atom::Var(v))
+    }
+
+    /// Whether `path` (`Self::f`, `KM::f`) names a function of the `impl` block that returns
+    /// the block's type.
+    fn returns_self(&self, path: &syn::Path) -> bool {
+        let [ty, f] = path.segments.iter().collect::<Vec<_>>()[..] else {
+            return false;
+        };
+        let own = ty.ident == "Self" || Some(&ty.ident) == self.self_type.as_ref();
+        own && self.returning_self.contains(&f.ident)
     }
 
     /// An argument of a call, lowered: a local vector passed by value goes as a copy of its own, a
@@ -421,6 +452,18 @@ impl Lowerer<'_> {
                     && !self.b.func.vars[v.0].is_ref =>
             {
                 let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Slice);
+                self.b.func.vars[copy.0].by_value = true;
+                arg = Atom::Var(copy);
+            }
+            // A value of a type the macro cannot see passed by value (`from_matrix(m)`) goes as
+            // a copy of its own too, so that `g(&m)` elsewhere still passes a reference.
+            Atom::Var(v)
+                if by_value
+                    && self.b.func.kind(*v) == Kind::Other
+                    && !self.b.func.vars[v.0].is_ref
+                    && self.param_types.contains_key(v) =>
+            {
+                let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Other);
                 self.b.func.vars[copy.0].by_value = true;
                 arg = Atom::Var(copy);
             }

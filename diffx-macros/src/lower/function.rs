@@ -42,6 +42,8 @@ pub fn function(
     b.func.numbers = numbers;
     let mut l = Lowerer::new(&mut b);
     l.facts = facts;
+    l.self_type = sig.self_type.clone();
+    l.returning_self = sig.returning_self.clone();
     let mut params = Vec::new();
     for p in &sig.params {
         if p.differentiable {

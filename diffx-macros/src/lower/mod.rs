@@ -92,6 +92,10 @@ pub struct Lowerer<'b> {
     /// The declared types of the parameters read by place (tuples, nested containers, parameter
     /// structs): a place whose type is a float there is a number (`p.0`, `pts[i][1]`).
     pub param_types: std::collections::HashMap<crate::ir::Var, syn::Type>,
+    /// The self type of the `impl` block the function is in, and the block's functions that
+    /// return it: their calls' values are of the user's type.
+    pub self_type: Option<proc_macro2::Ident>,
+    pub returning_self: Vec<proc_macro2::Ident>,
 }
 
 impl<'b> Lowerer<'b> {
@@ -119,6 +123,8 @@ impl<'b> Lowerer<'b> {
             copied: BTreeSet::new(),
             param_types: std::collections::HashMap::new(),
             named_in_code: std::collections::HashSet::new(),
+            self_type: None,
+            returning_self: Vec::new(),
         }
     }
 }

@@ -235,6 +235,16 @@ impl Lowerer<'_> {
                 self.vectors.insert(copy);
                 self.bind(name, Atom::Var(copy));
             }
+            // `let mut out = self.vals.clone();` of a field the body then writes element by
+            // element (an array's `map`): a vector of its own, so the parameter keeps its value.
+            Atom::Field(..) if mutable && self.facts.written.contains(name) => {
+                let copy = self
+                    .b
+                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Slice);
+                self.b.rename_user(copy, name);
+                self.vectors.insert(copy);
+                self.bind(name, Atom::Var(copy));
+            }
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {
                 let float = &self.b.float;
