@@ -109,6 +109,7 @@ fn block_facts(block: &ItemImpl, self_type: Option<&syn::Ident>) -> parse::Block
         p.is_ident("Self") || (p.segments.len() == 1 && Some(&p.segments[0].ident) == self_type)
     };
     let mut facts = parse::BlockFacts::default();
+    let mut first: Vec<syn::Member> = Vec::new();
     for item in &block.items {
         let ImplItem::Fn(f) = item else { continue };
         if let syn::ReturnType::Type(_, ty) = &f.sig.output {
@@ -119,9 +120,15 @@ fn block_facts(block: &ItemImpl, self_type: Option<&syn::Ident>) -> parse::Block
         let mut literals = Literals {
             is_self: &is_self,
             widths: &mut facts.field_widths,
+            first: &mut first,
         };
         literals.visit_block_mut(&mut f.block.clone());
     }
+    let widths = &facts.field_widths;
+    facts.layout = first
+        .iter()
+        .map(|m| (m.clone(), widths.iter().find(|(w, _)| w == m).map(|(_, n)| *n)))
+        .collect();
     facts
 }
 
@@ -129,11 +136,16 @@ fn block_facts(block: &ItemImpl, self_type: Option<&syn::Ident>) -> parse::Block
 struct Literals<'a> {
     is_self: &'a dyn Fn(&syn::Path) -> bool,
     widths: &'a mut Vec<(syn::Member, usize)>,
+    /// The fields of the first literal.
+    first: &'a mut Vec<syn::Member>,
 }
 
 impl VisitMut for Literals<'_> {
     fn visit_expr_struct_mut(&mut self, s: &mut syn::ExprStruct) {
         if (self.is_self)(&s.path) {
+            if self.first.is_empty() && s.rest.is_none() {
+                *self.first = s.fields.iter().map(|f| f.member.clone()).collect();
+            }
             for f in &s.fields {
                 let Some(n) = crate::adapt::structs::width(&f.expr) else {
                     continue;

@@ -44,6 +44,10 @@ pub struct BlockFacts {
     /// The functions of the block that return the self type: a call of one (`Self::f(…)`,
     /// `T::f(…)`) is a value of the user's type, whose operators are its impls'.
     pub returning_self: Vec<Ident>,
+    /// The fields of the self type as the block's first struct literal of it lists them, each
+    /// a number (`None`) or an array of that many: a function returning a local of the type
+    /// (`let mut r = Self::zero(); … r`) returns these.
+    pub layout: Vec<(syn::Member, Option<usize>)>,
 }
 
 /// An `order = n` argument: 1, 2 or 3.

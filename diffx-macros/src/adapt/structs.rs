@@ -44,7 +44,9 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> syn::Result<Option<(ItemF
         return Ok(None);
     };
     let widths = &args.block.field_widths;
-    let shape = rows_of(ty, &item.block).or_else(|| struct_of(ty, &item.block, widths));
+    let shape = rows_of(ty, &item.block)
+        .or_else(|| struct_of(ty, &item.block, widths))
+        .or_else(|| local_of(ty, &item.block, &args.block.layout));
     let Some(shape) = shape else {
         return Ok(None);
     };
@@ -89,6 +91,17 @@ fn struct_of(ty: &Type, block: &syn::Block, widths: &[(syn::Member, usize)]) -> 
                 (f.member.clone(), width(&f.expr).or_else(known))
             })
             .collect(),
+    })
+}
+
+/// The struct of the block's literals, for a function returning `Self` whose body returns a
+/// local (`let mut r = Self::zero(); … r`) and no literal.
+fn local_of(ty: &Type, block: &syn::Block, layout: &[(syn::Member, Option<usize>)]) -> Option<Shape> {
+    let is_self = matches!(ty, Type::Path(p) if p.path.is_ident("Self"));
+    let local = matches!(block.stmts.last(), Some(Stmt::Expr(Expr::Path(p), None)) if p.path.get_ident().is_some());
+    (is_self && local && !layout.is_empty()).then(|| Shape::Struct {
+        path: syn::parse_quote!(Self),
+        fields: layout.to_vec(),
     })
 }
 
@@ -200,6 +213,11 @@ impl Layout {
         match &self.shape {
             Shape::Struct { .. } => match e {
                 Expr::Struct(s) => Some(self.struct_array(s).map(|a| *e = a).is_some()),
+                // A local of the type, read field by field.
+                Expr::Path(p) if p.path.get_ident().is_some() => {
+                    *e = syn::parse2(self.flatten(&quote!(#e))).ok()?;
+                    Some(true)
+                }
                 _ => None,
             },
             Shape::Rows { rows, cols } => match e {

@@ -63,9 +63,19 @@ impl VisitMut for Flows {
             Expr::Binary(b) if is_compound(&b.op) => self
                 .0
                 .push((place_name(&b.left), b.right.to_token_stream())),
-            Expr::ForLoop(f) => self
-                .0
-                .push((patterns::names(&f.pat), f.expr.to_token_stream())),
+            Expr::ForLoop(f) => {
+                self.0
+                    .push((patterns::names(&f.pat), f.expr.to_token_stream()));
+                // `for r in v.iter_mut() { *r = … }`: `v` holds what the body writes.
+                if let Some(v) = mutably_iterated(&f.expr) {
+                    self.0.push((v, f.body.to_token_stream()));
+                }
+            }
+            // `v.iter_mut().zip(x).for_each(|(r, a)| *r = …)`: `v` holds what the chain reads.
+            Expr::MethodCall(m) if mutably_iterated(&m.receiver).is_some() => {
+                let v = mutably_iterated(&m.receiver).unwrap_or_default();
+                self.0.push((v, m.to_token_stream()));
+            }
             // `v.push(x)`, `v.extend_from_slice(&w)`: `v` holds what it is given.
             Expr::MethodCall(m) if GROWS.contains(&m.method.to_string().as_str()) => self
                 .0
@@ -73,6 +83,16 @@ impl VisitMut for Flows {
             _ => {}
         }
         visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+/// The place an iterator chain iterates mutably (`v` of `v.iter_mut().zip(…)`), if it does.
+fn mutably_iterated(e: &Expr) -> Option<Vec<String>> {
+    match e {
+        Expr::MethodCall(m) if m.method == "iter_mut" => Some(place_name(&m.receiver)),
+        Expr::MethodCall(m) => mutably_iterated(&m.receiver),
+        Expr::Paren(p) => mutably_iterated(&p.expr),
+        _ => None,
     }
 }
 

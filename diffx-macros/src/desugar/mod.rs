@@ -2,12 +2,14 @@
 //! mode gets them at once.
 //!
 //! 0. [`rows`]: a local array of arrays becomes one flat array, `m[i][j]` its element `i * k + j`;
+//!    [`struct_locals`]: a local struct whose fields the body writes becomes one local per field;
 //!    [`options`]: `if let` and `match` on an `Option` become `if`s.
 //! 1. [`conversions`]: a float converted to `f64` and back (`let x: f64 = v.into();`,
 //!    `T::from_f64(e).unwrap()`) computed in the function's float type;
 //!    [`sugar`]: local closures are written out where they are called, iterator chains become
 //!    loops ([`chains`]), an array's `map` an array written in a loop ([`array_map`]), and
 //!    patterns become one `let` per name ([`patterns`]).
+//!    [`mut_refs`]: `let r = &mut v[k]; *r = e;` (an `iter_mut()` chain's element) writes the place.
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
 //! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
 //!    `return [a, b]`) is written element by element.
@@ -21,9 +23,11 @@ mod conversions;
 mod elements;
 mod flow;
 mod loop_values;
+mod mut_refs;
 mod options;
 mod patterns;
 mod rows;
+mod struct_locals;
 mod sugar;
 
 use syn::Block;
@@ -36,10 +40,12 @@ pub(crate) use rows::flat_literal;
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(mutable_params(block, sig))?;
+    let block = struct_locals::split(block);
     let differentiable = sig.params.iter().filter(|p| p.differentiable);
     let differentiable = differentiable.map(|p| p.name.to_string()).collect();
     let block = loop_values::loop_values(options::written_as_ifs(block, differentiable));
     let block = sugar::block(&conversions::followed(block, sig)?, sig)?;
+    let block = mut_refs::written_through(block);
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))
 }

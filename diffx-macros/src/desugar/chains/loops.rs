@@ -211,6 +211,11 @@ pub fn desugar(
             init.push(syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len];));
             (init, Some(syn::parse_quote!(#acc)))
         }
+        Consumer::ForEach(f) => {
+            let call = apply(&f, vec![v], temps, span)?;
+            body.push(syn::parse_quote!(#call;));
+            (Vec::new(), None)
+        }
         Consumer::For(pat, stmts) => {
             let mut binds = Vec::new();
             bind(&pat, v, None, temps, &mut binds)?;

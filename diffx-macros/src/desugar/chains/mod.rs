@@ -34,7 +34,12 @@ pub enum Func {
 #[derive(Clone)]
 enum Source {
     /// `base[k]` (or `&base[k]`) for `k` in `0..base.len()`.
-    Slice { base: Expr, by_ref: bool },
+    Slice {
+        base: Expr,
+        by_ref: bool,
+        /// `iter_mut()`: the elements are `&mut base[k]`.
+        mutable: bool,
+    },
     /// The values of a range.
     Range(Expr),
     /// `base.windows(size)` (`&base[k..k + size]`) or `base.chunks(size)` (`&base[k * size..]`
@@ -77,6 +82,8 @@ pub enum Consumer {
     Collect,
     /// The body of `for pat in chain { … }`.
     For(Pat, Vec<Stmt>),
+    /// `for_each(f)`: `f` called on each element.
+    ForEach(Func),
 }
 
 #[derive(Clone, Copy)]
@@ -118,6 +125,10 @@ pub fn consumed(
             (&*m.receiver, c)
         }
         "count" if m.args.is_empty() => (&*m.receiver, Consumer::Count),
+        "for_each" if m.args.len() == 1 => {
+            let f = func(&m.args[0], resolve)?;
+            (&*m.receiver, Consumer::ForEach(f))
+        }
         "collect" => (&*m.receiver, Consumer::Collect),
         "fold" if m.args.len() == 2 => {
             let f = func(&m.args[1], resolve)?;
@@ -156,13 +167,15 @@ pub fn chain(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> Option<syn::R
             }
             Expr::MethodCall(m) => {
                 let source = match (m.method.to_string().as_str(), m.args.is_empty()) {
-                    ("iter", true) => Source::Slice {
+                    ("iter" | "iter_mut", true) => Source::Slice {
                         base: base(&m.receiver),
                         by_ref: true,
+                        mutable: m.method == "iter_mut",
                     },
                     ("into_iter", true) => Source::Slice {
                         base: base(&m.receiver),
                         by_ref: matches!(strip(&m.receiver), Expr::Reference(_)),
+                        mutable: false,
                     },
                     ("windows" | "chunks", false) if m.args.len() == 1 => Source::Windows {
                         base: base(&m.receiver),
@@ -206,6 +219,7 @@ fn operand(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> Option<syn::Res
             source: Source::Slice {
                 base: (*r.expr).clone(),
                 by_ref: true,
+                mutable: false,
             },
             steps: Vec::new(),
         })),
@@ -213,6 +227,7 @@ fn operand(e: &Expr, resolve: &dyn Fn(&Expr) -> Option<Func>) -> Option<syn::Res
             source: Source::Slice {
                 base: p.clone(),
                 by_ref: true,
+                mutable: false,
             },
             steps: Vec::new(),
         })),

@@ -65,14 +65,20 @@ pub(super) struct Positions {
 
 pub(super) fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
     let mut p = match chain.source {
-        Source::Slice { base, by_ref } if subslice(&base).is_some() => {
+        Source::Slice {
+            base,
+            by_ref,
+            mutable,
+        } if subslice(&base).is_some() => {
             let (base, start, end) = subslice(&base).expect("a subslice");
             let start = paren(&start);
             Positions {
                 iter: Iter::Count(syn::parse_quote!(#end - #start)),
                 filtered: false,
                 elem: Box::new(move |_, _, k| {
-                    Ok(Elem::Expr(if by_ref {
+                    Ok(Elem::Expr(if mutable {
+                        syn::parse_quote!(&mut #base[#start + #k])
+                    } else if by_ref {
                         syn::parse_quote!(&#base[#start + #k])
                     } else {
                         syn::parse_quote!(#base[#start + #k])
@@ -80,11 +86,17 @@ pub(super) fn positions(chain: Chain, float: &Type) -> syn::Result<Positions> {
                 }),
             }
         }
-        Source::Slice { base, by_ref } => Positions {
+        Source::Slice {
+            base,
+            by_ref,
+            mutable,
+        } => Positions {
             iter: Iter::Count(syn::parse_quote!(#base.len())),
             filtered: false,
             elem: Box::new(move |_, _, k| {
-                Ok(Elem::Expr(if by_ref {
+                Ok(Elem::Expr(if mutable {
+                    syn::parse_quote!(&mut #base[#k])
+                } else if by_ref {
                     syn::parse_quote!(&#base[#k])
                 } else {
                     syn::parse_quote!(#base[#k])
