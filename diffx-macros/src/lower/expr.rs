@@ -157,8 +157,12 @@ impl Lowerer<'_> {
     fn dereferenced(&mut self, a: Atom, span: Span) -> Atom {
         match a {
             Atom::Var(v) if self.b.func.vars[v.0].is_ref && self.b.func.kind(v) == Kind::Other => {
+                let own = self.own_type(&a);
                 let copy = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
                 self.b.func.vars[copy.0].by_value = true;
+                if own {
+                    self.b.func.own_values.push(copy);
+                }
                 Atom::Var(copy)
             }
             a => a,
