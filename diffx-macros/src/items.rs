@@ -59,6 +59,7 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
         let block_options = own.is_none();
         let attr = own.unwrap_or_else(|| block_args.clone());
         let context = Context {
+            self_ty: home,
             types: &mut types,
             generics: &block.generics,
             operator: operator.as_ref(),
@@ -127,7 +128,12 @@ fn block_facts(block: &ItemImpl, self_type: Option<&syn::Ident>) -> parse::Block
     let widths = &facts.field_widths;
     facts.layout = first
         .iter()
-        .map(|m| (m.clone(), widths.iter().find(|(w, _)| w == m).map(|(_, n)| *n)))
+        .map(|m| {
+            (
+                m.clone(),
+                widths.iter().find(|(w, _)| w == m).map(|(_, n)| *n),
+            )
+        })
         .collect();
     facts
 }
@@ -185,6 +191,8 @@ fn own_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
 /// What a block's functions are differentiated in: its associated types, its generic
 /// parameters, and the operator it implements, if it does.
 struct Context<'a> {
+    /// The type the derivative functions are methods of.
+    self_ty: &'a syn::Type,
     types: &'a mut AssociatedTypes,
     generics: &'a syn::Generics,
     operator: Option<&'a Operator>,
@@ -337,6 +345,7 @@ fn function(
     if context.block_options {
         fit_block_options(&item, &mut args);
     }
+    named_self_params(&mut item, &args, context.self_ty);
     if !asked && !parse::differentiable_alone(&item, &args) {
         return Ok(None);
     }
@@ -375,6 +384,31 @@ fn fit_block_options(item: &ItemFn, args: &mut parse::Args) {
     }
     if parse::returns_other_than_number(item, args) {
         args.order = None;
+    }
+}
+
+/// Parameters of type `Self` (`other: &Self`) that `wrt` names, of the self type: the macro
+/// differentiates a parameter struct by its type's name (`Self` alone is the receiver's type,
+/// a constant unless named).
+fn named_self_params(item: &mut ItemFn, args: &parse::Args, self_ty: &syn::Type) {
+    let Some(wrt) = &args.wrt else { return };
+    for input in item.sig.inputs.iter_mut() {
+        let syn::FnArg::Typed(pt) = input else {
+            continue;
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            continue;
+        };
+        if !wrt.contains(&pi.ident) {
+            continue;
+        }
+        let mut ty = &mut *pt.ty;
+        while let syn::Type::Reference(r) = ty {
+            ty = &mut *r.elem;
+        }
+        if matches!(ty, syn::Type::Path(p) if p.path.is_ident("Self")) {
+            *ty = self_ty.clone();
+        }
     }
 }
 

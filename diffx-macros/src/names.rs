@@ -70,6 +70,22 @@ pub(crate) fn array(f: impl IdentFragment) -> Ident {
     format_ident!("{}{}", ARRAY, f)
 }
 
+/// The prefix of `__diffx_with_partials_f`, the version of `f` whose function parameters take
+/// `diffx::DiffFn` (`adapt/functions.rs`), which derivative code calls with function arguments.
+pub(crate) const WITH_PARTIALS: &str = "__diffx_with_partials_";
+
+/// `__diffx_with_partials_f`: see [`WITH_PARTIALS`].
+pub(crate) fn with_partials(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", WITH_PARTIALS, f)
+}
+
+/// The function a call in generated code reaches, without the prefix of the version it calls
+/// ([`ARRAY`], [`WITH_PARTIALS`]): its derivative functions are that function's.
+pub(crate) fn callee(name: &str) -> &str {
+    let name = name.strip_prefix(WITH_PARTIALS).unwrap_or(name);
+    name.strip_prefix(ARRAY).unwrap_or(name)
+}
+
 /// `__diffx_{mode}_f`: the derivative function `mode` (`jvp`, `vjp`, `hvp`, or a nested one such
 /// as `jvp_grad`) of `f`, for a mode chosen at run time of the macro.
 pub(crate) fn derived(mode: &str, f: impl IdentFragment) -> Ident {

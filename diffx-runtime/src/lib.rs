@@ -4,6 +4,8 @@
 //! - [`Dual`]: dual numbers `a + b·ε` (ε² = 0), forward-mode AD by operator overloading.
 //! - [`sigmoid`], [`relu`], [`softplus`], [`stop_gradient`]: scalar functions the macro knows the
 //!   derivatives of.
+//! - [`DiffFn`], [`with_partials`]: a function passed to an `#[autodiff]` function's parameter
+//!   `op: impl Fn(f64, f64) -> f64`, with its partial derivatives.
 //! - [`check`]: central finite differences, to test any gradient against an independent reference.
 //! - [`Tensor`]: dense row-major `f32`/`f64` arrays with broadcasting arithmetic, matmul, reductions,
 //!   softmax and losses (forward kernels only: `#[autodiff]` owns every derivative rule).
@@ -31,6 +33,7 @@ pub mod data;
 mod dual;
 pub mod explain;
 mod fastmath;
+mod functions;
 pub mod nn;
 pub mod optim;
 mod params;
@@ -42,9 +45,13 @@ mod tensor;
 pub mod private;
 
 pub use dual::Dual;
+pub use functions::{with_partials, DiffFn, WithPartials};
+// (What `#[autodiff]` writes for a call of a function parameter, in the function it differentiates.)
 /// num-traits, whose [`Float`](num_traits::Float) a function generic over its float type names
 /// as its bound: `#[autodiff] fn f<T: num_traits::Float>(x: &[T]) -> T`.
 pub use num_traits;
 pub use params::{Leaf, LeafMut, Params};
+#[doc(hidden)]
+pub use private::{linear1, linear2};
 pub use scalar::{relu, sigmoid, softplus, stop_gradient, Float};
 pub use tensor::{ShapeError, Tensor};

@@ -1199,3 +1199,17 @@ impl NoSlot for () {
     #[inline(always)]
     fn none() -> Self {}
 }
+
+/// `op(a)` of a function parameter in derivative code: the value `p.0` that `op` computed with
+/// its partials `p.1` (`DiffFn::value_and_partials`); the derivative table's `linear1` row
+/// carries the partial to `a`.
+#[inline(always)]
+pub fn linear1<F>(p: (F, [F; 1]), _a: F) -> F {
+    p.0
+}
+
+/// `op(a, b)` of a function parameter in derivative code, as [`linear1`].
+#[inline(always)]
+pub fn linear2<F>(p: (F, [F; 2]), _a: F, _b: F) -> F {
+    p.0
+}

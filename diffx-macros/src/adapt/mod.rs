@@ -1,9 +1,9 @@
 //! The forms of function the core pipeline does not take, adapted to it on the way in and back on
 //! the way out, each adapter's two halves in one file: a tuple result differentiated as an array
 //! (`tuples.rs`), a method differentiated in its receiver as an associated function
-//! (`receiver.rs`); and the dressing of what the core writes for a method or an associated
-//! function (`methods.rs`) and for a generic function (`generics.rs`). No other stage knows about
-//! these forms.
+//! (`receiver.rs`), a function parameter taken with its partials (`functions.rs`); and the
+//! dressing of what the core writes for a method or an associated function (`methods.rs`) and for
+//! a generic function (`generics.rs`). No other stage knows about these forms.
 
 use proc_macro2::Ident;
 use syn::{Item, ItemFn, Receiver};
@@ -11,6 +11,7 @@ use syn::{Item, ItemFn, Receiver};
 use crate::emit::tuples::Layout;
 use crate::parse::{self, Signature};
 
+pub mod functions;
 pub mod generics;
 pub mod methods;
 pub mod outputs;
@@ -20,6 +21,8 @@ pub mod tuples;
 
 /// An adaptation made on the way in, undone on the way out.
 pub enum Adapter {
+    /// The function parameters of `function` taken as `impl DiffFn` ([`functions`]).
+    Functions { function: ItemFn },
     /// The `&mut` output of `function` taken by value and returned ([`outputs`]).
     Output {
         function: ItemFn,
@@ -43,6 +46,10 @@ pub fn into_core(
     mut args: parse::Args,
 ) -> syn::Result<(ItemFn, parse::Args, Vec<Adapter>)> {
     let mut adapters = Vec::new();
+    if let Some(with_partials) = functions::into_core(&item, &mut args)? {
+        let function = std::mem::replace(&mut item, with_partials);
+        adapters.push(Adapter::Functions { function });
+    }
     if let Some((returning, output)) = outputs::into_core(&item, &mut args)? {
         let function = std::mem::replace(&mut item, returning);
         adapters.push(Adapter::Output { function, output });
@@ -90,6 +97,7 @@ pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapt
             Adapter::Receiver { method, receiver } => receiver::dress(items, receiver, method),
             Adapter::Output { function, output } => outputs::dress(items, function, output),
             Adapter::Struct { function, layout } => structs::dress(items, function, layout),
+            Adapter::Functions { function } => functions::dress(items, function),
         };
     }
     items

@@ -96,7 +96,11 @@ fn struct_of(ty: &Type, block: &syn::Block, widths: &[(syn::Member, usize)]) -> 
 
 /// The struct of the block's literals, for a function returning `Self` whose body returns a
 /// local (`let mut r = Self::zero(); … r`) and no literal.
-fn local_of(ty: &Type, block: &syn::Block, layout: &[(syn::Member, Option<usize>)]) -> Option<Shape> {
+fn local_of(
+    ty: &Type,
+    block: &syn::Block,
+    layout: &[(syn::Member, Option<usize>)],
+) -> Option<Shape> {
     let is_self = matches!(ty, Type::Path(p) if p.path.is_ident("Self"));
     let local = matches!(block.stmts.last(), Some(Stmt::Expr(Expr::Path(p), None)) if p.path.get_ident().is_some());
     (is_self && local && !layout.is_empty()).then(|| Shape::Struct {

@@ -63,7 +63,10 @@ impl Splitter {
         }
         let fields = uses.fields;
         let locals: Vec<Ident> = fields.iter().map(|f| self.fresh(&name, f)).collect();
-        let whole = self.fresh(&name, &Member::Named(Ident::new("value", Span::call_site())));
+        let whole = self.fresh(
+            &name,
+            &Member::Named(Ident::new("value", Span::call_site())),
+        );
         let mut lets: Vec<Stmt> = vec![syn::parse_quote!(let #whole = #value;)];
         for (f, local) in fields.iter().zip(&locals) {
             lets.push(syn::parse_quote!(let mut #local = #whole.#f;));

@@ -23,12 +23,13 @@ pub(crate) use stmt::*;
 
 /// The derivative function `prefix` of the function at `path`: `m::g` → `m::__diffx_vjp_g`.
 /// A call of a tuple-valued function through its array version, `__diffx_array_g`, has the
-/// derivative functions of `g` (which work on arrays).
+/// derivative functions of `g` (which work on arrays), and so has a call with function arguments
+/// through `__diffx_with_partials_g`.
 pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
     let mut p = path.clone();
     if let Some(last) = p.segments.last_mut() {
         let name = last.ident.to_string();
-        let callee = name.strip_prefix(names::ARRAY).unwrap_or(&name);
+        let callee = names::callee(&name);
         let mut derived = names::derived(prefix, callee);
         derived.set_span(last.ident.span());
         last.ident = derived;

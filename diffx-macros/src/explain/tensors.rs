@@ -560,9 +560,7 @@ fn shown_callee(path: &syn::Path) -> syn::Path {
     let mut p = path.clone();
     if let Some(last) = p.segments.last_mut() {
         let name = last.ident.to_string();
-        if let Some(user) = name.strip_prefix(names::ARRAY) {
-            last.ident = Ident::new(user, last.ident.span());
-        }
+        last.ident = Ident::new(names::callee(&name), last.ident.span());
     }
     p
 }

@@ -403,9 +403,15 @@ impl Lowerer<'_> {
             false => self.b.call_kind,
         };
         let parts = parts_path(path);
+        let own_value = self.returns_self(path);
         let mut path = path.clone();
         if let (true, Some(last)) = (tuple, path.segments.last_mut()) {
             last.ident = names::array(&last.ident);
+        }
+        // (With a function argument, the callee's version taking it with its partials.)
+        let functions = c.args.iter().any(|a| self.function_argument(a).is_some());
+        if let (true, Some(last)) = (functions, path.segments.last_mut()) {
+            last.ident = names::with_partials(&last.ident);
         }
         let v = self
             .b
@@ -417,11 +423,56 @@ impl Lowerer<'_> {
         if tuple {
             self.tuple_values.insert(v, parts);
         }
-        if self.returns_self(&path) {
+        if own_value {
             self.b.func.vars[v.0].kind = Kind::Other;
             self.b.func.own_values.push(v);
         }
         Ok(Atom::Var(v))
+    }
+
+    /// A function of the derivative table passed by path (`f64::add`, `f64::max`), as a callee's
+    /// function parameter takes it in derivative code: with its partials
+    /// (`diffx::with_partials(f64::max, |a, b, z| [∂a, ∂b])`, see `adapt/functions.rs`).
+    fn function_argument(&self, a: &Expr) -> Option<TokenStream> {
+        let Expr::Path(p) = a else { return None };
+        let float = &self.b.float;
+        if p.qself.is_some() || !float_path(&p.path, float) {
+            return None;
+        }
+        let name = p.path.segments.last()?.ident.to_string();
+        let rule = rules::find_method(&name, false)
+            .filter(|r| r.syntax == rules::Syntax::Method)
+            .or_else(|| {
+                rules::find(&name).filter(|r| matches!(r.syntax, rules::Syntax::Infix(_)))
+            })?;
+        let rules::Deriv::Partials(partials) = rule.deriv else {
+            return None;
+        };
+        if !(1..=2).contains(&partials.len()) || partials.iter().any(|d| d.is_empty()) {
+            return None;
+        }
+        let operands: Vec<Ident> = ["a", "b"][..partials.len()]
+            .iter()
+            .map(|n| Ident::new(n, p.span()))
+            .collect();
+        let z = Ident::new("z", p.span());
+        let bindings: Vec<(&str, TokenStream)> = ["a", "b", "z"]
+            .iter()
+            .map(|n| (*n, Ident::new(n, p.span()).to_token_stream()))
+            .collect();
+        let written = partials
+            .iter()
+            .map(|d| template::write(d, float, &bindings).ok())
+            .collect::<Option<Vec<_>>>()?;
+        let (path, n) = (&p.path, partials.len());
+        let floats = vec![float; n];
+        // (As function pointers: the argument is written again at each use, one type each time.)
+        Some(quote! {
+            ::diffx::with_partials(
+                #path as fn(#(#floats),*) -> #float,
+                (|#(#operands: #float,)* #z: #float| [#(#written),*]) as fn(#(#floats,)* #float) -> [#float; #n],
+            )
+        })
     }
 
     /// Whether `path` (`Self::f`, `KM::f`) names a function of the `impl` block that returns
@@ -437,6 +488,9 @@ impl Lowerer<'_> {
     /// An argument of a call, lowered: a local vector passed by value goes as a copy of its own, a
     /// field passed by value as a number.
     fn call_arg(&mut self, a: &Expr) -> syn::Result<Atom> {
+        if let Some(f) = self.function_argument(a) {
+            return Ok(Atom::Const(f));
+        }
         // `&g(…)` passed on: a call's vector, by reference.
         self.vector_call = self.b.call_kind == Kind::Scalar
             && matches!(a, Expr::Reference(r) if matches!(&*r.expr, Expr::Call(_)));

@@ -508,7 +508,7 @@ fn call_name(path: &syn::Path) -> String {
 fn splittable(path: &syn::Path) -> bool {
     let last = path.segments.last().map(|s| s.ident.to_string());
     let nested = last.is_some_and(|l| {
-        let l = l.strip_prefix(names::ARRAY).unwrap_or(&l);
+        let l = names::callee(&l);
         l.starts_with("grad_") || l.starts_with("jvp_")
     });
     !nested

@@ -179,6 +179,14 @@ pub static RULES: &[Rule] = &[
     method("mul_add", &["b", "a", "1.0"]),
     method("fract", &["1.0"]),
     // The runtime's activations, as functions of scalars and as methods of tensors.
+    // A call of a function parameter (`op(a, b)` of `op: impl Fn(f64, f64) -> f64`), written
+    // by `adapt/functions.rs` with the value and partials `a` that the argument computed.
+    runtime("linear1", "::diffx::__private::linear1", &["", "a.1[0]"]),
+    runtime(
+        "linear2",
+        "::diffx::__private::linear2",
+        &["", "a.1[0]", "a.1[1]"],
+    ),
     in_place(runtime("sigmoid", "::diffx::sigmoid", &["z * (1.0 - z)"])),
     in_place(runtime("relu", "::diffx::relu", &["F::from(a > 0.0)"])),
     runtime("softplus", "::diffx::softplus", &["::diffx::sigmoid(a)"]),
