@@ -685,6 +685,32 @@ impl<F: Float> Fit<F> for F {
     }
 }
 
+/// A `Vec` (a struct's `Vec` field copied into a local vector the body writes): added element by
+/// element.
+impl<F: Float> Fit<Vec<F>> for Vec<F> {
+    #[inline]
+    fn fit(&self, _: &Self) -> Self {
+        self.clone()
+    }
+    #[inline]
+    fn fit_owned(self, _: &Self) -> Self {
+        self
+    }
+    #[inline]
+    fn accumulate_into(&self, acc: &mut Self, _: &Self) {
+        for (a, c) in acc.iter_mut().zip(self) {
+            *a += *c;
+        }
+    }
+}
+
+impl<F: Float> FitArg<Vec<F>> for Vec<F> {
+    #[inline(always)]
+    fn fit_arg(self, _: &Self) -> Self {
+        self
+    }
+}
+
 /// An array (a struct's array field copied into a local vector, `self.vals.map(…)`): added
 /// element by element.
 impl<F: Float, const N: usize> Fit<[F; N]> for [F; N] {
