@@ -350,7 +350,15 @@ fn function(
         return Ok(None);
     }
     let name = item.sig.ident.clone();
-    let items = match expand::function(item, args)? {
+    // (A function returning a value of a type of the user's, not asked for, is differentiated
+    // where it can be, and kept as written, without an error, where not: a constructor may do
+    // anything.)
+    let lenient = !asked && parse::returns_own_type(&item, &args);
+    let written = match expand::function(item, args) {
+        Err(_) if lenient => return Ok(None),
+        w => w?,
+    };
+    let items = match written {
         Written::Items(items) => items,
         Written::Tokens(tokens) => syn::parse2::<syn::File>(tokens)?.items,
     };

@@ -436,6 +436,22 @@ pub fn differentiable_alone(f: &ItemFn, args: &Args) -> bool {
     result && taken && !mutator
 }
 
+/// Whether `f` returns a value of a type of the user's (a struct, a type alias, an array of
+/// arrays), not a number, a vector of them, a tuple or a tensor.
+pub fn returns_own_type(f: &ItemFn, args: &Args) -> bool {
+    let mut g = type_params(&f.sig.generics, &mut Vec::new());
+    if g.float.is_none() {
+        g.float = args.impl_float.clone();
+    }
+    let ReturnType::Type(_, ty) = &f.sig.output else {
+        return false;
+    };
+    let known = float_type(ty, &g).is_some()
+        || tensor_float(ty, &g).is_some()
+        || returned_sequence(ty, &g).is_some();
+    !known && own_result(ty, &g)
+}
+
 /// Whether `f` returns something other than a number (its float type, or `f64`/`f32`): a
 /// vector, a tuple, a struct. (A function returning nothing may write a number into a `&mut`
 /// output.)

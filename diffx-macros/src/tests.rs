@@ -98,6 +98,12 @@ fn every_rule_template_parses_and_lowers() {
         let call = match rule.syntax {
             crate::rules::Syntax::Infix(op) if args.len() == 2 => format!("a0 {op} a1"),
             crate::rules::Syntax::Prefix(op) => format!("{op}a0"),
+            // (A function parameter's value and partials are a constant: `adapt/functions.rs`.)
+            crate::rules::Syntax::Func(_) if rule.name.starts_with("linear") => format!(
+                "{}(diffx::stop_gradient(a0), {})",
+                rule.name,
+                args[1..].join(", ")
+            ),
             crate::rules::Syntax::Func(_) => format!("{}({})", rule.name, args.join(", ")),
             _ => format!("a0.{}({})", rule.name, args[1..].join(", ")),
         };
@@ -108,6 +114,10 @@ fn every_rule_template_parses_and_lowers() {
             .join(", ");
         let params = if rule.name == "powi" {
             "a0: f64, a1: i32".to_string()
+        } else if let Some(n) = rule.name.strip_prefix("linear") {
+            // (A function parameter's call: its value and partials, then its arguments.)
+            let rest: Vec<String> = args[1..].iter().map(|a| format!("{a}: f64")).collect();
+            format!("a0: (f64, [f64; {n}]), {}", rest.join(", "))
         } else {
             params
         };

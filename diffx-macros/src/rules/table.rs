@@ -364,7 +364,11 @@ mod tests {
         let second = test_file("second_order/elementary.rs");
         let tensors = test_file("tensors_and_training/tensor.rs");
         let mut missing = Vec::new();
-        for rule in RULES.iter().filter(|r| r.name != names::TANGENT_PRODUCT) {
+        // (The rows generated code alone reaches are tested where that code is: a function
+        // parameter's call, `linear1`/`linear2`, in `ordinary_rust/functions_and_fields.rs`,
+        // first order only.)
+        let internal = |r: &Rule| r.name == names::TANGENT_PRODUCT || r.name.starts_with("linear");
+        for rule in RULES.iter().filter(|r| !internal(r)) {
             let call = match rule.syntax {
                 Syntax::Infix(_) | Syntax::Prefix(_) => format!("    {}: |", rule.name),
                 Syntax::Func(_) => format!("diffx::{}(", rule.name),
