@@ -120,6 +120,10 @@ pub enum C {
     /// methods (`let x = pf.x_of();`), one of them through a method returning the struct
     /// (`let y = pf.swapped().x_of();`) where the function has first order only.
     OwnMethods,
+    /// With [`C::OwnMethods`] (first order, not generic): the struct also built by
+    /// `P::zip_with(p, q, f64::add)`, an associated function taking a function parameter and
+    /// filling a local of the type by field, its operators and methods applied to the result.
+    OwnForms,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -183,10 +187,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::Output, "output", 10),
     (C::ImplBlock, "impl_block", 10),
     (C::OwnMethods, "own_methods", 50),
+    (C::OwnForms, "own_forms", 50),
 ];
 
 impl C {
-    pub const COUNT: usize = C::OwnMethods as usize + 1;
+    pub const COUNT: usize = C::OwnForms as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

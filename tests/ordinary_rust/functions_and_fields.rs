@@ -9,6 +9,9 @@
 //!   block's functions returning the type; `*m` of a matrix parameter passed by value;
 //! - a field of a `mut` parameter struct written, then read.
 
+// (Index loops as numeric code writes them.)
+#![allow(clippy::needless_range_loop)]
+
 use std::ops::{Add, Mul, Sub};
 
 use diffx::check::central_difference;
@@ -30,7 +33,9 @@ impl Sym {
         Self { vals: [0.0; 6] }
     }
 
-    /// `op` on each pair of numbers, written into a local struct through `iter_mut()`.
+    /// `op` on each pair of numbers, written into a local struct through `iter_mut()` (as the
+    /// book writes it, `into_iter()` twice).
+    #[allow(clippy::useless_conversion)]
     fn from_binary_op(x: Sym, y: Sym, op: impl Fn(f64, f64) -> f64) -> Self {
         let mut result = Sym::zero();
         result
@@ -64,9 +69,8 @@ impl Sym {
     }
 
     /// `e = (H + Hᵀ + H Hᵀ)/2` in Mandel form: operators on the values of `from_matrix`.
-    #[allow(non_snake_case)]
-    fn green_euler(H: Mat3) -> Self {
-        Self::from_matrix(H) + 0.5 * Self::from_matrix(outer_product(&H))
+    fn green_euler(h: Mat3) -> Self {
+        Self::from_matrix(h) + 0.5 * Self::from_matrix(outer_product(&h))
     }
 
     /// The matrix parameter behind a reference, passed on by value.

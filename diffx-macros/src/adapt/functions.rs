@@ -84,7 +84,7 @@ fn function_type(ty: &Type) -> Option<(usize, Type)> {
     inputs
         .iter()
         .all(|t| number(t).as_ref() == Some(&float))
-        .then(|| (inputs.len(), output))
+        .then_some((inputs.len(), output))
 }
 
 /// The argument and result types of an `Fn`, `FnMut` or `FnOnce` bound among `bounds`.

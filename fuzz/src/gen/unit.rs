@@ -81,6 +81,8 @@ pub struct Function {
     /// Whether its struct's fields are read through methods ([`C::OwnMethods`]), and whether one
     /// goes through `swapped()`, a method returning the struct.
     pub own_methods: Option<bool>,
+    /// Whether its struct is also built through `zip_with` ([`C::OwnForms`]).
+    pub own_forms: bool,
 }
 
 /// How a body reads an optional field.
@@ -180,6 +182,13 @@ impl Function {
         }
         if swap {
             s.push_str(&format!("#[autodiff(wrt(self))]\nfn swapped(&self) -> Self {{\n    Self {{ {a}: self.{b}, {b}: self.{a} }}\n}}\n"));
+        }
+        if self.own_forms {
+            let ty = self.struct_name();
+            s.push_str(&format!(
+                "fn zero() -> Self {{\n    Self {{ {a}: 0.0, {b}: 0.0 }}\n}}\n"
+            ));
+            s.push_str(&format!("fn zip_with(p: {ty}, q: {ty}, op: impl Fn(f64, f64) -> f64) -> Self {{\n    let mut r = Self::zero();\n    r.{a} = op(p.{a}, q.{a});\n    r.{b} = op(p.{b}, q.{b});\n    r\n}}\n"));
         }
         s.push_str("}\n\n");
         if swap {
@@ -285,7 +294,8 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
         && !main.dhvp
         && rng.chance(w(C::OwnMethods) as f64 / 100.0)
     {
-        own_methods(&mut main);
+        let forms = rng.chance(w(C::OwnForms) as f64 / 100.0);
+        own_methods(&mut main, forms);
     }
     // (Drawn last too.)
     if rng.chance(w(C::Changed) as f64 / 100.0) {
@@ -375,7 +385,7 @@ fn optional(f: &mut Function, read: OptionRead) {
 
 /// `f`'s struct fields read through its methods: `let a = pf.a_of();`, and where `f` has first
 /// order only, `let b = pf.swapped().a_of();` (a method returning the struct, chained).
-fn own_methods(f: &mut Function) {
+fn own_methods(f: &mut Function, forms: bool) {
     let Some([a, b]) = f.fields.clone() else {
         return;
     };
@@ -392,6 +402,11 @@ fn own_methods(f: &mut Function) {
                 // `Copy`: the left operand a clone).
                 true if f.generic => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw.clone() + sw) * 0.5).{a}_of();"),
                 // (A number on the left: `impl Mul<P> for f64`, not written generic.)
+                // `b + a − a` through `zip_with(…, f64::add)`, and a `max` times zero.
+                true if forms => {
+                    let ty = f.struct_name();
+                    format!("let sw = pf.swapped();\n    let {b} = (0.5 * (sw.clone() + sw.clone())).{a}_of() * 0.0 + {ty}::zip_with(pf.clone(), sw.clone(), f64::add).{b}_of() - pf.{a}_of() + {ty}::zip_with(pf.clone(), sw, f64::max).{a}_of() * 0.0;")
+                }
                 true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw)).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
             },
@@ -406,6 +421,10 @@ fn own_methods(f: &mut Function) {
     }
     f.own_methods = Some(swap);
     f.used[C::OwnMethods as usize] += 1;
+    if forms && swap && !f.generic {
+        f.own_forms = true;
+        f.used[C::OwnForms as usize] += 1;
+    }
 }
 
 /// `f` with `let mut stack = vec![…];` first and up to three of its `0.5` literals popped from it
@@ -603,6 +622,7 @@ fn function(
         output: false,
         in_impl: false,
         own_methods: None,
+        own_forms: false,
     }
 }
 
@@ -747,5 +767,6 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         output: false,
         in_impl: false,
         own_methods: None,
+        own_forms: false,
     }
 }
