@@ -14,7 +14,6 @@ use quote::format_ident;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Item, ItemFn, Pat, Type};
 
-use crate::emit::{called, rewrite_calls};
 use crate::parse;
 
 /// For a function with parameters that are functions of one or two numbers: the function taking
@@ -164,7 +163,6 @@ impl FuncSpan for syn::ExprCall {
 pub fn dress(items: Vec<Item>, function: &ItemFn) -> Vec<Item> {
     let name = &function.sig.ident;
     let core = crate::names::with_partials(name);
-    let primal = [name.to_string()];
     let mut out = Vec::new();
     for item in items {
         let Item::Fn(mut f) = item else {
@@ -172,20 +170,10 @@ pub fn dress(items: Vec<Item>, function: &ItemFn) -> Vec<Item> {
             continue;
         };
         if f.sig.ident == *name {
-            f.sig.ident = core.clone();
-            f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-            f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            let mut user = function.clone();
-            user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            out.extend([Item::Fn(user), Item::Fn(f)]);
+            out.extend(super::user_beside_core(f, function, &core, true));
             continue;
         }
-        rewrite_calls(&mut f.block, &mut |c| {
-            called(c, &|n| primal.iter().any(|p| p == n))?;
-            let args = &c.args;
-            Some(syn::parse_quote!(#core(#args)))
-        });
-        super::rename_self_calls(&mut f.block, &primal, &|_| core.clone());
+        super::redirect_calls(&mut f.block, name, &core);
         out.push(Item::Fn(f));
     }
     out

@@ -103,6 +103,32 @@ pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapt
     items
 }
 
+/// The core's own function `core`, hidden under the name `to`, after the user's `function` as
+/// written: what an adapter writes where the pipeline wrote the function. With `unused`, the
+/// user's function may go unused (the derivative functions call the core's).
+fn user_beside_core(mut core: ItemFn, function: &ItemFn, to: &Ident, unused: bool) -> [Item; 2] {
+    core.sig.ident = to.clone();
+    core.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    core.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    let mut user = function.clone();
+    if unused {
+        user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    }
+    [Item::Fn(user), Item::Fn(core)]
+}
+
+/// Calls of the function `name` in `block` (`name(…)`, `self.name(…)`, `Self::name(…)`)
+/// redirected to `to`: the generated functions call the core's version.
+fn redirect_calls(block: &mut syn::Block, name: &Ident, to: &Ident) {
+    let primal = [name.to_string()];
+    crate::emit::rewrite_calls(block, &mut |c| {
+        crate::emit::called(c, &|n| primal.iter().any(|p| p == n))?;
+        let args = &c.args;
+        Some(syn::parse_quote!(#to(#args)))
+    });
+    rename_self_calls(block, &primal, &|_| to.clone());
+}
+
 /// Rewrites `self.g(…)` and `Self::g(…)` for `g` among `names` into calls of `to(g)`: the
 /// generated functions of a method call each other so, and an adapter renames some of them.
 pub fn rename_self_calls(block: &mut syn::Block, names: &[String], to: &dyn Fn(&Ident) -> Ident) {

@@ -344,7 +344,6 @@ impl Layout {
 /// the struct of `layout`.
 pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> {
     let name = &function.sig.ident;
-    let primal = [name.to_string()];
     let array = names::array(name);
     let (jvp, vjp) = (format_ident!("jvp_{}", name), format_ident!("vjp_{}", name));
     let (hidden_jvp, hidden_vjp) = (names::jvp(name), names::vjp(name));
@@ -374,12 +373,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
             continue;
         }
         if f.sig.ident == *name {
-            f.sig.ident = array.clone();
-            f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-            f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            let mut user = function.clone();
-            user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            out.extend([Item::Fn(user), Item::Fn(f)]);
+            out.extend(super::user_beside_core(f, function, &array, true));
             continue;
         }
         if f.sig.ident == split {
@@ -397,12 +391,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
             continue;
         }
         // The generated functions call the array version.
-        rewrite_calls(&mut f.block, &mut |c| {
-            called(c, &|n| primal.iter().any(|p| p == n))?;
-            let args = &c.args;
-            Some(syn::parse_quote!(#array(#args)))
-        });
-        super::rename_self_calls(&mut f.block, &primal, &|_| array.clone());
+        super::redirect_calls(&mut f.block, name, &array);
         if cut {
             let array_split = names::split(format_ident!("array_{}", name));
             rewrite_calls(&mut f.block, &mut |c| {

@@ -32,10 +32,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
         let name = f.sig.ident.to_string();
         if f.sig.ident == function.sig.ident {
             // The user's function as written, and the array version for the generated code.
-            f.sig.ident = array_name.clone();
-            f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-            f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            out.extend([Item::Fn(function.clone()), Item::Fn(f)]);
+            out.extend(super::user_beside_core(f, function, &array_name, false));
             continue;
         }
         // Calls of the function and its `jvp_` and `vjp_` go to their array versions (for a
