@@ -141,12 +141,17 @@ fn reassigns(stmts: &mut [Stmt], place: &Expr) -> bool {
         found: bool,
     }
     impl VisitMut for Assigns<'_> {
-        fn visit_expr_assign_mut(&mut self, a: &mut syn::ExprAssign) {
-            if matches!(&*a.left, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.read.contains(&i.to_string())))
-            {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            let target = match e {
+                Expr::Assign(a) => Some(&*a.left),
+                Expr::Binary(b) if crate::desugar::activity::is_compound(&b.op) => Some(&*b.left),
+                _ => None,
+            };
+            let named = |t: &Expr| matches!(t, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.read.contains(&i.to_string())));
+            if target.is_some_and(named) {
                 self.found = true;
             }
-            visit_mut::visit_expr_assign_mut(self, a);
+            visit_mut::visit_expr_mut(self, e);
         }
         fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
             self.found |= self.read.contains(&p.ident.to_string());
