@@ -301,6 +301,12 @@ fn own_result(ty: &Type, g: &TypeParams) -> bool {
     }
 }
 
+/// Whether `ty` names a type of the user's (a struct, `Self`, a type alias), not a number, a
+/// vector, a tensor or a type of the standard library.
+pub fn is_own_type(ty: &Type) -> bool {
+    matches!(ty, Type::Path(_)) && own_result(ty, &TypeParams::default())
+}
+
 /// The float type a function names in its signature when none is a type parameter: `f32` if it
 /// names it, else `f64`.
 fn float_named(sig: &syn::Signature) -> Ident {

@@ -33,6 +33,8 @@ enum Shape {
     Vec,
     Array,
     Number,
+    /// A value of the user's type (`&mut KM`), written whole (`*tau = …`).
+    Own,
 }
 
 /// For a function with a `&mut` output: the function as one that takes the output by value and
@@ -91,14 +93,33 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<(I
     if let Some(Stmt::Expr(_, semi @ None)) = block.stmts.last_mut() {
         *semi = Some(Default::default());
     }
+    // (A value of the user's type written last, `*tau = k * b;`, is the value returned: an
+    // operator there is the type's.)
+    let last = match block.stmts.last() {
+        Some(Stmt::Expr(Expr::Assign(a), _))
+            if shape == Shape::Own
+                && matches!(&*a.left, Expr::Path(p) if p.path.is_ident(&name)) =>
+        {
+            Some((*a.right).clone())
+        }
+        _ => None,
+    };
+    let tail = match last {
+        Some(value) => {
+            block.stmts.pop();
+            value
+        }
+        None => syn::parse_quote!(#name),
+    };
     let stmts = &block.stmts;
-    *core_fn.block = syn::parse_quote!({ #(#stmts)* #name });
+    *core_fn.block = syn::parse_quote!({ #(#stmts)* #tail });
     let output = Output { name, shape, user };
     Ok(Some((core_fn, output)))
 }
 
 /// The shape and core type of `ty` if it is a `&mut` of numbers: `[F]`, `Vec<F>`, `[F; N]`, `F`
-/// (`f64`, `f32`, a type parameter of the function or the `impl`'s float type).
+/// (`f64`, `f32`, a type parameter of the function or the `impl`'s float type), or of a value of
+/// the user's type (`&mut KM`).
 fn output_shape(
     ty: &Type,
     generics: &syn::Generics,
@@ -131,6 +152,7 @@ fn output_shape(
                 _ => return None,
             },
             _ if number(elem) => Shape::Number,
+            _ if parse::is_own_type(elem) => Shape::Own,
             _ => return None,
         },
         _ => return None,
@@ -346,7 +368,7 @@ impl Output {
     fn taken(&self, written: &Ident) -> TokenStream {
         match self.shape {
             Shape::Slice => quote!(#written.to_vec()),
-            Shape::Vec => quote!(::core::clone::Clone::clone(&*#written)),
+            Shape::Vec | Shape::Own => quote!(::core::clone::Clone::clone(&*#written)),
             Shape::Array | Shape::Number => quote!(*#written),
         }
     }

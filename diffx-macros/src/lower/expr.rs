@@ -18,6 +18,8 @@ impl Lowerer<'_> {
     /// Lowers an expression to an operand.
     pub(super) fn expr(&mut self, e: &Expr) -> syn::Result<Atom> {
         reject(e)?;
+        // (Only the operator the value is, through parentheses, is of the user's type.)
+        let own = std::mem::take(&mut self.expect_own);
         // An expression that reassigns a variable from outside (an `if` that counts) is lowered
         // for that effect even when its value is a constant.
         if !self.mentions_active(e) && !self.reassigns(e) {
@@ -41,14 +43,20 @@ impl Lowerer<'_> {
                 Some(a) => Ok(a.clone()),
                 None => Ok(Atom::Const(self.constant(e))),
             },
-            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Paren(p) => {
+                self.expect_own = own;
+                self.expr(&p.expr)
+            }
             Expr::Group(g) => self.expr(&g.expr),
             Expr::Block(b) if b.label.is_none() => self.block_expr(&b.block),
-            Expr::Binary(b) => self.binary(b, e),
+            Expr::Binary(b) => self.binary(b, e, own),
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
                     let before = self.b.func.body.len();
                     let a = self.expr(&u.expr)?;
+                    if own {
+                        self.mark_own(&a);
+                    }
                     if self.own_type(&a) {
                         let neg = Ident::new("neg", u.op.span());
                         return Ok(self.operator(&neg, vec![a]));
@@ -86,7 +94,9 @@ impl Lowerer<'_> {
         }
     }
 
-    fn binary(&mut self, b: &syn::ExprBinary, e: &Expr) -> syn::Result<Atom> {
+    /// `own`: the value is known to be of the user's type (the value a function returning one
+    /// returns), so one of its operands is.
+    fn binary(&mut self, b: &syn::ExprBinary, e: &Expr, own: bool) -> syn::Result<Atom> {
         let name = match b.op {
             BinOp::Add(_) => "add",
             BinOp::Sub(_) => "sub",
@@ -115,6 +125,13 @@ impl Lowerer<'_> {
         let before = self.b.func.body.len();
         let l = self.expr(&b.left)?;
         let r = self.expr(&b.right)?;
+        if own && !self.own_type(&l) && !self.own_type(&r) {
+            // (`k * b`: a number on the left, the value of the type on the right.)
+            match self.b.func.atom_kind(&l) {
+                Kind::Scalar => self.mark_own(&r),
+                _ => self.mark_own(&l),
+            }
+        }
         if self.own_type(&l) {
             // `a + b` of a value of the user's type: its `#[autodiff]` operator impl.
             let number = self.b.func.atom_kind(&r) == Kind::Scalar;
@@ -149,6 +166,16 @@ impl Lowerer<'_> {
         }
         let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
         param || self.returned_own_value(*v)
+    }
+
+    /// Records the value `a` as one of the user's type, read by place.
+    fn mark_own(&mut self, a: &Atom) {
+        if let Atom::Var(v) = a {
+            self.b.func.vars[v.0].kind = Kind::Other;
+            if !self.b.func.own_values.contains(v) {
+                self.b.func.own_values.push(*v);
+            }
+        }
     }
 
     /// `*p` of a parameter `p: &T` of a type the macro cannot see (a struct, `[[f64; 3]; 3]`): a

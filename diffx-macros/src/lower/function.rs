@@ -44,6 +44,7 @@ pub fn function(
     l.facts = facts;
     l.self_type = sig.self_type.clone();
     l.returning_self = sig.returning_self.clone();
+    l.own_result = sig.ret_kind == Kind::Other;
     let mut params = Vec::new();
     for p in &sig.params {
         if p.differentiable {

@@ -96,6 +96,11 @@ pub struct Lowerer<'b> {
     /// return it: their calls' values are of the user's type.
     pub self_type: Option<proc_macro2::Ident>,
     pub returning_self: Vec<proc_macro2::Ident>,
+    /// The function returns a value of the user's type (`-> KM`): an operator it returns is of
+    /// that type.
+    pub own_result: bool,
+    /// The expression being lowered is the value the function returns, of the user's type.
+    expect_own: bool,
 }
 
 impl<'b> Lowerer<'b> {
@@ -125,6 +130,8 @@ impl<'b> Lowerer<'b> {
             named_in_code: std::collections::HashSet::new(),
             self_type: None,
             returning_self: Vec::new(),
+            own_result: false,
+            expect_own: false,
         }
     }
 }

@@ -56,7 +56,10 @@ impl Lowerer<'_> {
                 "`return` inside a branch or loop is not supported yet: assign the result to a variable and return it at the end",
             ),
             SynStmt::Expr(Expr::Return(r), _) if last => match &r.expr {
-                Some(e) => self.expr(e).map(Some),
+                Some(e) => {
+                    self.expect_own = self.own_result && self.nesting == 0 && self.scopes.len() == 2;
+                    self.expr(e).map(Some)
+                }
                 None => err(r.span(), "`#[autodiff]` functions must return a value: write `return <float expression>;`"),
             },
             SynStmt::Expr(Expr::Return(r), _) => err(
@@ -66,7 +69,10 @@ impl Lowerer<'_> {
             SynStmt::Expr(e @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)), None) => {
                 self.effect(e).map(|()| None)
             }
-            SynStmt::Expr(e, None) if last && !is_unit(e) => self.expr(e).map(Some),
+            SynStmt::Expr(e, None) if last && !is_unit(e) => {
+                self.expect_own = self.own_result && self.nesting == 0 && self.scopes.len() == 2;
+                self.expr(e).map(Some)
+            }
             SynStmt::Expr(e, _) => self.effect(e).map(|()| None),
         }
     }
