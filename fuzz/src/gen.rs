@@ -121,7 +121,7 @@ pub enum C {
     /// (`let y = pf.swapped().x_of();`) where the function has first order only.
     OwnMethods,
     /// With [`C::OwnMethods`] (first order, not generic): the struct also built by
-    /// `P::zip_with(p, q, f64::add)`, an associated function taking a function parameter and
+    /// `P::zip_with(p, q, f64::max)`, an associated function taking a function parameter and
     /// filling a local of the type by field, its operators and methods applied to the result.
     OwnForms,
 }

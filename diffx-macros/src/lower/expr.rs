@@ -277,7 +277,9 @@ impl Lowerer<'_> {
             return Ok(Atom::Const(self.constant(e)));
         }
         if name == "clone" && m.args.is_empty() {
-            return self.expr(&m.receiver);
+            // (Of a struct behind a reference, a copy: the value itself.)
+            let value = self.expr(&m.receiver)?;
+            return Ok(self.dereferenced(value, m.method.span()));
         }
         if is_self(&m.receiver) && rules::find_method(&name, false).is_none() {
             // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its

@@ -402,10 +402,11 @@ fn own_methods(f: &mut Function, forms: bool) {
                 // `Copy`: the left operand a clone).
                 true if f.generic => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + ((sw.clone() + sw) * 0.5).{a}_of();"),
                 // (A number on the left: `impl Mul<P> for f64`, not written generic.)
-                // `b + a − a` through `zip_with(…, f64::add)`, and a `max` times zero.
+                // `max(b, a) + min(b, a) − a` through `zip_with`, after the operators on `sw`
+                // (which the body calls a method of: a value of the type) times zero.
                 true if forms => {
                     let ty = f.struct_name();
-                    format!("let sw = pf.swapped();\n    let {b} = (0.5 * (sw.clone() + sw.clone())).{a}_of() * 0.0 + {ty}::zip_with(pf.clone(), sw.clone(), f64::add).{b}_of() - pf.{a}_of() + {ty}::zip_with(pf.clone(), sw, f64::max).{a}_of() * 0.0;")
+                    format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw.clone())).{a}_of() * 0.0 + {ty}::zip_with(pf.clone(), sw.clone(), f64::max).{b}_of() + {ty}::zip_with(pf.clone(), sw, f64::min).{b}_of() - pf.{a}_of();")
                 }
                 true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw)).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
