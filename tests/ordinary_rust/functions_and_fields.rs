@@ -309,3 +309,45 @@ fn a_field_of_a_mut_parameter_written() {
         "jvp",
     );
 }
+
+/// A value of the type written into a `&mut` output: `k * b`, whose operand of the type the
+/// macro knows from the output's type.
+#[autodiff]
+fn scaled_into(e: &Sym, k: f64, tau: &mut Sym) {
+    let b = e.scale(2.0);
+    *tau = k * b;
+}
+
+/// The same value returned.
+#[autodiff]
+fn scaled(e: &Sym, k: f64) -> Sym {
+    let b = e.scale(2.0);
+    k * b
+}
+
+#[test]
+fn a_value_of_the_type_written_into_an_output() {
+    let (e, t) = points()[0];
+    let k = 1.5;
+    let mut tau = Sym::zero();
+    scaled_into(&e, k, &mut tau);
+    assert_eq!(tau, scaled(&e, k));
+    assert_eq!(tau, (2.0 * k) * e);
+    // d(2k e) = 2k de + 2e dk.
+    let (mut value, mut tangent) = (Sym::zero(), Sym::zero());
+    jvp_scaled_into(&e, k, &mut value, &t, 0.5, &mut tangent);
+    assert_eq!(value, tau);
+    for i in 0..6 {
+        let want = 2.0 * k * t.vals[i] + 2.0 * e.vals[i] * 0.5;
+        assert_close(tangent.vals[i], want, 1e-14, "tangent written");
+    }
+    let (v2, t2) = jvp_scaled(&e, k, &t, 0.5);
+    assert_eq!((v2, t2), (value, tangent));
+    let mut written = Sym::zero();
+    let (ge, gk) = vjp_scaled_into(&e, k, &mut written, t);
+    assert_eq!(written, tau);
+    assert_eq!(ge, (2.0 * k) * t);
+    let dot: f64 = (0..6).map(|i| 2.0 * e.vals[i] * t.vals[i]).sum();
+    assert_close(gk, dot, 1e-14, "∂/∂k");
+    assert_eq!(vjp_scaled(&e, k, t), (ge, gk));
+}
