@@ -17,7 +17,7 @@ struct Chain {
 
 #[autodiff(order = 2)]
 impl Chain {
-    /// No number to differentiate in its result: kept as written.
+    /// A constructor of numbers: differentiated as a result of the type (`Chain::jvp_new`).
     fn new(k: f64, rest: f64) -> Self {
         Self { k, rest }
     }
@@ -80,6 +80,14 @@ fn functions_of_an_inherent_impl_call_each_other_through_self() {
         assert_eq!(value, Chain::link(a, b, rest));
         assert_close(tangent, ga - 0.5 * gb + 2.0 * grest, 1e-13, "jvp_link");
     }
+}
+
+#[test]
+fn a_constructor_of_numbers_is_differentiated() {
+    let (value, tangent) = Chain::jvp_new(2.5, 0.75, 1.0, -2.0);
+    assert_eq!((value.k, value.rest), (2.5, 0.75));
+    assert_eq!((tangent.k, tangent.rest), (1.0, -2.0));
+    assert_eq!(Chain::vjp_new(2.5, 0.75, Chain::new(3.0, 4.0)), (3.0, 4.0));
 }
 
 #[test]

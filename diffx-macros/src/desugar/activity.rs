@@ -114,7 +114,7 @@ pub(super) fn place_name(e: &Expr) -> Vec<String> {
     }
 }
 
-pub(super) fn is_compound(op: &syn::BinOp) -> bool {
+pub(crate) fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,

@@ -277,9 +277,12 @@ impl Lowerer<'_> {
             return Ok(Atom::Const(self.constant(e)));
         }
         if name == "clone" && m.args.is_empty() {
-            // (Of a struct behind a reference, a copy: the value itself.)
+            // (Of a value of the user's type behind a reference, a copy: the value itself.)
             let value = self.expr(&m.receiver)?;
-            return Ok(self.dereferenced(value, m.method.span()));
+            return Ok(match self.own_type(&value) {
+                true => self.dereferenced(value, m.method.span()),
+                false => value,
+            });
         }
         if is_self(&m.receiver) && rules::find_method(&name, false).is_none() {
             // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its
