@@ -11,10 +11,44 @@ use syn::{Block, Expr, Ident, Member, Pat, Stmt};
 
 /// `block` with such struct locals split into their fields.
 pub fn split(mut block: Block) -> Block {
+    // (Most bodies write no field of a local: one look at them then.)
+    let mut writes = FieldWrites(false);
+    writes.visit_block_mut(&mut block);
+    if !writes.0 {
+        return block;
+    }
     let mut used = BTreeSet::new();
     crate::tokens::idents(block.to_token_stream(), &mut used);
     Splitter { used }.visit_block_mut(&mut block);
     block
+}
+
+/// Whether the body writes a field of a name (`r.f = …`, `r.f[k] = …`, `r.f.iter_mut()`).
+struct FieldWrites(bool);
+
+impl FieldWrites {
+    fn field_place(e: &Expr) -> bool {
+        match e {
+            Expr::Field(f) => matches!(&*f.base, Expr::Path(_)),
+            Expr::Index(i) => Self::field_place(&i.expr),
+            Expr::Paren(p) => Self::field_place(&p.expr),
+            _ => false,
+        }
+    }
+}
+
+impl VisitMut for FieldWrites {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        self.0 |= match e {
+            Expr::Assign(a) => Self::field_place(&a.left),
+            Expr::Binary(b) => super::activity::is_compound(&b.op) && Self::field_place(&b.left),
+            Expr::MethodCall(m) => m.method == "iter_mut" && Self::field_place(&m.receiver),
+            _ => false,
+        };
+        if !self.0 {
+            visit_mut::visit_expr_mut(self, e);
+        }
+    }
 }
 
 struct Splitter {
