@@ -100,7 +100,8 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
         ..block.clone()
     });
     block.items = items;
-    quote!(#block #inherent #(#errors)*)
+    let marker = operator.as_ref().and_then(|o| o.marker(&block));
+    quote!(#block #inherent #marker #(#errors)*)
 }
 
 /// What the block's functions say to each other: the widths of the self type's array fields in
@@ -254,6 +255,25 @@ impl Operator {
             reflected,
             by_ref,
         })
+    }
+
+    /// `impl diffx::__private::DifferentiableAdd for V2 {}` (`…AddNumber` for a number on the
+    /// right, `…NumberAdd` on the left, of the right operand's type): what derivative code
+    /// asserts of an operator's operand. (A number's impl of a reference, `Mul<&V2>`, has none:
+    /// operators call the impl by value.)
+    fn marker(&self, block: &ItemImpl) -> Option<TokenStream> {
+        let (_, path, _) = block.trait_.as_ref()?;
+        let op = &path.segments.last()?.ident;
+        let name = match (self.reflected.is_some(), self.by_number) {
+            _ if self.by_ref => return None,
+            (true, _) => format!("DifferentiableNumber{op}"),
+            (false, true) => format!("Differentiable{op}Number"),
+            (false, false) => format!("Differentiable{op}"),
+        };
+        let marker = syn::Ident::new(&name, op.span());
+        let ty = self.home();
+        let (generics, _, bounds) = block.generics.split_for_impl();
+        Some(quote!(impl #generics ::diffx::__private::#marker for #ty #bounds {}))
     }
 
     /// Where the derivative functions go: an inherent `impl` of the self type, or of the right

@@ -1239,3 +1239,215 @@ pub fn linear1<F>(p: (F, [F; 1]), _a: F) -> F {
 pub fn linear2<F>(p: (F, [F; 2]), _a: F, _b: F) -> F {
     p.0
 }
+
+// Marker traits of the operator impls `#[autodiff]` differentiated, and the identity functions
+// derivative code passes an operator's receiver through before it calls the impl's derivative
+// methods: an operator whose impl has no `#[autodiff]` is then reported by the impl's name.
+
+/// `+` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} + …` has no derivative functions: the `impl Add` for `{Self}` is not `#[autodiff]`",
+    label = "this `+` goes through the type's `impl Add`",
+    note = "put `#[autodiff]` on `impl Add for {Self}`"
+)]
+pub trait DifferentiableAdd {}
+
+impl<T: DifferentiableAdd + ?Sized> DifferentiableAdd for &T {}
+
+/// The operand, asserted [`DifferentiableAdd`].
+#[inline(always)]
+pub fn differentiable_add<A: DifferentiableAdd>(a: A) -> A {
+    a
+}
+
+/// `+` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} + number` has no derivative functions: the `impl Add<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `+` goes through the type's `impl Add` with a number",
+    note = "put `#[autodiff]` on `impl Add<f64> for {Self}`"
+)]
+pub trait DifferentiableAddNumber {}
+
+impl<T: DifferentiableAddNumber + ?Sized> DifferentiableAddNumber for &T {}
+
+/// The operand, asserted [`DifferentiableAddNumber`].
+#[inline(always)]
+pub fn differentiable_add_number<A: DifferentiableAddNumber>(a: A) -> A {
+    a
+}
+
+/// `+` of a number by the type, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`number + {Self}` has no derivative functions: the `impl Add<{Self}>` for `f64` (or `f32`) is not `#[autodiff]`",
+    label = "this `+` goes through the number's `impl Add<{Self}>`",
+    note = "put `#[autodiff]` on `impl Add<{Self}> for f64`"
+)]
+pub trait DifferentiableNumberAdd {}
+
+impl<T: DifferentiableNumberAdd + ?Sized> DifferentiableNumberAdd for &T {}
+
+/// The operand, asserted [`DifferentiableNumberAdd`].
+#[inline(always)]
+pub fn differentiable_number_add<A: DifferentiableNumberAdd>(a: A) -> A {
+    a
+}
+
+/// `-` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} - …` has no derivative functions: the `impl Sub` for `{Self}` is not `#[autodiff]`",
+    label = "this `-` goes through the type's `impl Sub`",
+    note = "put `#[autodiff]` on `impl Sub for {Self}`"
+)]
+pub trait DifferentiableSub {}
+
+impl<T: DifferentiableSub + ?Sized> DifferentiableSub for &T {}
+
+/// The operand, asserted [`DifferentiableSub`].
+#[inline(always)]
+pub fn differentiable_sub<A: DifferentiableSub>(a: A) -> A {
+    a
+}
+
+/// `-` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} - number` has no derivative functions: the `impl Sub<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `-` goes through the type's `impl Sub` with a number",
+    note = "put `#[autodiff]` on `impl Sub<f64> for {Self}`"
+)]
+pub trait DifferentiableSubNumber {}
+
+impl<T: DifferentiableSubNumber + ?Sized> DifferentiableSubNumber for &T {}
+
+/// The operand, asserted [`DifferentiableSubNumber`].
+#[inline(always)]
+pub fn differentiable_sub_number<A: DifferentiableSubNumber>(a: A) -> A {
+    a
+}
+
+/// `-` of a number by the type, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`number - {Self}` has no derivative functions: the `impl Sub<{Self}>` for `f64` (or `f32`) is not `#[autodiff]`",
+    label = "this `-` goes through the number's `impl Sub<{Self}>`",
+    note = "put `#[autodiff]` on `impl Sub<{Self}> for f64`"
+)]
+pub trait DifferentiableNumberSub {}
+
+impl<T: DifferentiableNumberSub + ?Sized> DifferentiableNumberSub for &T {}
+
+/// The operand, asserted [`DifferentiableNumberSub`].
+#[inline(always)]
+pub fn differentiable_number_sub<A: DifferentiableNumberSub>(a: A) -> A {
+    a
+}
+
+/// `*` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} * …` has no derivative functions: the `impl Mul` for `{Self}` is not `#[autodiff]`",
+    label = "this `*` goes through the type's `impl Mul`",
+    note = "put `#[autodiff]` on `impl Mul for {Self}`"
+)]
+pub trait DifferentiableMul {}
+
+impl<T: DifferentiableMul + ?Sized> DifferentiableMul for &T {}
+
+/// The operand, asserted [`DifferentiableMul`].
+#[inline(always)]
+pub fn differentiable_mul<A: DifferentiableMul>(a: A) -> A {
+    a
+}
+
+/// `*` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} * number` has no derivative functions: the `impl Mul<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `*` goes through the type's `impl Mul` with a number",
+    note = "put `#[autodiff]` on `impl Mul<f64> for {Self}`"
+)]
+pub trait DifferentiableMulNumber {}
+
+impl<T: DifferentiableMulNumber + ?Sized> DifferentiableMulNumber for &T {}
+
+/// The operand, asserted [`DifferentiableMulNumber`].
+#[inline(always)]
+pub fn differentiable_mul_number<A: DifferentiableMulNumber>(a: A) -> A {
+    a
+}
+
+/// `*` of a number by the type, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`number * {Self}` has no derivative functions: the `impl Mul<{Self}>` for `f64` (or `f32`) is not `#[autodiff]`",
+    label = "this `*` goes through the number's `impl Mul<{Self}>`",
+    note = "put `#[autodiff]` on `impl Mul<{Self}> for f64`"
+)]
+pub trait DifferentiableNumberMul {}
+
+impl<T: DifferentiableNumberMul + ?Sized> DifferentiableNumberMul for &T {}
+
+/// The operand, asserted [`DifferentiableNumberMul`].
+#[inline(always)]
+pub fn differentiable_number_mul<A: DifferentiableNumberMul>(a: A) -> A {
+    a
+}
+
+/// `/` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} / …` has no derivative functions: the `impl Div` for `{Self}` is not `#[autodiff]`",
+    label = "this `/` goes through the type's `impl Div`",
+    note = "put `#[autodiff]` on `impl Div for {Self}`"
+)]
+pub trait DifferentiableDiv {}
+
+impl<T: DifferentiableDiv + ?Sized> DifferentiableDiv for &T {}
+
+/// The operand, asserted [`DifferentiableDiv`].
+#[inline(always)]
+pub fn differentiable_div<A: DifferentiableDiv>(a: A) -> A {
+    a
+}
+
+/// `/` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} / number` has no derivative functions: the `impl Div<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `/` goes through the type's `impl Div` with a number",
+    note = "put `#[autodiff]` on `impl Div<f64> for {Self}`"
+)]
+pub trait DifferentiableDivNumber {}
+
+impl<T: DifferentiableDivNumber + ?Sized> DifferentiableDivNumber for &T {}
+
+/// The operand, asserted [`DifferentiableDivNumber`].
+#[inline(always)]
+pub fn differentiable_div_number<A: DifferentiableDivNumber>(a: A) -> A {
+    a
+}
+
+/// `/` of a number by the type, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`number / {Self}` has no derivative functions: the `impl Div<{Self}>` for `f64` (or `f32`) is not `#[autodiff]`",
+    label = "this `/` goes through the number's `impl Div<{Self}>`",
+    note = "put `#[autodiff]` on `impl Div<{Self}> for f64`"
+)]
+pub trait DifferentiableNumberDiv {}
+
+impl<T: DifferentiableNumberDiv + ?Sized> DifferentiableNumberDiv for &T {}
+
+/// The operand, asserted [`DifferentiableNumberDiv`].
+#[inline(always)]
+pub fn differentiable_number_div<A: DifferentiableNumberDiv>(a: A) -> A {
+    a
+}
+
+/// `-` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} - …` has no derivative functions: the `impl Neg` for `{Self}` is not `#[autodiff]`",
+    label = "this `-` goes through the type's `impl Neg`",
+    note = "put `#[autodiff]` on `impl Neg for {Self}`"
+)]
+pub trait DifferentiableNeg {}
+
+impl<T: DifferentiableNeg + ?Sized> DifferentiableNeg for &T {}
+
+/// The operand, asserted [`DifferentiableNeg`].
+#[inline(always)]
+pub fn differentiable_neg<A: DifferentiableNeg>(a: A) -> A {
+    a
+}

@@ -74,8 +74,13 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
             if (first.ident == names::METHOD || first.ident == names::OPERATOR)
                 && !args.is_empty() =>
         {
-            let (recv, rest) = (&args[0], &args[1..]);
+            let (mut recv, rest) = (args[0].clone(), &args[1..]);
             let m = &method.ident;
+            // (An operator's derivative: its receiver asserted to have it, so that an impl
+            // without `#[autodiff]` is reported by name.)
+            if let (true, Some(check)) = (first.ident == names::OPERATOR, operator_check(m)) {
+                recv = quote::quote_spanned!(m.span()=> ::diffx::__private::#check(#recv));
+            }
             // (`&p` and `*p` as receivers need parentheses: `&p.g()` is `&(p.g())`.)
             let prefixed = matches!(
                 recv.clone().into_iter().next(),
@@ -92,6 +97,26 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
 
 /// The operator an operator impl's method stands for (`+` for `add` and `add_by_number`), and
 /// whether its operands are the other way round (`radd`, see `names::reflected`).
+/// The runtime's check that an operator's derivative method `method` (`__diffx_vjp_add`,
+/// `__diffx_jvp_mul_by_number`, `__diffx_vjp_rmul`) exists, by the form of the impl that writes
+/// it: `differentiable_add`, `differentiable_mul_number`, `differentiable_number_mul`.
+fn operator_check(method: &Ident) -> Option<Ident> {
+    const OPS: [&str; 5] = ["add", "sub", "mul", "div", "neg"];
+    let name = method.to_string();
+    let (base, number) = match name.strip_suffix("_by_number") {
+        Some(base) => (base, true),
+        None => (name.as_str(), false),
+    };
+    let last = base.rsplit('_').next()?;
+    let check = match (last.strip_prefix('r'), number) {
+        (Some(op), false) if OPS.contains(&op) => format!("differentiable_number_{op}"),
+        _ if !OPS.contains(&last) => return None,
+        (_, true) => format!("differentiable_{last}_number"),
+        (_, false) => format!("differentiable_{last}"),
+    };
+    Some(Ident::new(&check, method.span()))
+}
+
 fn symbol(method: &Ident) -> Option<(TokenStream, bool)> {
     let name = method.to_string();
     let op = name.strip_suffix("_by_number").unwrap_or(&name);

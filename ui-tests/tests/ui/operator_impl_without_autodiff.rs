@@ -34,8 +34,8 @@ impl Mul<V2> for f64 {
     }
 }
 
-// A number times a value of the type, whose impl `Mul<V2> for f64` is not `#[autodiff]`: rustc
-// reports at the operator the derivative method the impl would write (`__diffx_vjp_rmul`).
+// A number times a value of the type, whose impl `Mul<V2> for f64` is not `#[autodiff]`: the error
+// names the impl to annotate, at the operator (then rustc the method the impl would write).
 // Annotate the impl.
 #[autodiff]
 fn scaled(v: &V2, k: f64) -> f64 {
