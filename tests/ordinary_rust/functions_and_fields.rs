@@ -7,7 +7,8 @@
 //!   beside `impl Mul<Sym> for f64`;
 //! - `other: &Self` differentiated by `wrt(self, other)`; operators on the values of calls of the
 //!   block's functions returning the type; `*m` of a matrix parameter passed by value;
-//! - a field of a `mut` parameter struct written, then read.
+//! - a field of a `mut` parameter struct written, then read;
+//! - a value of the type written into a `&mut` output, and updated in a loop by `+=` and `*=`.
 
 // (Index loops as numeric code writes them.)
 #![allow(clippy::needless_range_loop)]
@@ -350,4 +351,57 @@ fn a_value_of_the_type_written_into_an_output() {
     let dot: f64 = (0..6).map(|i| 2.0 * e.vals[i] * t.vals[i]).sum();
     assert_close(gk, dot, 1e-14, "∂/∂k");
     assert_eq!(vjp_scaled(&e, k, t), (ge, gk));
+}
+
+#[autodiff]
+impl Mul<f64> for Sym {
+    type Output = Sym;
+    fn mul(self, k: f64) -> Sym {
+        self.scale(k)
+    }
+}
+
+// The compound assignments, as the type defines them for its own code (without `#[autodiff]`:
+// derivative code goes through `Add` and `Mul<f64>`).
+impl std::ops::AddAssign for Sym {
+    fn add_assign(&mut self, rhs: Sym) {
+        *self = *self + rhs;
+    }
+}
+
+impl std::ops::MulAssign<f64> for Sym {
+    fn mul_assign(&mut self, k: f64) {
+        *self = *self * k;
+    }
+}
+
+/// Compound assignments of a value of the type, in a loop: `acc += …`, `acc *= k`, through the
+/// `#[autodiff]` impls of `Add` and `Mul<f64>`.
+#[autodiff]
+fn accumulated(a: &Sym, k: f64, n: usize) -> f64 {
+    let mut acc = a.scale(0.5);
+    for _ in 0..n {
+        acc += k * a;
+        acc *= 0.5;
+    }
+    acc.norm()
+}
+
+#[test]
+fn compound_assignments_of_a_value_of_the_type() {
+    let (a, t) = points()[1];
+    for (k, n) in [(0.7, 0), (0.7, 1), (1.3, 3)] {
+        let (g, gk) = grad_accumulated(&a, k, n);
+        let mut at = a.vals.to_vec();
+        at.push(k);
+        let fd = central_difference(|v| accumulated(&sym(&v[..6]), v[6], n), &at);
+        for i in 0..6 {
+            assert_close(g.vals[i], fd[i], 1e-7, &format!("∂/∂a[{i}] (n = {n})"));
+        }
+        assert_close(gk, fd[6], 1e-7, "∂/∂k");
+        let (value, tangent) = jvp_accumulated(&a, k, n, &t, 1.0);
+        assert_eq!(value, accumulated(&a, k, n));
+        let along: f64 = (0..6).map(|i| g.vals[i] * t.vals[i]).sum::<f64>() + gk;
+        assert_close(tangent, along, 1e-12, "jvp_accumulated");
+    }
 }

@@ -155,7 +155,7 @@ impl Lowerer<'_> {
     /// a method of anywhere (`a.norm2()`, `let b = e.cauchy_green(); … b.det()`), which is then
     /// recorded as one. (Another parameter read by place may be a tensor under another name,
     /// `type T = Tensor<f64>`, whose operators are the table's.)
-    fn own_type(&mut self, a: &Atom) -> bool {
+    pub(super) fn own_type(&mut self, a: &Atom) -> bool {
         let Atom::Var(v) = a else { return false };
         if self.b.func.own_values.contains(v) {
             return true;
@@ -221,7 +221,7 @@ impl Lowerer<'_> {
     /// The operator `op` of the user's type on `operands`, called through the derivative
     /// methods of its `#[autodiff]` impl, which takes them by value (copies here); its value is
     /// of the type too.
-    fn operator(&mut self, op: &Ident, operands: Vec<Atom>) -> Atom {
+    pub(super) fn operator(&mut self, op: &Ident, operands: Vec<Atom>) -> Atom {
         let span = op.span();
         let args = operands
             .into_iter()

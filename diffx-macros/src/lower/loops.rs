@@ -176,10 +176,17 @@ impl Lowerer<'_> {
         for (n, init) in carried {
             let at = receivers.get(n).copied().unwrap_or_else(|| e.span());
             let init = self.replayable(n, init, at);
+            // (A value of the user's type carried through the loop is one in it too.)
+            let own = init
+                .var()
+                .is_some_and(|v| self.b.func.own_values.contains(&v));
             let cell = match kinds.get(n) {
                 Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
                 None => self.b.op(Op::Id, vec![init], e.span()),
             };
+            if own && !self.b.func.own_values.contains(&cell) {
+                self.b.func.own_values.push(cell);
+            }
             self.b.rename_user(cell, n);
             cells.push((cell, active.contains(n)));
             self.rebind(n, self.cell_atom(cell, active.contains(n)));

@@ -98,6 +98,14 @@ impl Lowerer<'_> {
                 let (mark, before) = (self.b.mark(), self.b.func.body.len());
                 let old = self.place(&b.left)?;
                 let rhs = self.expr(&b.right)?;
+                if self.own_type(&old) {
+                    // `a += b` of a value of the user's type: `a = a + b`, through its impl.
+                    let number = self.b.func.atom_kind(&rhs) == crate::ir::Kind::Scalar;
+                    let op = Ident::new(rule.name, b.op.span());
+                    let op = if number { names::by_number(&op) } else { op };
+                    let value = self.operator(&op, vec![old, rhs]);
+                    return self.assign(&b.left, value, mark);
+                }
                 let value = match (&old, &rhs) {
                     (Atom::Const(l), Atom::Const(r)) => {
                         let op = rule.operator();
@@ -321,7 +329,9 @@ impl Lowerer<'_> {
         let value = self.expr(&init.expr)?;
         self.vector_call = false;
         self.tuple_call = false;
-        if let (true, Atom::Var(v)) = (rows, &value) {
+        // (A call's value bound to a name the body calls methods of the user's types on is one
+        // of those types from here, in the loops it goes through too.)
+        if let (true, Atom::Var(v)) = (rows || self.facts.own_types.contains(&name), &value) {
             self.returned_own_value(*v);
         }
         if matches!(value, Atom::Field(..)) && !matches!(&*init.expr, Expr::Reference(_)) {
