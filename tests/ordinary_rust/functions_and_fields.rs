@@ -92,6 +92,12 @@ impl Sym {
     fn norm(&self) -> f64 {
         self.dot(self).sqrt()
     }
+
+    /// Operators on parameters of the block's type, none of whose methods the body calls.
+    fn gap(a: &Sym, b: &Sym) -> f64 {
+        let d = *a - *b;
+        d.vals[0] * d.vals[0] + d.vals[1]
+    }
 }
 
 /// `H Hᵀ`.
@@ -404,4 +410,14 @@ fn compound_assignments_of_a_value_of_the_type() {
         let along: f64 = (0..6).map(|i| g.vals[i] * t.vals[i]).sum::<f64>() + gk;
         assert_close(tangent, along, 1e-12, "jvp_accumulated");
     }
+}
+
+#[test]
+fn operators_on_parameters_of_the_blocks_type() {
+    let (a, b) = points()[0];
+    let (ga, gb) = Sym::grad_gap(&a, &b);
+    let d0 = a.vals[0] - b.vals[0];
+    let want = sym(&[2.0 * d0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(ga, want);
+    assert_eq!(gb, -1.0 * want);
 }

@@ -55,6 +55,10 @@ pub fn function(
             );
             l.bind(&p.name.to_string(), Atom::Var(v));
             l.param_types.insert(v, p.ty.clone());
+            // (A parameter of the block's own type is a value of the user's type.)
+            if p.kind == Kind::Other && names_type(&p.ty, sig.self_type.as_ref()) {
+                l.b.func.own_values.push(v);
+            }
             params.push(Some(v));
         } else {
             l.b.reserve(&p.name);
@@ -86,5 +90,14 @@ pub fn function(
     }) {
         Some(e) => Err(e),
         None => Ok((b, params)),
+    }
+}
+
+/// Whether `ty` (behind references) is the type named `name`.
+fn names_type(ty: &syn::Type, name: Option<&proc_macro2::Ident>) -> bool {
+    match ty {
+        syn::Type::Reference(r) => names_type(&r.elem, name),
+        syn::Type::Path(p) => p.path.segments.last().map(|s| &s.ident) == name && name.is_some(),
+        _ => false,
     }
 }
