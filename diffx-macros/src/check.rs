@@ -40,7 +40,10 @@ fn obstacle(
     } else {
         "`hvp_` and `hessian_`"
     };
-    if sig.ret_kind != Kind::Scalar {
+    // (A vector result at second order has the hidden `__diffx_hvp_f` its callers' second order
+    // goes through, and no `hvp_` of its own.)
+    let vector = sig.ret_kind == Kind::Slice && n == 2;
+    if sig.ret_kind != Kind::Scalar && !vector {
         return Some(syn::Error::new_spanned(
             &item.sig.output,
             format!("`order = {n}` needs a scalar result: {what} are for functions returning `f64` or `f32` (for a vector result, use `jacobian_`)"),

@@ -150,8 +150,14 @@ fn emit_programs(item: &ItemFn, sig: &Signature, p: &Programs) -> syn::Result<To
                 .map(|d| d.map(|d| hvp.b.func.name(d).clone()))
                 .collect();
             out.extend(emit::second::hidden_hvp(item, sig, hvp, base));
-            out.extend(emit::second::public(item, sig, &dots));
-            out.extend(emit::nested::companions(item, sig));
+            if sig.ret_kind == Kind::Scalar {
+                out.extend(emit::second::public(item, sig, &dots));
+                out.extend(emit::nested::companions(item, sig));
+            } else {
+                // (A vector result: its callers' second order goes through the hidden function.)
+                out.extend(emit::second::not_asked(item, sig));
+                out.extend(emit::nested::not_asked(item, sig));
+            }
         }
         _ => {
             out.extend(emit::second::no_hvp(item, sig, false));

@@ -400,7 +400,8 @@ fn function(
 
 /// The block's options as they apply to `item`: `self` in `wrt` names the receiver of methods
 /// only (an associated function is differentiated in all its parameters, or in the others
-/// named), and an `order` above 1 does not apply to functions returning a vector or a struct.
+/// named), an `order` above 2 applies to functions returning a number (a vector or a struct has
+/// the second order its callers go through), and none above 1 to a function taking a function.
 fn fit_block_options(item: &ItemFn, args: &mut parse::Args) {
     if item.sig.receiver().is_none() {
         if let Some(wrt) = &mut args.wrt {
@@ -410,7 +411,11 @@ fn fit_block_options(item: &ItemFn, args: &mut parse::Args) {
             }
         }
     }
-    if parse::returns_other_than_number(item, args) {
+    if parse::returns_other_than_number(item, args) && args.order.is_some_and(|o| o.n > 2) {
+        args.order = Some(parse::Order { n: 2 });
+    }
+    // (A function parameter's argument brings first partials only.)
+    if crate::adapt::functions::takes_function(item) {
         args.order = None;
     }
 }

@@ -48,8 +48,9 @@ impl Mandel {
         self.dot(self).sqrt()
     }
 
-    /// `b = I + 2e`: the left Cauchy–Green tensor of the Euler–Almansi strain `e`.
-    #[autodiff(wrt(self))]
+    /// `b = I + 2e`: the left Cauchy–Green tensor of the Euler–Almansi strain `e` (at second
+    /// order too: `psi`'s Hessian goes through it).
+    #[autodiff(wrt(self), order = 2)]
     fn cauchy_green(&self) -> Self {
         let v = self.vals;
         Self {
@@ -291,7 +292,7 @@ fn a_method_on_a_part_of_a_parameter_struct() {
 }
 
 /// The Helmholtz free energy of a compressible neo-Hookean material, of the strain `e`.
-#[autodiff]
+#[autodiff(order = 2)]
 fn psi(e: &Mandel, mu: f64, lambda: f64) -> f64 {
     let j = e.cauchy_green().det().sqrt();
     0.25 * lambda * (j * j - 1.0 - 2.0 * j.ln()) + mu * (e.trace() - j.ln())
@@ -607,4 +608,26 @@ fn a_calls_value_in_an_operator_before_its_methods() {
         // det(2k b) = 8k³ det b.
         assert_close(gk, 24.0 * k * k * e.cauchy_green().det(), 1e-12, "∂/∂k");
     }
+}
+
+#[test]
+fn second_order_through_a_struct_result() {
+    let (mu, lambda) = (1.0 / 2.6, 0.3 / (1.3 * 0.4));
+    let e = Mandel::from_matrix([[0.1, 0.12, 0.13], [0.12, 0.2, 0.14], [0.13, 0.14, -0.27]]);
+    let mut flat = e.vals.to_vec();
+    flat.extend([mu, lambda]);
+    let grad = |v: &[f64]| {
+        let (g, gmu, glambda) = grad_psi(&Mandel::from_flat(&v[..6]), v[6], v[7]);
+        let mut all = g.vals.to_vec();
+        all.extend([gmu, glambda]);
+        all
+    };
+    check_hessian(&hessian_psi(&e, mu, lambda), grad, &flat);
+    // The hidden second-order function of the struct result, as a caller's second order calls
+    // it: the cotangent's tangent carried back.
+    let ct = Mandel { vals: [1.0; 6] };
+    let (value, g, g_dot) = e.__diffx_hvp_cauchy_green(&e, ct, ct);
+    assert_eq!(value, e.cauchy_green());
+    // b = I + 2e is linear: the gradient is 2 ct, its tangent 2 ct_dot.
+    assert_eq!((g.0.vals, g_dot.0.vals), ([2.0; 6], [2.0; 6]));
 }

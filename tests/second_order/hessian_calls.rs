@@ -222,3 +222,43 @@ fn hessian_through_recursion_and_a_module_path() {
         }
     }
 }
+
+/// A callee returning a vector, and one returning a matrix (an array of arrays): their hidden
+/// `__diffx_hvp_` takes the cotangent's tangent as a vector (or matrix), and they have no `hvp_`
+/// of their own.
+#[autodiff(order = 2)]
+fn polar(x: &[f64]) -> [f64; 2] {
+    let r = (x[0] * x[0] + x[1] * x[1]).sqrt();
+    [r, x[1].atan2(x[0])]
+}
+
+#[autodiff(order = 2)]
+fn rotation(t: f64, s: f64) -> [[f64; 2]; 2] {
+    [[s * t.cos(), -t.sin()], [t.sin(), s * t.cos()]]
+}
+
+/// r²·θ + tr(R(θ, r)) · r, through both.
+#[autodiff(order = 2)]
+fn through_vectors(x: &[f64]) -> f64 {
+    let p = polar(x);
+    let m = rotation(p[1], p[0]);
+    p[0] * p[0] * p[1] + (m[0][0] + m[1][1]) * p[0]
+}
+
+#[test]
+fn hessian_through_callees_returning_a_vector_and_a_matrix() {
+    let grad = |v: &[f64]| grad_through_vectors(v);
+    for x in [[1.0, 0.5], [-0.3, 1.2], [2.0, -1.5]] {
+        check_hessian(&hessian_through_vectors(&x), grad, &x);
+        // ∂²/∂x² against the closed form in polar coordinates, at one entry: f = r²θ + 2r² cos θ
+        // is, along the ray θ fixed, r²(θ + 2 cos θ): ∂²f/∂r² = 2(θ + 2 cos θ).
+        let (r, theta) = ((x[0] * x[0] + x[1] * x[1]).sqrt(), x[1].atan2(x[0]));
+        let u = [x[0] / r, x[1] / r];
+        let hu = hvp_through_vectors(&x, &u);
+        let radial: f64 = hu.iter().zip(u).map(|(a, b)| a * b).sum();
+        assert!(
+            close(radial, 2.0 * (theta + 2.0 * theta.cos()), 1e-10),
+            "{radial}"
+        );
+    }
+}

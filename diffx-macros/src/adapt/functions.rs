@@ -20,8 +20,7 @@ use crate::parse;
 /// them as `impl DiffFn`, its calls of them linearized, with `args` marking them constants.
 pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<ItemFn>> {
     // (Most functions take none: no copy of them then.)
-    let typed = |i: &FnArg| matches!(i, FnArg::Typed(pt) if function_type(&pt.ty).is_some());
-    if !item.sig.inputs.iter().any(typed) {
+    if !takes_function(item) {
         return Ok(None);
     }
     let mut core = item.clone();
@@ -59,6 +58,12 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<It
     calls.visit_block_mut(&mut core.block);
     args.constants.extend(params.iter().map(|(p, _)| p.clone()));
     Ok(Some(core))
+}
+
+/// Whether `item` takes a function parameter.
+pub fn takes_function(item: &ItemFn) -> bool {
+    let typed = |i: &FnArg| matches!(i, FnArg::Typed(pt) if function_type(&pt.ty).is_some());
+    item.sig.inputs.iter().any(typed)
 }
 
 /// `impl Fn(F, …) -> F`, `&dyn Fn(F, …) -> F` or `fn(F, …) -> F`: the number of arguments and

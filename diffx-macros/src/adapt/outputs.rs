@@ -351,7 +351,7 @@ fn called_name<'c>(c: &'c syn::ExprCall, names: &[String]) -> Option<&'c Ident> 
 
 /// Whether `f` is a stub that only reports a misuse (`hessian_f` without `order = 2`): its type
 /// parameter is bounded by one of the runtime's marker traits.
-fn is_stub(f: &ItemFn) -> bool {
+pub(super) fn is_stub(f: &ItemFn) -> bool {
     f.sig.generics.type_params().any(|t| {
         t.bounds.iter().any(|b| match b {
             syn::TypeParamBound::Trait(t) => t.path.segments.iter().any(|s| s.ident == "__private"),

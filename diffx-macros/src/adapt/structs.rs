@@ -347,6 +347,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
     let array = names::array(name);
     let (jvp, vjp) = (format_ident!("jvp_{}", name), format_ident!("vjp_{}", name));
     let (hidden_jvp, hidden_vjp) = (names::jvp(name), names::vjp(name));
+    let hidden_hvp = names::hvp(name);
     let explain = format_ident!("explain_{}", name);
     let split = names::split(name);
     // (The hidden `vjp_` is the split function followed by its pullback: `emit::split`.)
@@ -406,10 +407,14 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
         if *id == hidden_jvp {
             layout.returns_pair(&mut f);
         } else if *id == hidden_vjp {
-            layout.takes_cotangent(&mut f);
+            layout.takes_cotangents(&mut f, 1);
+            layout.returns_value_first(&mut f);
+        } else if *id == hidden_hvp && !super::outputs::is_stub(&f) {
+            // (The cotangent and its tangent, for callers' second order.)
+            layout.takes_cotangents(&mut f, 2);
             layout.returns_value_first(&mut f);
         } else if *id == explain {
-            layout.takes_cotangent(&mut f);
+            layout.takes_cotangents(&mut f, 1);
         } else if *id == jvp {
             f.sig.output = syn::parse_quote!(-> (#ty, #ty));
         } else if *id == vjp {
@@ -436,15 +441,24 @@ impl Layout {
         f.sig.output = syn::parse_quote!(-> (#ty, #ty));
     }
 
-    /// `__diffx_vjp_f`: the value, a struct, then the gradients.
+    /// `__diffx_vjp_f`, `__diffx_hvp_f`: the value, a struct, then the gradients (and their
+    /// tangents).
     fn returns_value_first(&self, f: &mut ItemFn) {
-        let (v, g) = (
-            Ident::new("__value", Span::mixed_site()),
-            Ident::new("__grads", Span::mixed_site()),
-        );
+        let v = Ident::new("__value", Span::mixed_site());
+        // (The gradients, and for `__diffx_hvp_f` their tangents.)
+        let n = match &f.sig.output {
+            ReturnType::Type(_, ty) => match &**ty {
+                Type::Tuple(t) => t.elems.len().saturating_sub(1),
+                _ => 1,
+            },
+            ReturnType::Default => 1,
+        };
+        let rest: Vec<Ident> = (0..n)
+            .map(|k| format_ident!("__rest{}", k, span = Span::mixed_site()))
+            .collect();
         let rv = self.rebuild(&quote!(#v));
         let body = &f.block;
-        f.block = syn::parse_quote!({ let (#v, #g) = #body; (#rv, #g) });
+        f.block = syn::parse_quote!({ let (#v, #(#rest),*) = #body; (#rv, #(#rest),*) });
         if let ReturnType::Type(_, ty) = &mut f.sig.output {
             if let Type::Tuple(t) = &mut **ty {
                 if let Some(first) = t.elems.first_mut() {
@@ -539,17 +553,18 @@ impl Layout {
         }
     }
 
-    /// The cotangent, last, as a struct.
-    fn takes_cotangent(&self, f: &mut ItemFn) {
-        let Some(FnArg::Typed(ct)) = f.sig.inputs.last_mut() else {
-            return;
-        };
-        let Pat::Ident(pi) = &*ct.pat else { return };
-        let name = pi.ident.clone();
-        *ct.ty = self.ty.clone();
-        let numbers = self.flatten(&quote!(#name));
-        f.block
-            .stmts
-            .insert(0, syn::parse_quote!(let #name = #numbers;));
+    /// The last `n` parameters (the cotangent, and its tangent) as values of the user's type.
+    fn takes_cotangents(&self, f: &mut ItemFn, n: usize) {
+        let count = f.sig.inputs.len();
+        for input in f.sig.inputs.iter_mut().skip(count.saturating_sub(n)) {
+            let FnArg::Typed(ct) = input else { continue };
+            let Pat::Ident(pi) = &*ct.pat else { continue };
+            let name = pi.ident.clone();
+            *ct.ty = self.ty.clone();
+            let numbers = self.flatten(&quote!(#name));
+            f.block
+                .stmts
+                .insert(0, syn::parse_quote!(let #name = #numbers;));
+        }
     }
 }

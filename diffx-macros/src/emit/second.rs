@@ -44,6 +44,11 @@ pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) 
     let grad_dots = (0..sig.params.len())
         .map(|i| entry(i, rev.grads[i].and_then(|g| hvp.dots.get(&g).copied())));
     let (code, allow) = (body(f), allow());
+    // (The cotangent's tangent: a number, or a vector of a vector result.)
+    let ct_ty = match sig.ret_kind {
+        crate::ir::Kind::Scalar => quote!(#float),
+        _ => quote!(#ret_ty),
+    };
     let value = hvp
         .b
         .func
@@ -54,7 +59,7 @@ pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) 
         #[doc(hidden)]
         #[inline]
         #allow
-        #vis fn #name(#(#params,)* #(#tangents,)* #ct: #ret_ty, #ct_dot: #float) -> (#ret_ty, (#(#tys,)*), (#(#tys,)*)) {
+        #vis fn #name(#(#params,)* #(#tangents,)* #ct: #ret_ty, #ct_dot: #ct_ty) -> (#ret_ty, (#(#tys,)*), (#(#tys,)*)) {
             #(#converts)*
             #code
             (#value, (#(#grads,)*), (#(#grad_dots,)*))
