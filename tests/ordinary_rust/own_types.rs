@@ -626,7 +626,7 @@ fn second_order_through_a_struct_result() {
     // The hidden second-order function of the struct result, as a caller's second order calls
     // it: the cotangent's tangent carried back.
     let ct = Mandel { vals: [1.0; 6] };
-    let (value, g, g_dot) = e.__diffx_hvp_cauchy_green(&e, ct, ct);
+    let (value, g, g_dot) = e.__diffx_hvp_cauchy_green(e, ct, ct);
     assert_eq!(value, e.cauchy_green());
     // b = I + 2e is linear: the gradient is 2 ct, its tangent 2 ct_dot.
     assert_eq!((g.0.vals, g_dot.0.vals), ([2.0; 6], [2.0; 6]));
