@@ -181,7 +181,8 @@ impl Function {
             ));
         }
         if swap {
-            s.push_str(&format!("#[autodiff(wrt(self))]\nfn swapped(&self) -> Self {{\n    Self {{ {a}: self.{b}, {b}: self.{a} }}\n}}\n"));
+            // (At second order too, where the function has it: its Hessian goes through.)
+            s.push_str(&format!("#[autodiff(wrt(self){order})]\nfn swapped(&self) -> Self {{\n    Self {{ {a}: self.{b}, {b}: self.{a} }}\n}}\n"));
         }
         if self.own_forms {
             let ty = self.struct_name();
@@ -193,10 +194,14 @@ impl Function {
         s.push_str("}\n\n");
         if swap {
             // The operators the function applies to the swapped value.
-            s.push_str(&format!("#[autodiff]\nimpl{generics} std::ops::Add for {ty} {{\ntype Output = Self;\nfn add(self, rhs: Self) -> Self {{\n    Self {{ {a}: self.{a} + rhs.{a}, {b}: self.{b} + rhs.{b} }}\n}}\n}}\n\n"));
-            s.push_str(&format!("#[autodiff]\nimpl{generics} std::ops::Mul<{float}> for {ty} {{\ntype Output = Self;\nfn mul(self, k: {float}) -> Self {{\n    Self {{ {a}: self.{a} * k, {b}: self.{b} * k }}\n}}\n}}\n\n"));
+            let op_attr = match self.hvp {
+                true => "#[autodiff(order = 2)]",
+                false => "#[autodiff]",
+            };
+            s.push_str(&format!("{op_attr}\nimpl{generics} std::ops::Add for {ty} {{\ntype Output = Self;\nfn add(self, rhs: Self) -> Self {{\n    Self {{ {a}: self.{a} + rhs.{a}, {b}: self.{b} + rhs.{b} }}\n}}\n}}\n\n"));
+            s.push_str(&format!("{op_attr}\nimpl{generics} std::ops::Mul<{float}> for {ty} {{\ntype Output = Self;\nfn mul(self, k: {float}) -> Self {{\n    Self {{ {a}: self.{a} * k, {b}: self.{b} * k }}\n}}\n}}\n\n"));
             if !self.generic {
-                s.push_str(&format!("#[autodiff]\nimpl std::ops::Mul<{ty}> for f64 {{\ntype Output = {ty};\nfn mul(self, p: {ty}) -> {ty} {{\n    {ty} {{ {a}: self * p.{a}, {b}: self * p.{b} }}\n}}\n}}\n\n"));
+                s.push_str(&format!("{op_attr}\nimpl std::ops::Mul<{ty}> for f64 {{\ntype Output = {ty};\nfn mul(self, p: {ty}) -> {ty} {{\n    {ty} {{ {a}: self * p.{a}, {b}: self * p.{b} }}\n}}\n}}\n\n"));
             }
         }
         s
@@ -383,13 +388,15 @@ fn optional(f: &mut Function, read: OptionRead) {
     f.optional = Some(read);
 }
 
-/// `f`'s struct fields read through its methods: `let a = pf.a_of();`, and where `f` has first
-/// order only, `let b = pf.swapped().a_of();` (a method returning the struct, chained).
+/// `f`'s struct fields read through its methods: `let a = pf.a_of();` and `let b =
+/// pf.swapped().a_of();` (a method returning the struct, chained, at second order too).
 fn own_methods(f: &mut Function, forms: bool) {
     let Some([a, b]) = f.fields.clone() else {
         return;
     };
-    let swap = !f.hvp;
+    let swap = true;
+    // (`zip_with` takes a function: first order only; and is not written generic.)
+    let forms = forms && !f.hvp && !f.generic;
     let reads = [
         (
             format!("let {a} = pf.{a};"),
@@ -422,7 +429,7 @@ fn own_methods(f: &mut Function, forms: bool) {
     }
     f.own_methods = Some(swap);
     f.used[C::OwnMethods as usize] += 1;
-    if forms && swap && !f.generic {
+    if forms {
         f.own_forms = true;
         f.used[C::OwnForms as usize] += 1;
     }
