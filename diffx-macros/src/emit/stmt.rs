@@ -483,9 +483,19 @@ pub(super) fn stmt(
             let path = derived_path(path, "hvp");
             let (mut a, ct) = (call_args(f, args), f.name(*ct));
             // Spanned at the user's call, where a callee without second order is reported.
+            // (A method's receiver by reference: the backward sweep reads it again, and a value
+            // of the user's type need not be `Copy`.)
+            let method = path
+                .segments
+                .first()
+                .is_some_and(|s| s.ident == names::METHOD);
             if let (Some(first), Some(seg)) = (a.first_mut(), path.segments.last()) {
                 let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));
-                *first = quote::quote_spanned!(seg.ident.span() => { let #a = #first; #a });
+                let by_ref = match method {
+                    true => quote!(&),
+                    false => quote!(),
+                };
+                *first = quote::quote_spanned!(seg.ident.span() => { let #a = #by_ref #first; #a });
             }
             let t = tangents.iter().map(|t| match t {
                 Some(t) => tangent_arg(f, t),
