@@ -277,3 +277,12 @@ mod am {
 fn am_struct_tangent_passed_to_two_methods() {
     am::main();
 }
+
+mod an {
+    include!("an_struct_result_receiver_moved_at_second_order.rs");
+}
+
+#[test]
+fn an_struct_result_receiver_moved_at_second_order() {
+    an::main();
+}
