@@ -91,7 +91,7 @@ impl Lowerer<'_> {
             Expr::Assign(a) => {
                 let mark = self.b.mark();
                 let value = self.expr(&a.right)?;
-                self.assign(&a.left, value, mark)
+                self.assign(&a.left, value, mark, float_literal(&a.right))
             }
             Expr::Binary(b) if compound(&b.op).is_some() => {
                 let (rule, _) = compound(&b.op).expect("checked");
@@ -104,7 +104,7 @@ impl Lowerer<'_> {
                     let op = Ident::new(rule.name, b.op.span());
                     let op = if number { names::by_number(&op) } else { op };
                     let value = self.operator(&op, vec![old, rhs]);
-                    return self.assign(&b.left, value, mark);
+                    return self.assign(&b.left, value, mark, false);
                 }
                 let value = match (&old, &rhs) {
                     (Atom::Const(l), Atom::Const(r)) => {
@@ -114,7 +114,7 @@ impl Lowerer<'_> {
                     }
                     _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
                 };
-                self.assign(&b.left, value, mark)
+                self.assign(&b.left, value, mark, false)
             }
             Expr::Macro(m) => {
                 self.verbatim(quote!(#m;));
@@ -157,7 +157,8 @@ impl Lowerer<'_> {
         }
     }
 
-    fn assign(&mut self, left: &Expr, value: Atom, mark: usize) -> syn::Result<()> {
+    /// `left = value`; `literal`: the value is written as a float literal.
+    fn assign(&mut self, left: &Expr, value: Atom, mark: usize, literal: bool) -> syn::Result<()> {
         let old = self.place(left)?;
         let name = left.to_token_stream().to_string();
         let vector = matches!(&value, Atom::Var(v) if self.vectors.contains(v));
@@ -167,7 +168,13 @@ impl Lowerer<'_> {
                 format!("a vector declared outside this loop or `if` cannot be replaced whole inside it yet: write its elements (`{name}[i] = …`)"),
             );
         }
-        let ty = self.type_of(&old);
+        // (A float literal assigned to a constant of no declared type, `x = -1.2;` after `let mut
+        // x = x * 2.0;`, is of the function's float type: `x.sin()` then has a type.)
+        let literal = literal && matches!(value, Atom::Const(_));
+        let float = &self.b.float;
+        let ty = self
+            .type_of(&old)
+            .or_else(|| literal.then(|| syn::parse_quote!(#float)));
         self.let_binding(&name, ty, value, mark, false);
         // An assignment changes the variable where it was declared, not a shadow in this block.
         let new = self
@@ -371,5 +378,15 @@ impl Lowerer<'_> {
                 "this block has no value: end it with an expression",
             ),
         }
+    }
+}
+
+/// Whether `e` is a float literal without a suffix, maybe negated (`-1.2`).
+fn float_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(l) => matches!(&l.lit, syn::Lit::Float(f) if f.suffix().is_empty()),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => float_literal(&u.expr),
+        Expr::Paren(p) => float_literal(&p.expr),
+        _ => false,
     }
 }

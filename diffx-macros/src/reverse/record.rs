@@ -80,8 +80,10 @@ impl Recorded {
                 dst == v && !matches!(op, Op::Recall(_))
             }
             (Kept::Value(v), After::Def, Stmt::If { outs, .. }) => outs.contains(v),
-            (Kept::Value(_), After::Loop(id), Stmt::Loop { id: l, .. }) => id == *l,
-            (Kept::Condition(c), _, Stmt::Const { name, .. }) => name == c,
+            (Kept::Value(_) | Kept::Condition(_), After::Loop(id), Stmt::Loop { id: l, .. }) => {
+                id == *l
+            }
+            (Kept::Condition(c), After::Def, Stmt::Const { name, .. }) => name == c,
             _ => false,
         }
     }
@@ -360,12 +362,23 @@ impl Sweep {
                     );
                     false
                 }
-                Stmt::Loop { id, cells, .. } => {
+                Stmt::Loop {
+                    id, cells, active, ..
+                } => {
                     recorded.extend(
                         cells
                             .iter()
                             .filter(|c| needed.remove(c))
                             .map(|c| (Kept::Value(*c), After::Loop(*id))),
+                    );
+                    // (A constant the loop carries, `cnt` of `cnt += 2`, that code kept as
+                    // written in `back` names: an index, a condition.)
+                    recorded.extend(
+                        cells
+                            .iter()
+                            .zip(active)
+                            .filter(|(c, a)| !**a && names.contains(&f.name(**c).to_string()))
+                            .map(|(c, _)| (Kept::Condition(f.name(*c).clone()), After::Loop(*id))),
                     );
                     false
                 }

@@ -286,3 +286,21 @@ mod an {
 fn an_struct_result_receiver_moved_at_second_order() {
     an::main();
 }
+
+mod ao {
+    include!("ao_constant_loop_cell_read_after_a_recording_if.rs");
+}
+
+#[test]
+fn ao_constant_loop_cell_read_after_a_recording_if() {
+    ao::main();
+}
+
+mod ap {
+    include!("ap_float_literal_assigned_to_an_untyped_constant.rs");
+}
+
+#[test]
+fn ap_float_literal_assigned_to_an_untyped_constant() {
+    ap::main();
+}
