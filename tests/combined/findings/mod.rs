@@ -304,3 +304,12 @@ mod ap {
 fn ap_float_literal_assigned_to_an_untyped_constant() {
     ap::main();
 }
+
+mod aq {
+    include!("aq_vector_changed_in_place_recorded_by_an_arm.rs");
+}
+
+#[test]
+fn aq_vector_changed_in_place_recorded_by_an_arm() {
+    aq::main();
+}
