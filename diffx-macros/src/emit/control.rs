@@ -76,13 +76,8 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         // (A copy, whatever the kind says: a vector of constants carried out of an `if` may be
         // taken for a number, and the forward sweep reads it after the record.)
         Stmt::Record { stack, value } => {
-            // (A constant by a copy too: a value the sweep changes in place, `stack`, is read
-            // again after its push.)
             let v = match value {
-                Atom::Const(_) => {
-                    let p = owned(f, value);
-                    quote!(::core::clone::Clone::clone(&(#p)))
-                }
+                Atom::Const(_) => owned(f, value),
                 _ => {
                     let p = place(f, value);
                     quote!(::core::clone::Clone::clone(&#p))

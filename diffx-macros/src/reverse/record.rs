@@ -90,9 +90,13 @@ impl Recorded {
 
     /// The forward sweep's push.
     fn push(&self) -> Stmt {
-        let value = match &self.kept {
-            Kept::Value(v) => Atom::Var(*v),
-            Kept::Condition(c) => Atom::Const(c.to_token_stream()),
+        let value = match (&self.kept, self.after) {
+            (Kept::Value(v), _) => Atom::Var(*v),
+            // (A constant a loop carries may be a vector changed in place, read again after.)
+            (Kept::Condition(c), After::Loop(_)) => {
+                Atom::Const(quote::quote!(::core::clone::Clone::clone(&#c)))
+            }
+            (Kept::Condition(c), After::Def) => Atom::Const(c.to_token_stream()),
         };
         Stmt::Record {
             stack: self.stack.clone(),
@@ -323,6 +327,30 @@ fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> 
         })
 }
 
+/// The names `list` binds itself (values, constants, loop cells, what a loop's backward sweep
+/// pops from its tape).
+fn defined_in(f: &Func, list: &[Stmt]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for s in list {
+        s.walk(&mut |s| match s {
+            Stmt::Let { dst, .. } => {
+                out.insert(f.name(*dst).to_string());
+            }
+            Stmt::Const { name, .. } => {
+                out.insert(name.to_string());
+            }
+            Stmt::If { outs, .. } => out.extend(outs.iter().map(|o| f.name(*o).to_string())),
+            Stmt::Loop { cells, .. } => out.extend(cells.iter().map(|c| f.name(*c).to_string())),
+            Stmt::LoopBack { names, cells, .. } => {
+                out.extend(names.iter().map(|n| n.to_string()));
+                out.extend(cells.iter().map(|(c, _)| f.name(*c).to_string()));
+            }
+            _ => {}
+        });
+    }
+    out
+}
+
 impl Sweep {
     /// The start of a recording scope's backward body `back` (a loop's backward iteration or an
     /// arm's adjoint), from the scope's forward statements `fwd`: the values `back` reads that
@@ -334,6 +362,7 @@ impl Sweep {
         let mut needed: HashSet<Var> = back.iter().flat_map(|s| reads(s, &by_name)).collect();
         let mut names = BTreeSet::new();
         liveness::mentions(f, back, &mut names);
+        let defined = defined_in(f, back);
         let from_written = reads_written(f, fwd, &written);
         let mut again = Vec::new();
         let mut recorded: Vec<(Kept, After)> = Vec::new();
@@ -377,7 +406,10 @@ impl Sweep {
                         cells
                             .iter()
                             .zip(active)
-                            .filter(|(c, a)| !**a && names.contains(&f.name(**c).to_string()))
+                            .filter(|(c, a)| {
+                                let name = f.name(**c).to_string();
+                                !**a && names.contains(&name) && !defined.contains(&name)
+                            })
                             .map(|(c, _)| (Kept::Condition(f.name(*c).clone()), After::Loop(*id))),
                     );
                     false
