@@ -208,20 +208,33 @@ fn methods_on_a_parameter_in_both_modes() {
     }
 }
 
+/// The Hessian of an energy of a tensor and two moduli against central differences of its
+/// gradient, over the tensor's six numbers then the moduli.
+#[track_caller]
+fn check_energy_hessian(
+    h: &[Vec<f64>],
+    grad: fn(&Mandel, f64, f64) -> (Mandel, f64, f64),
+    c: &Mandel,
+    mu: f64,
+    lambda: f64,
+) {
+    let mut flat = c.vals.to_vec();
+    flat.extend([mu, lambda]);
+    let flat_grad = |v: &[f64]| {
+        let (g, gmu, glambda) = grad(&Mandel::from_flat(&v[..6]), v[6], v[7]);
+        let mut all = g.vals.to_vec();
+        all.extend([gmu, glambda]);
+        all
+    };
+    check_hessian(h, flat_grad, &flat);
+}
+
 #[test]
 fn methods_on_a_parameter_at_second_order() {
     let (mu, lambda) = (0.8, 1.5);
     for c in tensors() {
-        let mut flat = c.vals.to_vec();
-        flat.extend([mu, lambda]);
-        let grad = |v: &[f64]| {
-            let (g, gmu, glambda) = grad_neo_hookean(&Mandel::from_flat(&v[..6]), v[6], v[7]);
-            let mut all = g.vals.to_vec();
-            all.extend([gmu, glambda]);
-            all
-        };
         let h = hessian_neo_hookean(&c, mu, lambda);
-        check_hessian(&h, grad, &flat);
+        check_energy_hessian(&h, grad_neo_hookean, &c, mu, lambda);
         let dir = Mandel {
             vals: [0.1, 0.2, -0.3, 0.0, 0.1, 0.2],
         };
@@ -614,15 +627,7 @@ fn a_calls_value_in_an_operator_before_its_methods() {
 fn second_order_through_a_struct_result() {
     let (mu, lambda) = (1.0 / 2.6, 0.3 / (1.3 * 0.4));
     let e = Mandel::from_matrix([[0.1, 0.12, 0.13], [0.12, 0.2, 0.14], [0.13, 0.14, -0.27]]);
-    let mut flat = e.vals.to_vec();
-    flat.extend([mu, lambda]);
-    let grad = |v: &[f64]| {
-        let (g, gmu, glambda) = grad_psi(&Mandel::from_flat(&v[..6]), v[6], v[7]);
-        let mut all = g.vals.to_vec();
-        all.extend([gmu, glambda]);
-        all
-    };
-    check_hessian(&hessian_psi(&e, mu, lambda), grad, &flat);
+    check_energy_hessian(&hessian_psi(&e, mu, lambda), grad_psi, &e, mu, lambda);
     // The hidden second-order function of the struct result, as a caller's second order calls
     // it: the cotangent's tangent carried back.
     let ct = Mandel { vals: [1.0; 6] };
