@@ -42,7 +42,7 @@ fn obstacle(
     };
     // (A vector result at second order has the hidden `__diffx_hvp_f` its callers' second order
     // goes through, and no `hvp_` of its own.)
-    let vector = sig.ret_kind == Kind::Slice && n == 2;
+    let vector = matches!(sig.ret_kind, Kind::Slice | Kind::Other) && n == 2;
     if sig.ret_kind != Kind::Scalar && !vector {
         return Some(syn::Error::new_spanned(
             &item.sig.output,

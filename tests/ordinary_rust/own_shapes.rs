@@ -335,3 +335,47 @@ fn methods_through_the_matrix_of_a_struct() {
         assert_close(left, right, 1e-12, "⟨Jᵀ ct, t⟩ = ⟨ct, J t⟩ of inv");
     }
 }
+
+/// A struct result that is another function's value, at second order.
+#[derive(Clone, Copy, Debug, PartialEq, Params)]
+struct V2 {
+    x: f64,
+    y: f64,
+}
+
+#[autodiff(wrt(self), order = 2)]
+impl V2 {
+    fn make(x: f64, y: f64) -> V2 {
+        V2 {
+            x: x * y,
+            y: y.sin(),
+        }
+    }
+
+    fn twisted(&self) -> V2 {
+        V2::make(self.y, self.x)
+    }
+
+    fn norm2(&self) -> f64 {
+        self.x * self.x + self.y * self.y
+    }
+}
+
+#[autodiff(order = 2)]
+fn twisted_norm(v: &V2) -> f64 {
+    v.twisted().norm2()
+}
+
+#[test]
+fn second_order_through_a_struct_another_function_returns() {
+    for (x, y) in [(0.7, 1.3), (-0.4, 2.0)] {
+        let h = hessian_twisted_norm(&V2 { x, y });
+        let grad = |p: &[f64]| {
+            let g = grad_twisted_norm(&V2 { x: p[0], y: p[1] });
+            vec![g.x, g.y]
+        };
+        crate::common::check_hessian(&h, grad, &[x, y]);
+        // f = x² y² + sin² x: ∂²f/∂x∂y = 4xy.
+        assert_close(h[0][1], 4.0 * x * y, 1e-12, "∂²f/∂x∂y");
+    }
+}
