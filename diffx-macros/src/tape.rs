@@ -167,6 +167,12 @@ fn live(f: &Func, body: &[Stmt]) -> Vec<Stmt> {
     for s in body.iter().rev() {
         let unread = |v: &Var| !needed.contains(v) && !names.contains(&f.name(*v).to_string());
         let dead = match s {
+            // (A constant popped from a record, `cnt` of `w[cnt % 2]`, is read by name.)
+            Stmt::Let {
+                dst,
+                op: Op::Recall(_),
+                ..
+            } => unread(dst),
             Stmt::Let { dst, .. } => !needed.contains(dst),
             Stmt::Const { name, .. } => !names.contains(&name.to_string()),
             Stmt::If { outs, .. } => outs.iter().all(unread) && without_effects(s),

@@ -313,3 +313,12 @@ mod aq {
 fn aq_vector_changed_in_place_recorded_by_an_arm() {
     aq::main();
 }
+
+mod ar {
+    include!("ar_counter_popped_then_read_by_name_only.rs");
+}
+
+#[test]
+fn ar_counter_popped_then_read_by_name_only() {
+    ar::main();
+}
