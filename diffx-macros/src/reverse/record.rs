@@ -384,9 +384,15 @@ impl Sweep {
                     cheap
                 }
                 Stmt::If { outs, .. } => {
+                    // (Also a constant the `if` decides, `cnt` of `if … { cnt += 1 }`, that code
+                    // kept as written in `back` names.)
+                    let named = |o: &Var| {
+                        let name = f.name(*o).to_string();
+                        names.contains(&name) && !defined.contains(&name)
+                    };
                     recorded.extend(
                         outs.iter()
-                            .filter(|o| needed.remove(o))
+                            .filter(|o| needed.remove(o) | named(o))
                             .map(|o| (Kept::Value(*o), After::Def)),
                     );
                     false

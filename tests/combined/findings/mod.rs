@@ -322,3 +322,12 @@ mod ar {
 fn ar_counter_popped_then_read_by_name_only() {
     ar::main();
 }
+
+mod as_ {
+    include!("as_counter_decided_by_an_if_read_by_name.rs");
+}
+
+#[test]
+fn as_counter_decided_by_an_if_read_by_name() {
+    as_::main();
+}
