@@ -307,11 +307,11 @@ pub fn is_own_type(ty: &Type) -> bool {
     matches!(ty, Type::Path(_)) && own_result(ty, &TypeParams::default())
 }
 
-/// The float type a function names in its signature when none is a type parameter: `f32` if it
-/// names it, else `f64`.
-fn float_named(sig: &syn::Signature) -> Ident {
+/// The float type `tokens` (a signature, a function) name when none is a type parameter: `f32`
+/// if they name it, else `f64`.
+pub fn float_named(tokens: TokenStream) -> Ident {
     let mut f32 = false;
-    crate::tokens::replace_all(quote::quote!(#sig), &mut |id| {
+    crate::tokens::replace_all(tokens, &mut |id| {
         f32 |= id == "f32";
         None
     });
@@ -445,10 +445,7 @@ pub fn differentiable_alone(f: &ItemFn, args: &Args) -> bool {
 /// Whether `f` returns a value of a type of the user's (a struct, a type alias, an array of
 /// arrays), not a number, a vector of them, a tuple or a tensor.
 pub fn returns_own_type(f: &ItemFn, args: &Args) -> bool {
-    let mut g = type_params(&f.sig.generics, &mut Vec::new());
-    if g.float.is_none() {
-        g.float = args.impl_float.clone();
-    }
+    let g = result_params(f, args);
     let ReturnType::Type(_, ty) = &f.sig.output else {
         return false;
     };
@@ -462,11 +459,17 @@ pub fn returns_own_type(f: &ItemFn, args: &Args) -> bool {
 /// vector, a tuple, a struct. (A function returning nothing may write a number into a `&mut`
 /// output.)
 pub fn returns_other_than_number(f: &ItemFn, args: &Args) -> bool {
+    let g = result_params(f, args);
+    matches!(&f.sig.output, ReturnType::Type(_, ty) if float_type(ty, &g).is_none())
+}
+
+/// The type parameters the result of `f` may name: its own, and its block's float type.
+fn result_params(f: &ItemFn, args: &Args) -> TypeParams {
     let mut g = type_params(&f.sig.generics, &mut Vec::new());
     if g.float.is_none() {
         g.float = args.impl_float.clone();
     }
-    matches!(&f.sig.output, ReturnType::Type(_, ty) if float_type(ty, &g).is_none())
+    g
 }
 
 /// The type parameter of `generics` bounded by a `Float` trait, if there is one.
@@ -574,7 +577,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         ReturnType::Type(_, ty) => float_type(ty, &g)
             .or_else(|| tensor_float(ty, &g))
             .or_else(|| returned_sequence(ty, &g))
-            .or_else(|| own_result(ty, &g).then(|| g.float.clone().unwrap_or_else(|| float_named(sig))))
+            .or_else(|| own_result(ty, &g).then(|| g.float.clone().unwrap_or_else(|| float_named(quote::quote!(#sig)))))
             .ok_or_else(|| {
                 error(
                     ty.span(),

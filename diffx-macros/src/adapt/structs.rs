@@ -161,12 +161,7 @@ fn float_of(item: &ItemFn, args: &parse::Args) -> Ident {
     if let Some(f) = parse::float_param(&item.sig.generics).or_else(|| args.impl_float.clone()) {
         return f;
     }
-    let mut f32 = false;
-    crate::tokens::replace_all(quote!(#item), &mut |id| {
-        f32 |= id == "f32";
-        None
-    });
-    Ident::new(if f32 { "f32" } else { "f64" }, Span::call_site())
+    parse::float_named(quote!(#item))
 }
 
 /// The width of a field's value: an array literal's length (`[a, b]`, `[x; 3]`), else a number.

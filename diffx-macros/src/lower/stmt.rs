@@ -150,6 +150,11 @@ impl Lowerer<'_> {
     fn place(&mut self, e: &Expr) -> syn::Result<Atom> {
         match e {
             Expr::Path(p) if p.path.get_ident().is_some() => self.expr(e),
+            // (`desugar/mut_refs.rs` writes `*r` of a `let r = &mut v[i];` as `v[i]` where it can.)
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => err(
+                e.span(),
+                "`#[autodiff]` writes through a `&mut` only as the element it borrows, `let r = &mut v[i]; *r = …` with `i` unchanged in between: write the element itself (`v[i] = …`)",
+            ),
             _ => err(
                 e.span(),
                 "`#[autodiff]` can assign only to local variables here: write `name = …` or `name += …`",
