@@ -36,11 +36,21 @@ pub struct Facts {
     /// Names read by two indices (`m[i][j]`): a call bound to one returns an array of arrays
     /// (`let m = self.to_matrix();`), a value of the user's shape read by place.
     pub rows_read: BTreeSet<String>,
+    /// Whether the body reads like tensor code: it names `Tensor` or calls a method only tensors
+    /// have (`x.matmul(w)`, `h.sum()`). A parameter of a type the macro cannot see is then taken
+    /// for a tensor under another name (`type T = Tensor<f64>`) at an operator, and for a value
+    /// of the user's type otherwise.
+    pub tensor_code: bool,
+    /// Names a float method that tensors have too is called on (`x` of `x.exp()`): a parameter
+    /// among them is a tensor at an operator, like all of them in [`Facts::tensor_code`].
+    pub float_receivers: BTreeSet<String>,
 }
 
 /// The facts of a desugared body.
 pub fn body(block: &syn::Block) -> Facts {
     let ts = block.to_token_stream();
+    let mut tree = TreeFacts::default();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut tree, &mut block.clone());
     Facts {
         written: tokens::element_written(ts.clone()),
         changed_in_place: changed_in_place(ts.clone()).into_keys().collect(),
@@ -48,28 +58,50 @@ pub fn body(block: &syn::Block) -> Facts {
         referenced: tokens::referenced(ts.clone()),
         tuple_read: tokens::component_read(ts.clone()),
         own_types: tokens::receivers_of_others(ts, &known_method),
-        rows_read: rows_read(block),
+        rows_read: tree.rows_read,
+        tensor_code: tree.tensor_code,
+        float_receivers: tree.float_receivers,
     }
 }
 
-/// The names read by two indices (`m[i][j]`).
-fn rows_read(block: &syn::Block) -> BTreeSet<String> {
-    struct Rows(BTreeSet<String>);
-    impl syn::visit_mut::VisitMut for Rows {
-        fn visit_expr_index_mut(&mut self, i: &mut syn::ExprIndex) {
-            if let syn::Expr::Index(inner) = &*i.expr {
-                if let syn::Expr::Path(p) = &*inner.expr {
-                    if let Some(name) = p.path.get_ident() {
-                        self.0.insert(name.to_string());
-                    }
+/// What a walk of the syn tree finds: [`Facts::rows_read`] and [`Facts::tensor_code`].
+#[derive(Default)]
+struct TreeFacts {
+    rows_read: BTreeSet<String>,
+    tensor_code: bool,
+    float_receivers: BTreeSet<String>,
+}
+
+impl syn::visit_mut::VisitMut for TreeFacts {
+    fn visit_expr_index_mut(&mut self, i: &mut syn::ExprIndex) {
+        if let syn::Expr::Index(inner) = &*i.expr {
+            if let syn::Expr::Path(p) = &*inner.expr {
+                if let Some(name) = p.path.get_ident() {
+                    self.rows_read.insert(name.to_string());
                 }
             }
-            syn::visit_mut::visit_expr_index_mut(self, i);
         }
+        syn::visit_mut::visit_expr_index_mut(self, i);
     }
-    let mut rows = Rows(BTreeSet::new());
-    syn::visit_mut::VisitMut::visit_block_mut(&mut rows, &mut block.clone());
-    rows.0
+    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        self.tensor_code |= p.segments.iter().any(|s| s.ident == "Tensor");
+        syn::visit_mut::visit_path_mut(self, p);
+    }
+    fn visit_expr_method_call_mut(&mut self, m: &mut syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        // (A tensor row preferred to a float row means there is no float row: `sum`, `matmul`.)
+        let row = rules::find_method(&name, false);
+        self.tensor_code |= row.is_some_and(|r| r.syntax == rules::Syntax::TensorMethod);
+        if let (syn::Expr::Path(p), Some(r)) = (&*m.receiver, row) {
+            let tensors_too = r.tensors.method
+                || rules::find_method(&name, true)
+                    .is_some_and(|t| t.syntax == rules::Syntax::TensorMethod);
+            if let (Some(id), true) = (p.path.get_ident(), tensors_too) {
+                self.float_receivers.insert(id.to_string());
+            }
+        }
+        syn::visit_mut::visit_expr_method_call_mut(self, m);
+    }
 }
 
 /// Methods of numbers, vectors, options and the rule table: a value they are called on may be

@@ -11,5 +11,6 @@ mod functions_and_fields;
 mod generic;
 mod impls;
 mod ordinary;
+mod own_operators;
 mod own_shapes;
 mod own_types;

@@ -161,10 +161,16 @@ impl Lowerer<'_> {
             return true;
         }
         let name = self.b.func.vars[v.0].name.to_string();
+        let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
+        if param && !self.facts.tensor_code && !self.facts.float_receivers.contains(&name) {
+            // (A parameter of a type the macro cannot see, in code that does nothing tensors
+            // do: a value of the user's type, whose operators are its impls'.)
+            self.mark_own(a);
+            return true;
+        }
         if !self.facts.own_types.contains(&name) {
             return false;
         }
-        let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
         param || self.returned_own_value(*v)
     }
 

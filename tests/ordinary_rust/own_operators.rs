@@ -1,0 +1,203 @@
+//! Operators of the user's own type on parameters of free functions that the body calls no
+//! method of (`*a - *b`, `r * f` by value): the parameter is a value of the type, its operators
+//! are the type's `#[autodiff]` impls (a cross product for `V3 * V3`, which no number rule would
+//! give), in both modes and at second order.
+
+use std::ops::{Add, Mul, Neg, Sub};
+
+use diffx::check::central_difference;
+use diffx::{autodiff, Params};
+
+use crate::common::{assert_close, check_hessian};
+
+#[derive(Clone, Copy, Debug, PartialEq, Params)]
+struct V3 {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+impl V3 {
+    fn of(v: &[f64]) -> V3 {
+        V3 {
+            x: v[0],
+            y: v[1],
+            z: v[2],
+        }
+    }
+
+    fn flat(self) -> [f64; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+#[autodiff(order = 2)]
+impl Add for V3 {
+    type Output = V3;
+    fn add(self, o: V3) -> V3 {
+        V3 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+}
+
+#[autodiff(order = 2)]
+impl Sub for V3 {
+    type Output = V3;
+    fn sub(self, o: V3) -> V3 {
+        V3 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+}
+
+#[autodiff(order = 2)]
+impl Neg for V3 {
+    type Output = V3;
+    fn neg(self) -> V3 {
+        V3 {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+        }
+    }
+}
+
+/// The cross product.
+#[autodiff(order = 2)]
+impl Mul for V3 {
+    type Output = V3;
+    fn mul(self, o: V3) -> V3 {
+        V3 {
+            x: self.y * o.z - self.z * o.y,
+            y: self.z * o.x - self.x * o.z,
+            z: self.x * o.y - self.y * o.x,
+        }
+    }
+}
+
+#[autodiff(order = 2)]
+impl Mul<f64> for V3 {
+    type Output = V3;
+    fn mul(self, k: f64) -> V3 {
+        V3 {
+            x: self.x * k,
+            y: self.y * k,
+            z: self.z * k,
+        }
+    }
+}
+
+#[autodiff(order = 2)]
+impl Mul<V3> for f64 {
+    type Output = V3;
+    fn mul(self, v: V3) -> V3 {
+        V3 {
+            x: self * v.x,
+            y: self * v.y,
+            z: self * v.z,
+        }
+    }
+}
+
+/// A spring's energy between two points: parameters behind references, read only by operators
+/// (the float methods on names, `l2.sqrt()`, do not make them tensors).
+#[autodiff(order = 2)]
+fn spring(a: &V3, b: &V3, rest: f64) -> f64 {
+    let d = *a - *b;
+    let l2 = d.x * d.x + d.y * d.y + d.z * d.z;
+    let len = l2.sqrt();
+    (len - rest).powi(2)
+}
+
+/// Parameters by value: a cross product, negation, a number on either side.
+#[autodiff(order = 2)]
+fn torque(r: V3, f: V3, t: f64) -> f64 {
+    let m = -(r * f) * t + 0.5 * (r + f);
+    m.x * m.y + m.z * t
+}
+
+fn points() -> [[f64; 7]; 3] {
+    [
+        [0.7, 1.3, -0.4, 0.1, -0.4, 0.9, 0.8],
+        [-1.1, 0.2, 0.5, 0.6, 0.3, -0.7, 1.9],
+        [2.0, -0.5, 1.5, -0.3, 1.2, 0.4, 0.35],
+    ]
+}
+
+/// A function of two vectors and a number as one of seven numbers.
+type Of7 = fn(&[f64]) -> f64;
+
+/// Reverse mode against central differences; forward mode along a direction against the
+/// gradient; the Hessian against central differences of the gradient.
+#[track_caller]
+fn check(
+    f: Of7,
+    grad: impl Fn(&[f64]) -> Vec<f64>,
+    jvp: impl Fn(&[f64], &[f64]) -> f64,
+    hessian: impl Fn(&[f64]) -> Vec<Vec<f64>>,
+) {
+    for p in points() {
+        let g = grad(&p);
+        let fd = central_difference(f, &p);
+        for i in 0..7 {
+            assert_close(g[i], fd[i], 1e-6, &format!("∂{i} at {p:?}"));
+        }
+        let dir = [0.3, -0.2, 0.5, 0.1, 0.7, -0.6, 0.4];
+        let along: f64 = (0..7).map(|i| g[i] * dir[i]).sum();
+        assert_close(jvp(&p, &dir), along, 1e-12, "jvp along dir");
+        check_hessian(&hessian(&p), &grad, &p);
+    }
+}
+
+#[test]
+fn operators_on_parameters_read_by_nothing_else() {
+    let f: Of7 = |p| spring(&V3::of(&p[..3]), &V3::of(&p[3..6]), p[6]);
+    let grad = |p: &[f64]| {
+        let (ga, gb, gr) = grad_spring(&V3::of(&p[..3]), &V3::of(&p[3..6]), p[6]);
+        [ga.flat().as_slice(), &gb.flat(), &[gr]].concat()
+    };
+    let jvp = |p: &[f64], t: &[f64]| {
+        let (a, b) = (V3::of(&p[..3]), V3::of(&p[3..6]));
+        let (v, d) = jvp_spring(&a, &b, p[6], &V3::of(&t[..3]), &V3::of(&t[3..6]), t[6]);
+        assert_eq!(v, spring(&a, &b, p[6]));
+        d
+    };
+    check(f, grad, jvp, |p| {
+        hessian_spring(&V3::of(&p[..3]), &V3::of(&p[3..6]), p[6])
+    });
+    // Analytic: ∂/∂a = 2(‖d‖ − rest) d/‖d‖ = −∂/∂b, ∂/∂rest = −2(‖d‖ − rest).
+    for p in points() {
+        let (a, b) = (V3::of(&p[..3]), V3::of(&p[3..6]));
+        let d = [a.x - b.x, a.y - b.y, a.z - b.z];
+        let len = d.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let (ga, gb, gr) = grad_spring(&a, &b, p[6]);
+        for i in 0..3 {
+            assert_close(ga.flat()[i], 2.0 * (len - p[6]) * d[i] / len, 1e-12, "∂a");
+            assert_close(gb.flat()[i], -ga.flat()[i], 1e-12, "∂b");
+        }
+        assert_close(gr, -2.0 * (len - p[6]), 1e-12, "∂rest");
+    }
+}
+
+#[test]
+fn a_cross_product_negation_and_numbers_on_parameters_by_value() {
+    let f: Of7 = |p| torque(V3::of(&p[..3]), V3::of(&p[3..6]), p[6]);
+    let grad = |p: &[f64]| {
+        let (gr, gf, gt) = grad_torque(V3::of(&p[..3]), V3::of(&p[3..6]), p[6]);
+        [gr.flat().as_slice(), &gf.flat(), &[gt]].concat()
+    };
+    let jvp = |p: &[f64], t: &[f64]| {
+        let (r, f) = (V3::of(&p[..3]), V3::of(&p[3..6]));
+        let (v, d) = jvp_torque(r, f, p[6], V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
+        assert_eq!(v, torque(r, f, p[6]));
+        d
+    };
+    check(f, grad, jvp, |p| {
+        hessian_torque(V3::of(&p[..3]), V3::of(&p[3..6]), p[6])
+    });
+}
