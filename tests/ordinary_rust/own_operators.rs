@@ -176,8 +176,8 @@ fn operators_on_parameters_read_by_nothing_else() {
         let d = [a.x - b.x, a.y - b.y, a.z - b.z];
         let len = d.iter().map(|v| v * v).sum::<f64>().sqrt();
         let (ga, gb, gr) = grad_spring(&a, &b, p[6]);
-        for i in 0..3 {
-            assert_close(ga.flat()[i], 2.0 * (len - p[6]) * d[i] / len, 1e-12, "∂a");
+        for (i, di) in d.iter().enumerate() {
+            assert_close(ga.flat()[i], 2.0 * (len - p[6]) * di / len, 1e-12, "∂a");
             assert_close(gb.flat()[i], -ga.flat()[i], 1e-12, "∂b");
         }
         assert_close(gr, -2.0 * (len - p[6]), 1e-12, "∂rest");
