@@ -217,6 +217,7 @@ impl Builder {
             }
             Op::Rule(r) if r.out == Out::Tensor => Kind::Tensor,
             Op::Rule(_) | Op::Id => joined(),
+            Op::SetPart(_) => self.func.atom_kind(&args[0]),
             Op::Call(_) => self.call_kind,
             Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => Kind::Other,
         }

@@ -132,8 +132,10 @@ fn if_stmt(
 
 /// A zero shaped like `a`.
 pub fn zero(b: &Builder, a: &Atom) -> Atom {
-    if b.func.atom_kind(a) == Kind::Scalar || (b.func.numbers && b.func.atom_kind(a) == Kind::Other)
-    {
+    // (Where values the macro cannot see are numbers, a value of the user's type is not one.)
+    let own = matches!(a, Atom::Var(v) if b.func.own_values.contains(v));
+    let number = b.func.numbers && b.func.atom_kind(a) == Kind::Other && !own;
+    if b.func.atom_kind(a) == Kind::Scalar || number {
         return Atom::Const(quote::quote!(0.0));
     }
     let r = by_ref(&b.func, a);
@@ -329,7 +331,12 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
         Stmt::Set { dst, value } => {
             b.push(s.clone());
             if let Some(d) = dot.get(dst).copied() {
-                let t = tangent(dot, value).unwrap_or_else(|| zero(b, value));
+                // (A value of the user's type is reset to a zero shaped like it.)
+                let like = match b.func.own_values.contains(dst) {
+                    true => Atom::Var(*dst),
+                    false => value.clone(),
+                };
+                let t = tangent(dot, value).unwrap_or_else(|| zero(b, &like));
                 b.push(Stmt::Set { dst: d, value: t });
             }
             Some(())
@@ -559,6 +566,20 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
             return Ok(());
         }
         Op::Id | Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => tangents[0].clone(),
+        // (The tangent of a value with a part replaced: the base's tangent with that part's.)
+        Op::SetPart(path) => {
+            let t = args.iter().zip(&tangents);
+            let t = t
+                .map(|(a, t)| t.clone().unwrap_or_else(|| zero(b, a)))
+                .collect();
+            let kind = b.func.kind(*dst);
+            Some(Atom::Var(b.op_of_kind(
+                Op::SetPart(path.clone()),
+                t,
+                *span,
+                kind,
+            )))
+        }
         Op::Rule(rule) => {
             let terms = terms(b, rule, *dst, args, &tangents, *span)?;
             b.sum(terms, *span)

@@ -381,6 +381,7 @@ impl Mentions<'_> {
                 Syntax::Infix(_) | Syntax::Prefix(_) => {}
             },
             Op::Id => {}
+            Op::SetPart(path) => self.tokens(&quote::quote!(#path)),
         }
         self.atoms(args);
     }

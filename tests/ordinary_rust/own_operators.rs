@@ -1,7 +1,8 @@
 //! Operators of the user's own type on parameters of free functions that the body calls no
 //! method of (`*a - *b`, `r * f` by value): the parameter is a value of the type, its operators
 //! are the type's `#[autodiff]` impls (a cross product for `V3 * V3`, which no number rule would
-//! give), in both modes and at second order.
+//! give); fields of a value of the type written (`s.x += …`, in loops and branches); in both
+//! modes and at second order.
 
 use std::ops::{Add, Mul, Neg, Sub};
 
@@ -200,4 +201,46 @@ fn a_cross_product_negation_and_numbers_on_parameters_by_value() {
     check(f, grad, jvp, |p| {
         hessian_torque(V3::of(&p[..3]), V3::of(&p[3..6]), p[6])
     });
+}
+
+/// Fields of a local value of the type written in a loop and a branch, the value read whole
+/// after (`t = s`, `s - r`).
+#[autodiff(order = 2)]
+fn stepped(r: V3, f: V3, k: f64, n: usize) -> f64 {
+    let mut s = r;
+    for i in 0..n {
+        s.x += k * s.y;
+        if i % 2 == 0 {
+            s.z = s.z * s.x - f.y;
+        } else {
+            s.y -= f.x * k;
+        }
+    }
+    let t = s - r;
+    t.x * t.y + s.z * t.z + s.x
+}
+
+#[test]
+fn fields_of_a_value_of_the_type_written_in_loops_and_branches() {
+    for n in [0, 1, 2, 5] {
+        let f: Of7 = match n {
+            0 => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 0),
+            1 => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 1),
+            2 => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 2),
+            _ => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 5),
+        };
+        let grad = |p: &[f64]| {
+            let (gr, gf, gk) = grad_stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n);
+            [gr.flat().as_slice(), &gf.flat(), &[gk]].concat()
+        };
+        let jvp = |p: &[f64], t: &[f64]| {
+            let (r, f) = (V3::of(&p[..3]), V3::of(&p[3..6]));
+            let (v, d) = jvp_stepped(r, f, p[6], n, V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
+            assert_eq!(v, stepped(r, f, p[6], n));
+            d
+        };
+        check(f, grad, jvp, |p| {
+            hessian_stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
+        });
+    }
 }

@@ -179,6 +179,14 @@ pub(super) fn op_expr_moving(
             )))
         }
         Op::Map { template, binds } => map(f, template, binds, args),
+        Op::SetPart(path) => {
+            let take = |a: &Atom| match moved(a) {
+                true => place(f, a),
+                false => owned(f, a),
+            };
+            let (base, value) = (take(&args[0]), take(&args[1]));
+            quote!({ let mut __diffx_set = #base; __diffx_set #path = #value; __diffx_set })
+        }
         Op::Call(path) => call(path, call_args(f, args)),
         Op::Rule(rule) => match &rule.syntax {
             Syntax::Infix(_) | Syntax::Prefix(_) => {

@@ -158,7 +158,9 @@ fn stmt(f: &Func, structs: &HashSet<Var>, s: &Stmt) -> bool {
                 }
                 (Kind::Slice, _) => false,
                 (_, Op::Rule(_) | Op::Id) => args_ok,
-                (_, Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_)) => false,
+                (_, Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) | Op::SetPart(_)) => {
+                    false
+                }
             }
         }
         Stmt::If {

@@ -121,6 +121,9 @@ pub enum Op {
     /// The value a [`Stmt::Record`] on this stack kept in the forward sweep, taken off it: a
     /// recording loop's backward sweep reads it instead of running the body again.
     Recall(Ident),
+    /// `args[0]` with its place `path` replaced by `args[1]`: a field of a value of the user's
+    /// type written (`s.x += k;` is `s = set.x(s, s.x + k)`), as JAX's `x.at[i].set(v)`.
+    SetPart(path::Path),
 }
 
 impl Op {
@@ -133,6 +136,7 @@ impl Op {
             Op::Zeros(_) => "zeros_like".to_string(),
             Op::Recall(stack) => format!("recall[{stack}]"),
             Op::Fit => "fit".to_string(),
+            Op::SetPart(path) => format!("set{}", quote::quote!(#path)).replace(' ', ""),
         }
     }
 }

@@ -132,7 +132,9 @@ impl Lowerer<'_> {
                 _ => self.mark_own(&l),
             }
         }
-        if self.own_type(&l) {
+        // (`s - r` of a value the macro cannot see and one of the type: both are of the type.)
+        let other_left = self.b.func.atom_kind(&l) == Kind::Other;
+        if self.own_type(&l) || other_left && self.own_type(&r) {
             // `a + b` of a value of the user's type: its `#[autodiff]` operator impl.
             let number = self.b.func.atom_kind(&r) == Kind::Scalar;
             let op = Ident::new(name, b.op.span());

@@ -88,6 +88,10 @@ impl Lowerer<'_> {
                 let Expr::Index(target) = &*b.left else { return Ok(()) };
                 self.element_write(target, &b.right, compound(&b.op).map(|(r, _)| r), e)
             }
+            Expr::Assign(a) if self.part_written(&a.left).is_some() => {
+                let value = self.expr(&a.right)?;
+                self.set_part(&a.left, value)
+            }
             Expr::Assign(a) => {
                 let mark = self.b.mark();
                 let value = self.expr(&a.right)?;
@@ -105,6 +109,10 @@ impl Lowerer<'_> {
                     let op = if number { names::by_number(&op) } else { op };
                     let value = self.operator(&op, vec![old, rhs]);
                     return self.assign(&b.left, value, mark, false);
+                }
+                if self.part_written(&b.left).is_some() {
+                    let value = self.apply_or_fold(rule, vec![old, rhs], e, before)?;
+                    return self.set_part(&b.left, value);
                 }
                 let value = match (&old, &rhs) {
                     (Atom::Const(l), Atom::Const(r)) => {
@@ -146,10 +154,55 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The current value of an assignable place (a variable).
+    /// The name of the value of the list whose part `e` is (`s` of `s.x`, `s.vals[k]`), where
+    /// that value is read by place (a value of the user's type): a write of the part replaces
+    /// the value by one with the part replaced ([`Op::SetPart`]).
+    fn part_written(&self, e: &Expr) -> Option<String> {
+        let Expr::Field(f) = e else { return None };
+        let mut base = &*f.base;
+        while let Expr::Field(syn::ExprField { base: b, .. })
+        | Expr::Index(syn::ExprIndex { expr: b, .. }) = base
+        {
+            base = b;
+        }
+        let Expr::Path(p) = base else { return None };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Atom::Var(v)) if self.b.func.kind(*v) == Kind::Other => Some(name),
+            _ => None,
+        }
+    }
+
+    /// `s.x = value` of a part of a value read by place: `s` is bound to `set.x(s, value)`.
+    fn set_part(&mut self, left: &Expr, value: Atom) -> syn::Result<()> {
+        let name = self.part_written(left).expect("checked by the caller");
+        let Atom::Field(base, path) = self.expr(left)? else {
+            return err(
+                left.span(),
+                "write a part of this value as `name.field = …`",
+            );
+        };
+        let span = left.span();
+        let kind = self.b.func.kind(base);
+        let new = self
+            .b
+            .op_of_kind(Op::SetPart(path), vec![Atom::Var(base), value], span, kind);
+        // (Both are whole values of the user's type, not numbers, at second order too.)
+        for v in [base, new] {
+            if !self.b.func.own_values.contains(&v) {
+                self.b.func.own_values.push(v);
+            }
+        }
+        self.rebind(&name, Atom::Var(new));
+        Ok(())
+    }
+
+    /// The current value of an assignable place (a variable, or a part of a value read by
+    /// place).
     fn place(&mut self, e: &Expr) -> syn::Result<Atom> {
         match e {
             Expr::Path(p) if p.path.get_ident().is_some() => self.expr(e),
+            _ if self.part_written(e).is_some() => self.expr(e),
             // (`desugar/mut_refs.rs` writes `*r` of a `let r = &mut v[i];` as `v[i]` where it can.)
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => err(
                 e.span(),

@@ -71,9 +71,7 @@ impl Sweep {
     fn outer_adjoints(&mut self, arms: &[&Branch], also: &[Var]) {
         for v in outer_reads(arms).into_iter().chain(also.iter().copied()) {
             if !self.adj.contains_key(&v) {
-                let bar = self
-                    .b
-                    .fresh(&format!("{}_bar", self.b.func.name(v)), self.b.func.kind(v));
+                let bar = self.fresh_adjoint(v);
                 let value = crate::forward::zero(&self.b, &Atom::Var(v));
                 self.b.adjoint(bar, value, None);
                 self.adj.insert(v, bar);
@@ -190,10 +188,7 @@ impl Sweep {
     /// (the adjoint may be another value's, or the `ct` argument).
     fn own_cell_adjoints(&mut self, live: &[(usize, Var)]) {
         for (_, c) in live {
-            let bar = self.b.fresh(
-                &format!("{}_bar", self.b.func.name(*c)),
-                self.b.func.kind(*c),
-            );
+            let bar = self.fresh_adjoint(*c);
             let value = self.adj.get(c).map_or_else(
                 || crate::forward::zero(&self.b, &Atom::Var(*c)),
                 |a| Atom::Var(*a),

@@ -259,10 +259,21 @@ impl Sweep {
         }
     }
 
+    /// A new variable for `v`'s adjoint, `v_bar`: of `v`'s kind, and a value of the user's type
+    /// if `v` is one.
+    pub(super) fn fresh_adjoint(&mut self, v: Var) -> Var {
+        let bar = self
+            .b
+            .fresh(&format!("{}_bar", self.b.func.name(v)), self.b.func.kind(v));
+        if self.b.func.own_values.contains(&v) {
+            self.b.func.own_values.push(bar);
+        }
+        bar
+    }
+
     /// `v̄ = 0`, shaped like `v`.
     pub(super) fn zeros(&mut self, v: Var, ty: TokenStream) {
-        let name = format!("{}_bar", self.b.func.name(v));
-        let bar = self.b.fresh(&name, self.b.func.kind(v));
+        let bar = self.fresh_adjoint(v);
         self.b.push(Stmt::Let {
             dst: bar,
             op: Op::Zeros(ty),

@@ -115,6 +115,18 @@ impl Sweep {
                     }
                 }
             }
+            // The part's adjoint is the cotangent's part; the base's, the rest of the cotangent.
+            Op::SetPart(path) => {
+                if args[1].var().is_some() {
+                    self.accumulate(&args[1], Atom::Field(g, path.clone()), span, mark);
+                }
+                if args[0].var().is_some() {
+                    let zero = crate::forward::zero(&self.b, &args[1]);
+                    let rest = vec![Atom::Var(g), zero];
+                    let rest = self.b.op_of_kind(op.clone(), rest, span, Kind::Other);
+                    self.accumulate(&args[0], Atom::Var(rest), span, mark);
+                }
+            }
             Op::Rule(rule) => {
                 let mut contributions = self.contributions(rule, dst, g, args, span)?;
                 // Accumulating into an existing adjoint borrows the contribution; a new adjoint
@@ -247,10 +259,7 @@ impl Sweep {
             }
             (Atom::Var(_), None) => {
                 // A copy, not an alias: `ā` may be accumulated into later.
-                let bar = self.b.fresh(
-                    &format!("{}_bar", self.b.func.name(base)),
-                    self.b.func.kind(base),
-                );
+                let bar = self.fresh_adjoint(base);
                 self.b.adjoint(bar, Atom::Var(c), like);
                 self.adj.insert(base, bar);
             }

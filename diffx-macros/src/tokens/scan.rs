@@ -85,8 +85,8 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
-/// The names assigned in `tokens`: `x = …`, `x += …` (not `==`, `<=`, fields or `let` names, which
-/// follow `let`/`mut`).
+/// The names assigned in `tokens`: `x = …`, `x += …`, and `s` of a part written, `s.x = …` (not
+/// `==`, `<=`, elements, or `let` names, which follow `let`/`mut`).
 pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     writes_into(tokens, false, &mut out);
@@ -280,7 +280,11 @@ fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
                 if indexed && !bracket {
                     continue;
                 }
-                let at = i + 1 + usize::from(indexed);
+                let mut at = i + 1 + usize::from(indexed);
+                if !indexed {
+                    // (`s.x = …`, `s.vals[k] += …`: a part written changes the whole value.)
+                    at = past_parts(&trees, at);
+                }
                 let plain = matches!(punct(at), Some(('=', Spacing::Alone)));
                 let compound = matches!(punct(at), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
                     && matches!(punct(at + 1), Some(('=', Spacing::Alone)));
@@ -289,6 +293,29 @@ fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The position after the field and index steps (`.x`, `.0`, `.vals[k]`) starting at `at`, if
+/// there is a field among them; `at` otherwise (`v[i]` writes an element, see
+/// [`element_written`]).
+fn past_parts(trees: &[TokenTree], start: usize) -> usize {
+    let (mut at, mut field) = (start, false);
+    loop {
+        let call = matches!(trees.get(at + 2), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+        match (trees.get(at), trees.get(at + 1)) {
+            (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(_) | TokenTree::Literal(_)))
+                if p.as_char() == '.' && !call =>
+            {
+                (at, field) = (at + 2, true)
+            }
+            (Some(TokenTree::Group(g)), _)
+                if field && g.delimiter() == proc_macro2::Delimiter::Bracket =>
+            {
+                at += 1
+            }
+            _ => return if field { at } else { start },
         }
     }
 }
