@@ -568,7 +568,12 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         Op::Id | Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => tangents[0].clone(),
         // (The tangent of a value with a part replaced: the base's tangent with that part's.)
         Op::SetPart(path) => {
-            let t = args.iter().zip(&tangents);
+            // (A constant written has a zero tangent shaped like the part it replaces.)
+            let part = match &args[0] {
+                Atom::Var(v) => Atom::Field(*v, path.clone()),
+                a => a.clone(),
+            };
+            let t = [&args[0], &part].into_iter().zip(&tangents);
             let t = t
                 .map(|(a, t)| t.clone().unwrap_or_else(|| zero(b, a)))
                 .collect();

@@ -8,8 +8,9 @@
 //! members of the trait: they go into an inherent `impl` of the self type, so `vol.grad_psi(j)`
 //! works on the value. Functions the block cannot differentiate without being asked
 //! (constructors, mutators, functions of no number) are kept as written. An impl of an operator
-//! trait (`Add`, `Sub`, `Mul`, `Div`, `Neg`) is differentiated in both operands; those of a
-//! number (`impl Mul<V2> for f64`) become methods of the other operand's type (see [`Operator`]).
+//! trait (`Add`, `Sub`, `Mul`, `Div`, `Neg`, and the compound assignments `AddAssign`, …) is
+//! differentiated in both operands; those of a number (`impl Mul<V2> for f64`) become methods of
+//! the other operand's type (see [`Operator`]).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -217,16 +218,18 @@ struct Operator {
     reflected: Option<syn::Type>,
     /// The right operand is a reference (`impl Mul<&V2> for f64`): the method is `rmul_ref`.
     by_ref: bool,
+    /// A compound assignment (`impl AddAssign for V2`): the method, which changes `*self`, is
+    /// differentiated as the function of `self` by value that returns the changed value.
+    assign: bool,
 }
 
 impl Operator {
     fn of(block: &ItemImpl) -> Option<Self> {
         let (_, path, _) = block.trait_.as_ref()?;
         let last = path.segments.last()?;
-        if !["Add", "Sub", "Mul", "Div", "Neg"]
-            .iter()
-            .any(|o| last.ident == o)
-        {
+        let name = last.ident.to_string();
+        let assign = name.ends_with("Assign");
+        if !["Add", "Sub", "Mul", "Div", "Neg"].contains(&name.trim_end_matches("Assign")) {
             return None;
         }
         let float = parse::float_param(&block.generics);
@@ -242,7 +245,7 @@ impl Operator {
             _ => None,
         };
         let by_number = rhs.as_ref().is_some_and(is_number);
-        let reflected = rhs.filter(|r| is_number(&block.self_ty) && !is_number(r));
+        let reflected = rhs.filter(|r| is_number(&block.self_ty) && !is_number(r) && !assign);
         // (`impl Mul<&V2> for f64`: a method of `V2` too, beside the one of `impl Mul<V2>`.)
         let by_ref = matches!(reflected, Some(syn::Type::Reference(_)));
         let reflected = reflected.map(|r| match r {
@@ -254,6 +257,7 @@ impl Operator {
             by_number,
             reflected,
             by_ref,
+            assign,
         })
     }
 
@@ -311,12 +315,51 @@ impl Operator {
         *item.block = syn::parse_quote!({ let #pat = self; #(#stmts)* });
     }
 
+    /// A compound assignment's method (`fn add_assign(&mut self, rhs: V2) { self.x += rhs.x; … }`)
+    /// as the function of `self` by value that returns what `*self` becomes: `fn add_assign(self,
+    /// rhs: V2) -> V2 { let mut __diffx_acc = self; __diffx_acc.x += rhs.x; …; __diffx_acc }`.
+    fn by_value(&self, item: &mut ItemFn) {
+        struct Acc(syn::Ident);
+        impl VisitMut for Acc {
+            fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+                let is_self =
+                    |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident("self"));
+                let deref_self = matches!(e, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_self(&u.expr));
+                if deref_self || is_self(e) {
+                    let acc = &self.0;
+                    *e = syn::parse_quote!(#acc);
+                    return;
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+        }
+        let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first_mut() else {
+            return;
+        };
+        let acc = syn::Ident::new("__diffx_acc", proc_macro2::Span::call_site());
+        *r = syn::parse_quote!(self);
+        let ty = self.home();
+        item.sig.output = syn::parse_quote!(-> #ty);
+        let mut block = (*item.block).clone();
+        Acc(acc.clone()).visit_block_mut(&mut block);
+        for s in &mut block.stmts {
+            if let syn::Stmt::Expr(_, semi @ None) = s {
+                *semi = Some(Default::default());
+            }
+        }
+        let stmts = &block.stmts;
+        *item.block = syn::parse_quote!({ let mut #acc = self; #(#stmts)* #acc });
+    }
+
     /// The operator's method as the pipeline takes it: parameters of type `Self` of the self
     /// type, both operands differentiable unless `wrt` says otherwise, named `_by_number` for
     /// a number on the right.
     fn adapt(&self, item: &mut ItemFn, args: &mut parse::Args) {
         if self.reflected.is_some() {
             self.reflect(item);
+        }
+        if self.assign {
+            self.by_value(item);
         }
         let ty = self.home();
         let mut names = vec![syn::Ident::new("self", proc_macro2::Span::call_site())];

@@ -1292,6 +1292,38 @@ pub fn differentiable_number_add<A: DifferentiableNumberAdd>(a: A) -> A {
     a
 }
 
+/// `+=` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} += …` has no derivative functions: the `impl AddAssign` for `{Self}` is not `#[autodiff]`",
+    label = "this `+=` goes through the type's `impl AddAssign`",
+    note = "put `#[autodiff]` on `impl AddAssign for {Self}`"
+)]
+pub trait DifferentiableAddAssign {}
+
+impl<T: DifferentiableAddAssign + ?Sized> DifferentiableAddAssign for &T {}
+
+/// The operand, asserted [`DifferentiableAddAssign`].
+#[inline(always)]
+pub fn differentiable_add_assign<A: DifferentiableAddAssign>(a: A) -> A {
+    a
+}
+
+/// `+=` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} += number` has no derivative functions: the `impl AddAssign<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `+=` goes through the type's `impl AddAssign` with a number",
+    note = "put `#[autodiff]` on `impl AddAssign<f64> for {Self}`"
+)]
+pub trait DifferentiableAddAssignNumber {}
+
+impl<T: DifferentiableAddAssignNumber + ?Sized> DifferentiableAddAssignNumber for &T {}
+
+/// The operand, asserted [`DifferentiableAddAssignNumber`].
+#[inline(always)]
+pub fn differentiable_add_assign_number<A: DifferentiableAddAssignNumber>(a: A) -> A {
+    a
+}
+
 /// `-` of the type by a value of it, differentiated by `#[autodiff]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self} - …` has no derivative functions: the `impl Sub` for `{Self}` is not `#[autodiff]`",
@@ -1337,6 +1369,38 @@ impl<T: DifferentiableNumberSub + ?Sized> DifferentiableNumberSub for &T {}
 /// The operand, asserted [`DifferentiableNumberSub`].
 #[inline(always)]
 pub fn differentiable_number_sub<A: DifferentiableNumberSub>(a: A) -> A {
+    a
+}
+
+/// `-=` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} -= …` has no derivative functions: the `impl SubAssign` for `{Self}` is not `#[autodiff]`",
+    label = "this `-=` goes through the type's `impl SubAssign`",
+    note = "put `#[autodiff]` on `impl SubAssign for {Self}`"
+)]
+pub trait DifferentiableSubAssign {}
+
+impl<T: DifferentiableSubAssign + ?Sized> DifferentiableSubAssign for &T {}
+
+/// The operand, asserted [`DifferentiableSubAssign`].
+#[inline(always)]
+pub fn differentiable_sub_assign<A: DifferentiableSubAssign>(a: A) -> A {
+    a
+}
+
+/// `-=` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} -= number` has no derivative functions: the `impl SubAssign<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `-=` goes through the type's `impl SubAssign` with a number",
+    note = "put `#[autodiff]` on `impl SubAssign<f64> for {Self}`"
+)]
+pub trait DifferentiableSubAssignNumber {}
+
+impl<T: DifferentiableSubAssignNumber + ?Sized> DifferentiableSubAssignNumber for &T {}
+
+/// The operand, asserted [`DifferentiableSubAssignNumber`].
+#[inline(always)]
+pub fn differentiable_sub_assign_number<A: DifferentiableSubAssignNumber>(a: A) -> A {
     a
 }
 
@@ -1388,6 +1452,38 @@ pub fn differentiable_number_mul<A: DifferentiableNumberMul>(a: A) -> A {
     a
 }
 
+/// `*=` of the type by a value of it, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} *= …` has no derivative functions: the `impl MulAssign` for `{Self}` is not `#[autodiff]`",
+    label = "this `*=` goes through the type's `impl MulAssign`",
+    note = "put `#[autodiff]` on `impl MulAssign for {Self}`"
+)]
+pub trait DifferentiableMulAssign {}
+
+impl<T: DifferentiableMulAssign + ?Sized> DifferentiableMulAssign for &T {}
+
+/// The operand, asserted [`DifferentiableMulAssign`].
+#[inline(always)]
+pub fn differentiable_mul_assign<A: DifferentiableMulAssign>(a: A) -> A {
+    a
+}
+
+/// `*=` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} *= number` has no derivative functions: the `impl MulAssign<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `*=` goes through the type's `impl MulAssign` with a number",
+    note = "put `#[autodiff]` on `impl MulAssign<f64> for {Self}`"
+)]
+pub trait DifferentiableMulAssignNumber {}
+
+impl<T: DifferentiableMulAssignNumber + ?Sized> DifferentiableMulAssignNumber for &T {}
+
+/// The operand, asserted [`DifferentiableMulAssignNumber`].
+#[inline(always)]
+pub fn differentiable_mul_assign_number<A: DifferentiableMulAssignNumber>(a: A) -> A {
+    a
+}
+
 /// `/` of the type by a value of it, differentiated by `#[autodiff]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self} / …` has no derivative functions: the `impl Div` for `{Self}` is not `#[autodiff]`",
@@ -1436,9 +1532,41 @@ pub fn differentiable_number_div<A: DifferentiableNumberDiv>(a: A) -> A {
     a
 }
 
-/// `-` of the type by a value of it, differentiated by `#[autodiff]`.
+/// `/=` of the type by a value of it, differentiated by `#[autodiff]`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self} - …` has no derivative functions: the `impl Neg` for `{Self}` is not `#[autodiff]`",
+    message = "`{Self} /= …` has no derivative functions: the `impl DivAssign` for `{Self}` is not `#[autodiff]`",
+    label = "this `/=` goes through the type's `impl DivAssign`",
+    note = "put `#[autodiff]` on `impl DivAssign for {Self}`"
+)]
+pub trait DifferentiableDivAssign {}
+
+impl<T: DifferentiableDivAssign + ?Sized> DifferentiableDivAssign for &T {}
+
+/// The operand, asserted [`DifferentiableDivAssign`].
+#[inline(always)]
+pub fn differentiable_div_assign<A: DifferentiableDivAssign>(a: A) -> A {
+    a
+}
+
+/// `/=` of the type by a number, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self} /= number` has no derivative functions: the `impl DivAssign<f64>` (or `<f32>`) for `{Self}` is not `#[autodiff]`",
+    label = "this `/=` goes through the type's `impl DivAssign` with a number",
+    note = "put `#[autodiff]` on `impl DivAssign<f64> for {Self}`"
+)]
+pub trait DifferentiableDivAssignNumber {}
+
+impl<T: DifferentiableDivAssignNumber + ?Sized> DifferentiableDivAssignNumber for &T {}
+
+/// The operand, asserted [`DifferentiableDivAssignNumber`].
+#[inline(always)]
+pub fn differentiable_div_assign_number<A: DifferentiableDivAssignNumber>(a: A) -> A {
+    a
+}
+
+/// `-` of the type, differentiated by `#[autodiff]`.
+#[diagnostic::on_unimplemented(
+    message = "`-{Self}` has no derivative functions: the `impl Neg` for `{Self}` is not `#[autodiff]`",
     label = "this `-` goes through the type's `impl Neg`",
     note = "put `#[autodiff]` on `impl Neg for {Self}`"
 )]

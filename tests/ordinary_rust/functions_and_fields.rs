@@ -367,14 +367,15 @@ impl Mul<f64> for Sym {
     }
 }
 
-// The compound assignments, as the type defines them for its own code (without `#[autodiff]`:
-// derivative code goes through `Add` and `Mul<f64>`).
+// The compound assignments, written through `Add` and `Mul<f64>`.
+#[autodiff]
 impl std::ops::AddAssign for Sym {
     fn add_assign(&mut self, rhs: Sym) {
         *self = *self + rhs;
     }
 }
 
+#[autodiff]
 impl std::ops::MulAssign<f64> for Sym {
     fn mul_assign(&mut self, k: f64) {
         *self = *self * k;
@@ -382,7 +383,8 @@ impl std::ops::MulAssign<f64> for Sym {
 }
 
 /// Compound assignments of a value of the type, in a loop: `acc += …`, `acc *= k`, through the
-/// `#[autodiff]` impls of `Add` and `Mul<f64>`.
+/// `#[autodiff]` impls of `AddAssign` and `MulAssign<f64>` (which go through `Add` and
+/// `Mul<f64>`).
 #[autodiff]
 fn accumulated(a: &Sym, k: f64, n: usize) -> f64 {
     let mut acc = a.scale(0.5);

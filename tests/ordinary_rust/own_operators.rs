@@ -1,10 +1,12 @@
 //! Operators of the user's own type on parameters of free functions that the body calls no
 //! method of (`*a - *b`, `r * f` by value): the parameter is a value of the type, its operators
 //! are the type's `#[autodiff]` impls (a cross product for `V3 * V3`, which no number rule would
-//! give); fields of a value of the type written (`s.x += …`, in loops and branches); in both
-//! modes and at second order.
+//! give); fields of a value of the type written (`s.x += …`, in loops and branches); compound
+//! assignments through the type's `#[autodiff]` `AddAssign`, `SubAssign`, `MulAssign<f64>` and
+//! `DivAssign<f64>` (written by field, or whole through `*self = …`); in both modes and at
+//! second order.
 
-use std::ops::{Add, Mul, Neg, Sub};
+use std::ops::{Add, AddAssign, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use diffx::check::central_difference;
 use diffx::{autodiff, Params};
@@ -241,6 +243,99 @@ fn fields_of_a_value_of_the_type_written_in_loops_and_branches() {
         };
         check(f, grad, jvp, |p| {
             hessian_stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
+        });
+    }
+}
+
+/// Adds the other's `x` times its `y` to `x`, unlike `Add`: derivative code must go through this
+/// impl, not through `+`.
+#[autodiff(order = 2)]
+impl AddAssign for V3 {
+    fn add_assign(&mut self, o: V3) {
+        self.x += o.x * o.y;
+        self.y += o.y;
+        self.z += o.z
+    }
+}
+
+#[autodiff(order = 2)]
+impl SubAssign for V3 {
+    fn sub_assign(&mut self, o: V3) {
+        *self = *self - o;
+    }
+}
+
+#[autodiff(order = 2)]
+impl MulAssign<f64> for V3 {
+    fn mul_assign(&mut self, k: f64) {
+        *self = V3 {
+            x: self.x * k,
+            y: self.y * k,
+            z: self.z * k.sin(),
+        };
+    }
+}
+
+#[autodiff(order = 2)]
+impl DivAssign<f64> for V3 {
+    fn div_assign(&mut self, k: f64) {
+        self.x /= k;
+        self.y /= k;
+        self.z /= k;
+    }
+}
+
+/// Compound assignments of values of the type in a loop.
+#[autodiff(order = 2)]
+fn compounded(a: V3, b: V3, k: f64, n: usize) -> f64 {
+    let mut s = a;
+    for i in 0..n {
+        s += b;
+        if i % 2 == 1 {
+            s -= a;
+        }
+        s *= k;
+        s /= 1.0 + k * k;
+    }
+    s.x * s.y + s.z
+}
+
+#[test]
+fn compound_assignments_through_the_types_impls() {
+    // The impls' own derivatives: `x += o.x·o.y`, `y += o.y`, `z += o.z`.
+    let (a, o) = (V3::of(&[0.7, 1.3, -0.4]), V3::of(&[0.1, -0.4, 0.9]));
+    let ct = V3::of(&[1.0, 2.0, 3.0]);
+    let (ga, go) = a.vjp_add_assign(o, ct);
+    assert_eq!(ga, ct);
+    assert_eq!(go, V3::of(&[o.y, o.x + 2.0, 3.0]));
+    let (value, tangent) = a.jvp_add_assign(o, ct, ct);
+    let mut want = a;
+    want += o;
+    assert_eq!(value, want);
+    // (Along (ct, ct): ẋ = 1 + ȯ.x·o.y + o.x·ȯ.y.)
+    let want = [1.0 + o.y + o.x * 2.0, 4.0, 6.0];
+    for (t, w) in tangent.flat().iter().zip(want) {
+        assert_close(*t, w, 1e-15, "jvp_add_assign");
+    }
+    for n in [0, 1, 2, 3] {
+        let f: Of7 = match n {
+            0 => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 0),
+            1 => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 1),
+            2 => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 2),
+            _ => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 3),
+        };
+        let grad = |p: &[f64]| {
+            let (ga, gb, gk) = grad_compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n);
+            [ga.flat().as_slice(), &gb.flat(), &[gk]].concat()
+        };
+        let jvp = |p: &[f64], t: &[f64]| {
+            let (a, b) = (V3::of(&p[..3]), V3::of(&p[3..6]));
+            let (v, d) = jvp_compounded(a, b, p[6], n, V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
+            assert_eq!(v, compounded(a, b, p[6], n));
+            d
+        };
+        check(f, grad, jvp, |p| {
+            hessian_compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
         });
     }
 }

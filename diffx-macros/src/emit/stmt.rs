@@ -62,8 +62,14 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
         // `a + b` of a user type written as the operator (its trait need not be in scope).
         [first, op] if first.ident == names::OPERATOR && symbol(&op.ident).is_some() => {
             let (o, reflected) = symbol(&op.ident).unwrap_or_default();
+            let assign = op.ident.to_string().contains("_assign");
             match args.as_slice() {
                 [a] => quote!((#o (#a))),
+                // (`acc += v` through the type's `AddAssign`, as a value.)
+                [a, b] if assign => {
+                    let o = compound(&o, op.ident.span());
+                    quote!({ let mut __diffx_acc = #a; __diffx_acc #o #b; __diffx_acc })
+                }
                 // (`v.__diffx_vjp_rmul(k, ct)` is `k * v`: the method's receiver is on the right.)
                 [a, b] if reflected => quote!(((#b) #o (#a))),
                 [a, b] => quote!(((#a) #o (#b))),
@@ -95,8 +101,6 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
     }
 }
 
-/// The operator an operator impl's method stands for (`+` for `add` and `add_by_number`), and
-/// whether its operands are the other way round (`radd`, see `names::reflected`).
 /// The runtime's check that an operator's derivative method `method` (`__diffx_vjp_add`,
 /// `__diffx_jvp_mul_by_number`, `__diffx_vjp_rmul`) exists, by the form of the impl that writes
 /// it: `differentiable_add`, `differentiable_mul_number`, `differentiable_number_mul`.
@@ -107,19 +111,43 @@ fn operator_check(method: &Ident) -> Option<Ident> {
         Some(base) => (base, true),
         None => (name.as_str(), false),
     };
+    let (base, assign) = match base.strip_suffix("_assign") {
+        Some(base) => (base, "_assign"),
+        None => (base, ""),
+    };
     let last = base.rsplit('_').next()?;
     let check = match (last.strip_prefix('r'), number) {
         (Some(op), false) if OPS.contains(&op) => format!("differentiable_number_{op}"),
         _ if !OPS.contains(&last) => return None,
-        (_, true) => format!("differentiable_{last}_number"),
-        (_, false) => format!("differentiable_{last}"),
+        (_, true) => format!("differentiable_{last}{assign}_number"),
+        (_, false) => format!("differentiable_{last}{assign}"),
     };
     Some(Ident::new(&check, method.span()))
 }
 
+/// `+=` of the operator `+`.
+fn compound(op: &TokenStream, span: Span) -> TokenStream {
+    let mut out = TokenStream::new();
+    for tt in op.clone() {
+        if let proc_macro2::TokenTree::Punct(p) = tt {
+            let mut joint = proc_macro2::Punct::new(p.as_char(), proc_macro2::Spacing::Joint);
+            joint.set_span(span);
+            out.extend([proc_macro2::TokenTree::Punct(joint)]);
+        }
+    }
+    let mut eq = proc_macro2::Punct::new('=', proc_macro2::Spacing::Alone);
+    eq.set_span(span);
+    out.extend([proc_macro2::TokenTree::Punct(eq)]);
+    out
+}
+
+/// The operator an operator impl's method stands for (`+` for `add`, `add_by_number` and
+/// `add_assign`), and whether its operands are the other way round (`radd`, see
+/// `names::reflected`).
 fn symbol(method: &Ident) -> Option<(TokenStream, bool)> {
     let name = method.to_string();
     let op = name.strip_suffix("_by_number").unwrap_or(&name);
+    let op = op.strip_suffix("_assign").unwrap_or(op);
     let (op, reflected) = match op.strip_prefix('r') {
         Some(rest) if ["add", "sub", "mul", "div"].contains(&rest) => (rest, true),
         _ => (op, false),

@@ -189,6 +189,11 @@ impl Lowerer<'_> {
                     .unwrap_or_else(|| "if_value".to_string());
                 let v = self.b.fresh(&base, kind);
                 self.b.rename_user(v, &base);
+                // (An arm's value of the user's type makes the output one.)
+                let own = |a: &Atom| a.var().is_some_and(|a| self.b.func.own_values.contains(&a));
+                if own(t) || own(f) {
+                    self.b.func.own_values.push(v);
+                }
                 v
             })
             .collect()

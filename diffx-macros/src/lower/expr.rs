@@ -153,27 +153,54 @@ impl Lowerer<'_> {
     }
 
     /// Whether `a` is a value of the user's type: one a method of the type, or another operator
-    /// of it, returned, or a parameter read by place or a call's value that the body calls such
-    /// a method of anywhere (`a.norm2()`, `let b = e.cauchy_green(); … b.det()`), which is then
-    /// recorded as one. (Another parameter read by place may be a tensor under another name,
-    /// `type T = Tensor<f64>`, whose operators are the table's.)
+    /// of it, returned, a parameter of a type the macro cannot see or a copy of one (where the
+    /// body does nothing tensors do), or a parameter read by place or a call's value that the
+    /// body calls such a method of anywhere (`a.norm2()`, `let b = e.cauchy_green(); … b.det()`),
+    /// which is then recorded as one. (In tensor code, another parameter read by place may be a
+    /// tensor under another name, `type T = Tensor<f64>`, whose operators are the table's.)
     pub(super) fn own_type(&mut self, a: &Atom) -> bool {
         let Atom::Var(v) = a else { return false };
         if self.b.func.own_values.contains(v) {
             return true;
         }
-        let name = self.b.func.vars[v.0].name.to_string();
-        let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
-        if param && !self.facts.tensor_code && !self.facts.float_receivers.contains(&name) {
-            // (A parameter of a type the macro cannot see, in code that does nothing tensors
-            // do: a value of the user's type, whose operators are its impls'.)
+        if self.unseen_param(*v) {
             self.mark_own(a);
             return true;
         }
+        let name = self.b.func.vars[v.0].name.to_string();
+        let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
         if !self.facts.own_types.contains(&name) {
             return false;
         }
         param || self.returned_own_value(*v)
+    }
+
+    /// Whether `v` is a parameter of a type the macro cannot see, or a copy of one, in code that
+    /// does nothing tensors do ([`crate::analyze::Facts::tensor_code`]): a value of the user's
+    /// type, whose operators are its impls'.
+    pub(super) fn unseen_param(&self, mut v: Var) -> bool {
+        loop {
+            if self.b.func.kind(v) != Kind::Other {
+                return false;
+            }
+            if self.param_types.contains_key(&v) {
+                let name = self.b.func.vars[v.0].name.to_string();
+                return !self.facts.tensor_code && !self.facts.float_receivers.contains(&name);
+            }
+            let copied = self.b.func.body.iter().rev().find_map(|s| match s {
+                crate::ir::Stmt::Let {
+                    dst,
+                    op: Op::Id,
+                    args,
+                    ..
+                } if *dst == v => args[0].var(),
+                _ => None,
+            });
+            match copied {
+                Some(u) => v = u,
+                None => return false,
+            }
+        }
     }
 
     /// Records the value `a` as one of the user's type, read by place.

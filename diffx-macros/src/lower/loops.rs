@@ -179,7 +179,7 @@ impl Lowerer<'_> {
             // (A value of the user's type carried through the loop is one in it too.)
             let own = init
                 .var()
-                .is_some_and(|v| self.b.func.own_values.contains(&v));
+                .is_some_and(|v| self.b.func.own_values.contains(&v) || self.unseen_param(v));
             let cell = match kinds.get(n) {
                 Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
                 None => self.b.op(Op::Id, vec![init], e.span()),

@@ -88,6 +88,10 @@ impl Lowerer<'_> {
                 let Expr::Index(target) = &*b.left else { return Ok(()) };
                 self.element_write(target, &b.right, compound(&b.op).map(|(r, _)| r), e)
             }
+            Expr::Assign(a) if self.literal_written(&a.left, &a.right).is_some() => {
+                let Expr::Struct(literal) = &*a.right else { return Ok(()) };
+                self.set_fields(&a.left, literal)
+            }
             Expr::Assign(a) if self.part_written(&a.left).is_some() => {
                 let value = self.expr(&a.right)?;
                 self.set_part(&a.left, value)
@@ -103,9 +107,10 @@ impl Lowerer<'_> {
                 let old = self.place(&b.left)?;
                 let rhs = self.expr(&b.right)?;
                 if self.own_type(&old) {
-                    // `a += b` of a value of the user's type: `a = a + b`, through its impl.
+                    // `a += b` of a value of the user's type: through its `AddAssign` impl, as
+                    // the value `a` becomes.
                     let number = self.b.func.atom_kind(&rhs) == crate::ir::Kind::Scalar;
-                    let op = Ident::new(rule.name, b.op.span());
+                    let op = Ident::new(&format!("{}_assign", rule.name), b.op.span());
                     let op = if number { names::by_number(&op) } else { op };
                     let value = self.operator(&op, vec![old, rhs]);
                     return self.assign(&b.left, value, mark, false);
@@ -171,6 +176,48 @@ impl Lowerer<'_> {
             Some(Atom::Var(v)) if self.b.func.kind(*v) == Kind::Other => Some(name),
             _ => None,
         }
+    }
+
+    /// The name of a value read by place that `left = right` replaces by a struct literal that
+    /// names every field (`*self = V2 { x: …, y: … }` of a compound assignment's impl).
+    fn literal_written(&self, left: &Expr, right: &Expr) -> Option<String> {
+        let (Expr::Path(p), Expr::Struct(s)) = (left, right) else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        match (self.lookup(&name), &s.rest) {
+            (Some(Atom::Var(v)), None)
+                if self.b.func.own_values.contains(v) || self.unseen_param(*v) =>
+            {
+                Some(name)
+            }
+            _ => None,
+        }
+    }
+
+    /// `s = S { x: …, y: … }` of a value read by place: every field's value, then each field of
+    /// `s` replaced by its own (`s = set.y(set.x(s, …), …)`).
+    fn set_fields(&mut self, left: &Expr, literal: &syn::ExprStruct) -> syn::Result<()> {
+        let name = self
+            .literal_written(left, &Expr::Struct(literal.clone()))
+            .expect("checked");
+        let mut values = Vec::new();
+        for f in &literal.fields {
+            values.push((f.member.clone(), self.expr(&f.expr)?));
+        }
+        let Some(&Atom::Var(mut s)) = self.lookup(&name) else {
+            return Ok(());
+        };
+        for (member, value) in values {
+            let path = crate::ir::Path(vec![crate::ir::Step::Field(member)]);
+            let (kind, span) = (self.b.func.kind(s), left.span());
+            s = self
+                .b
+                .op_of_kind(Op::SetPart(path), vec![Atom::Var(s), value], span, kind);
+            self.b.func.own_values.push(s);
+        }
+        self.rebind(&name, Atom::Var(s));
+        Ok(())
     }
 
     /// `s.x = value` of a part of a value read by place: `s` is bound to `set.x(s, value)`.

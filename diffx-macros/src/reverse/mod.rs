@@ -223,8 +223,9 @@ impl Sweep {
         }
         // Values of the user's types start at zero where they are declared at the top level; in
         // a loop or an `if`, at their first contribution (`Sweep::accumulate`).
+        let inner = made_by_inner_control(body);
         let top: Vec<Var> = (self.b.func.own_values.iter())
-            .filter(|v| !nested.contains(v))
+            .filter(|v| !nested.contains(v) && !inner.contains(v))
             .copied()
             .collect();
         for v in top {
@@ -282,4 +283,24 @@ impl Sweep {
         });
         self.adj.insert(v, bar);
     }
+}
+
+/// The outputs of the `if`s and the cells of the loops inside loops and `if`s of `body`.
+fn made_by_inner_control(body: &[Stmt]) -> std::collections::HashSet<Var> {
+    let mut all = std::collections::HashSet::new();
+    for s in body {
+        s.walk(&mut |s| match s {
+            Stmt::If { outs, .. } => all.extend(outs.iter().copied()),
+            Stmt::Loop { cells, .. } => all.extend(cells.iter().copied()),
+            _ => {}
+        });
+    }
+    for s in body {
+        match s {
+            Stmt::If { outs, .. } => outs.iter().for_each(|o| _ = all.remove(o)),
+            Stmt::Loop { cells, .. } => cells.iter().for_each(|c| _ = all.remove(c)),
+            _ => {}
+        }
+    }
+    all
 }

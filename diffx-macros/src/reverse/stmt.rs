@@ -120,8 +120,9 @@ impl Sweep {
                 if args[1].var().is_some() {
                     self.accumulate(&args[1], Atom::Field(g, path.clone()), span, mark);
                 }
-                if args[0].var().is_some() {
-                    let zero = crate::forward::zero(&self.b, &args[1]);
+                if let Some(base) = args[0].var() {
+                    let part = Atom::Field(base, path.clone());
+                    let zero = crate::forward::zero(&self.b, &part);
                     let rest = vec![Atom::Var(g), zero];
                     let rest = self.b.op_of_kind(op.clone(), rest, span, Kind::Other);
                     self.accumulate(&args[0], Atom::Var(rest), span, mark);
