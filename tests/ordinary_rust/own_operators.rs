@@ -339,3 +339,50 @@ fn compound_assignments_through_the_types_impls() {
         });
     }
 }
+
+/// A value of the type started from a struct literal of constants, updated by operators and
+/// compound assignments.
+#[autodiff(order = 2)]
+fn from_zero(a: V3, b: V3, k: f64, n: usize) -> f64 {
+    let mut acc = V3 {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    let mut other = V3 {
+        x: 1.0,
+        y: 0.5,
+        z: -1.0,
+    };
+    for _ in 0..n {
+        acc *= k;
+        acc += a;
+        other = other + b * k;
+    }
+    let m = acc * other;
+    m.x + m.y * m.z + other.y
+}
+
+#[test]
+fn values_of_the_type_started_from_constants() {
+    for n in [0, 1, 3] {
+        let f: Of7 = match n {
+            0 => |p| from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 0),
+            1 => |p| from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 1),
+            _ => |p| from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 3),
+        };
+        let grad = |p: &[f64]| {
+            let (ga, gb, gk) = grad_from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n);
+            [ga.flat().as_slice(), &gb.flat(), &[gk]].concat()
+        };
+        let jvp = |p: &[f64], t: &[f64]| {
+            let (a, b) = (V3::of(&p[..3]), V3::of(&p[3..6]));
+            let (v, d) = jvp_from_zero(a, b, p[6], n, V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
+            assert_eq!(v, from_zero(a, b, p[6], n));
+            d
+        };
+        check(f, grad, jvp, |p| {
+            hessian_from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
+        });
+    }
+}

@@ -39,6 +39,7 @@ impl Lowerer<'_> {
         // then the vector becomes one before the `if` (or before the construct around it that
         // declares it), and the `if` is lowered again.
         let (len, before) = (self.b.func.body.len(), self.visible());
+        let owns = self.b.func.own_values.len();
         let pending = std::mem::take(&mut self.pending);
         let result = self.if_once(e, want_value);
         let found = std::mem::replace(&mut self.pending, pending);
@@ -47,6 +48,7 @@ impl Lowerer<'_> {
             return result;
         }
         self.b.func.body.truncate(len);
+        self.b.func.own_values.truncate(owns);
         self.restore(&before);
         self.activate_vectors(&here, &here, e.span());
         self.if_once(e, want_value)

@@ -125,6 +125,13 @@ impl Lowerer<'_> {
         let before = self.b.func.body.len();
         let l = self.expr(&b.left)?;
         let r = self.expr(&b.right)?;
+        let (l, r) = match self.own_type(&l) || self.own_type(&r) {
+            true => (
+                self.struct_constant(l, b.left.span()),
+                self.struct_constant(r, b.right.span()),
+            ),
+            false => (l, r),
+        };
         if own && !self.own_type(&l) && !self.own_type(&r) {
             // (`k * b`: a number on the left, the value of the type on the right.)
             match self.b.func.atom_kind(&l) {
@@ -193,7 +200,10 @@ impl Lowerer<'_> {
                     op: Op::Id,
                     args,
                     ..
-                } if *dst == v => args[0].var(),
+                } if *dst == v => match args[0] {
+                    Atom::Var(u) => Some(u),
+                    _ => None,
+                },
                 _ => None,
             });
             match copied {
@@ -201,6 +211,19 @@ impl Lowerer<'_> {
                 None => return false,
             }
         }
+    }
+
+    /// A constant bound to a struct literal (`let mut acc = V2 { x: 0.0, y: 0.0 };`), as a value
+    /// of the user's type (a copy of it); any other operand as it is.
+    pub(super) fn struct_constant(&mut self, a: Atom, span: Span) -> Atom {
+        match &a {
+            Atom::Const(name) if self.struct_consts.contains(&name.to_string()) => {}
+            _ => return a,
+        }
+        let v = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
+        self.b.func.vars[v.0].by_value = true;
+        self.b.func.own_values.push(v);
+        Atom::Var(v)
     }
 
     /// Records the value `a` as one of the user's type, read by place.

@@ -81,6 +81,7 @@ impl Lowerer<'_> {
         loop {
             let carried = carried_now(self, &active);
             let (len, before) = (self.b.func.body.len(), self.visible());
+            let owns = self.b.func.own_values.len();
             let pending = std::mem::take(&mut self.pending);
             let result = self.lower_loop(e, body, &carried, &active, &written, &mut kinds);
             // Vectors this body (or a loop inside it) found written with differentiable values.
@@ -92,6 +93,8 @@ impl Lowerer<'_> {
                 return Ok(());
             }
             self.b.func.body.truncate(len);
+            // (Values of the user's type the pass made are gone with it.)
+            self.b.func.own_values.truncate(owns);
             self.restore(&before);
             active.extend(newly);
         }
@@ -179,7 +182,9 @@ impl Lowerer<'_> {
             // (A value of the user's type carried through the loop is one in it too.)
             let own = init
                 .var()
-                .is_some_and(|v| self.b.func.own_values.contains(&v) || self.unseen_param(v));
+                .is_some_and(|v| self.b.func.own_values.contains(&v))
+                || matches!(init, Atom::Var(v) if self.unseen_param(v))
+                || matches!(&init, Atom::Const(c) if self.struct_consts.contains(&c.to_string()));
             let cell = match kinds.get(n) {
                 Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
                 None => self.b.op(Op::Id, vec![init], e.span()),

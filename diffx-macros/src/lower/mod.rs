@@ -63,6 +63,8 @@ pub struct Lowerer<'b> {
     /// The declared types of the constants lowered to a `let` of their own, by name: a constant
     /// assigned to the same variable later keeps the type (`a = 0.5; a.sin()`).
     const_types: std::collections::HashMap<String, syn::Type>,
+    /// The constants bound to struct literals (see `Lowerer::struct_constant`).
+    struct_consts: BTreeSet<String>,
     /// Constant locals declared `let mut`: a loop body that calls a method on one may change it
     /// (`stack.pop()`, `rng.next()`), so the loop carries it as a cell (the backward sweep
     /// recomputes the body from the value it had).
@@ -118,6 +120,7 @@ impl<'b> Lowerer<'b> {
             refs: BTreeSet::new(),
             in_template: false,
             const_types: std::collections::HashMap::new(),
+            struct_consts: BTreeSet::new(),
             mutable_consts: BTreeSet::new(),
             facts: crate::analyze::Facts::default(),
             float_vectors: BTreeSet::new(),

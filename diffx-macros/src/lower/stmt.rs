@@ -106,6 +106,7 @@ impl Lowerer<'_> {
                 let (mark, before) = (self.b.mark(), self.b.func.body.len());
                 let old = self.place(&b.left)?;
                 let rhs = self.expr(&b.right)?;
+                let old = self.struct_constant(old, b.left.span());
                 if self.own_type(&old) {
                     // `a += b` of a value of the user's type: through its `AddAssign` impl, as
                     // the value `a` becomes.
@@ -472,6 +473,11 @@ impl Lowerer<'_> {
             mark,
             pi.mutability.is_some(),
         );
+        // (A struct literal of constants, `let mut acc = V2 { x: 0.0, y: 0.0 };`, is a value of
+        // the user's type where an operator takes it with another.)
+        if let (Expr::Struct(_), Some(Atom::Const(c))) = (&*init.expr, self.lookup(&name)) {
+            self.struct_consts.insert(c.to_string());
+        }
         Ok(())
     }
 
