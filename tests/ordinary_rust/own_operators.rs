@@ -341,7 +341,8 @@ fn compound_assignments_through_the_types_impls() {
 }
 
 /// A value of the type started from a struct literal of constants, updated by operators and
-/// compound assignments.
+/// compound assignments (`other = other + …` is `Add`, not this type's unlike `AddAssign`).
+#[allow(clippy::assign_op_pattern)]
 #[autodiff(order = 2)]
 fn from_zero(a: V3, b: V3, k: f64, n: usize) -> f64 {
     let mut acc = V3 {
