@@ -83,6 +83,9 @@ pub struct Function {
     pub own_methods: Option<bool>,
     /// Whether its struct is also built through `zip_with` ([`C::OwnForms`]).
     pub own_forms: bool,
+    /// Whether a local of its struct is changed by field and by compound assignments
+    /// ([`C::OwnAssign`]).
+    pub own_assign: bool,
 }
 
 /// How a body reads an optional field.
@@ -203,6 +206,11 @@ impl Function {
             if !self.generic {
                 s.push_str(&format!("{op_attr}\nimpl std::ops::Mul<{ty}> for f64 {{\ntype Output = {ty};\nfn mul(self, p: {ty}) -> {ty} {{\n    {ty} {{ {a}: self * p.{a}, {b}: self * p.{b} }}\n}}\n}}\n\n"));
             }
+            if self.own_assign {
+                // One written by field, one whole.
+                s.push_str(&format!("{op_attr}\nimpl std::ops::AddAssign for {ty} {{\nfn add_assign(&mut self, rhs: Self) {{\n    self.{a} += rhs.{a};\n    self.{b} += rhs.{b};\n}}\n}}\n\n"));
+                s.push_str(&format!("{op_attr}\nimpl std::ops::MulAssign<f64> for {ty} {{\nfn mul_assign(&mut self, k: f64) {{\n    *self = {ty} {{ {a}: self.{a} * k, {b}: self.{b} * k }};\n}}\n}}\n\n"));
+            }
         }
         s
     }
@@ -300,7 +308,8 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
         && rng.chance(w(C::OwnMethods) as f64 / 100.0)
     {
         let forms = rng.chance(w(C::OwnForms) as f64 / 100.0);
-        own_methods(&mut main, forms);
+        let assign = rng.chance(w(C::OwnAssign) as f64 / 100.0);
+        own_methods(&mut main, forms, assign);
     }
     // (Drawn last too.)
     if rng.chance(w(C::Changed) as f64 / 100.0) {
@@ -390,13 +399,15 @@ fn optional(f: &mut Function, read: OptionRead) {
 
 /// `f`'s struct fields read through its methods: `let a = pf.a_of();` and `let b =
 /// pf.swapped().a_of();` (a method returning the struct, chained, at second order too).
-fn own_methods(f: &mut Function, forms: bool) {
+fn own_methods(f: &mut Function, forms: bool, assign: bool) {
     let Some([a, b]) = f.fields.clone() else {
         return;
     };
     let swap = true;
     // (`zip_with` takes a function: first order only; and is not written generic.)
     let forms = forms && !f.hvp && !f.generic;
+    // (Literals `0.5` are of `f64`: not written generic.)
+    let assign = assign && !f.generic && !forms;
     let reads = [
         (
             format!("let {a} = pf.{a};"),
@@ -415,6 +426,8 @@ fn own_methods(f: &mut Function, forms: bool) {
                     let ty = f.struct_name();
                     format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw.clone())).{a}_of() * 0.0 + {ty}::zip_with(pf.clone(), sw.clone(), f64::max).{b}_of() + {ty}::zip_with(pf.clone(), sw, f64::min).{b}_of() - pf.{a}_of();")
                 }
+                // `acc` = ((a + b) / 2, a / 2 + 3b / 4): `2·acc.a − a` is `b`.
+                true if assign => format!("let sw = pf.swapped();\n    let mut acc = sw.clone();\n    acc.{b} += acc.{a} * 0.5;\n    acc += pf.clone();\n    acc *= 0.5;\n    let {b} = sw.{b}_of() * 0.0 + acc.{a}_of() * 2.0 - pf.{a}_of();"),
                 true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw)).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
             },
@@ -432,6 +445,10 @@ fn own_methods(f: &mut Function, forms: bool) {
     if forms {
         f.own_forms = true;
         f.used[C::OwnForms as usize] += 1;
+    }
+    if assign {
+        f.own_assign = true;
+        f.used[C::OwnAssign as usize] += 1;
     }
 }
 
@@ -631,6 +648,7 @@ fn function(
         in_impl: false,
         own_methods: None,
         own_forms: false,
+        own_assign: false,
     }
 }
 
@@ -776,5 +794,6 @@ fn recursive_helper(rng: &mut Rng, cfg: &Config, index: u64) -> Function {
         in_impl: false,
         own_methods: None,
         own_forms: false,
+        own_assign: false,
     }
 }
