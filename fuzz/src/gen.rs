@@ -124,9 +124,10 @@ pub enum C {
     /// `P::zip_with(p, q, f64::max)`, an associated function taking a function parameter and
     /// filling a local of the type by field, its operators and methods applied to the result.
     OwnForms,
-    /// With [`C::OwnMethods`] (not generic): a local of the struct changed by field
-    /// (`acc.y += …`) and through the struct's `#[autodiff]` `AddAssign` and `MulAssign<f64>`
-    /// impls (`acc += pf.clone(); acc *= 0.5;`), one written by field, one whole.
+    /// With [`C::OwnMethods`] (not generic): the first field read from a local copy of the
+    /// struct changed by field (`acc.x += …`) and through the struct's `#[autodiff]` `AddAssign`
+    /// and `MulAssign<f64>` impls (`acc += pf.clone(); acc *= 0.5;`), one written by field, one
+    /// whole.
     OwnAssign,
 }
 
@@ -192,7 +193,7 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::ImplBlock, "impl_block", 10),
     (C::OwnMethods, "own_methods", 50),
     (C::OwnForms, "own_forms", 50),
-    (C::OwnAssign, "own_assign", 50),
+    (C::OwnAssign, "own_assign", 70),
 ];
 
 impl C {

@@ -387,3 +387,43 @@ fn values_of_the_type_started_from_constants() {
         });
     }
 }
+
+/// An output of the type written by field: the field it does not write keeps the caller's value,
+/// and `out.y += …` reads it, so the output's incoming value is an input too.
+#[autodiff]
+fn moved_into(r: &V3, k: f64, out: &mut V3) {
+    out.x = r.x * k;
+    out.y += r.y * k * out.z;
+}
+
+#[test]
+fn an_output_of_the_type_written_by_field() {
+    let (r, k) = (V3::of(&[0.7, 1.3, -0.4]), 1.5);
+    let start = V3::of(&[9.0, 2.0, -0.5]);
+    let mut out = start;
+    let ct = V3::of(&[1.0, 2.0, 3.0]);
+    let (gr, gk, gout) = vjp_moved_into(&r, k, &mut out, ct);
+    let mut want = start;
+    moved_into(&r, k, &mut want);
+    assert_eq!(out, want);
+    assert_eq!(want, V3::of(&[r.x * k, 2.0 + r.y * k * -0.5, -0.5]));
+    // x = r.x k; y = y₀ + r.y k z₀; z = z₀.
+    assert_eq!(gr, V3::of(&[k, 2.0 * k * start.z, 0.0]));
+    assert_close(gk, r.x + 2.0 * r.y * start.z, 1e-15, "∂k");
+    assert_eq!(gout, V3::of(&[0.0, 2.0, 3.0 + 2.0 * r.y * k]));
+    // The tangent comes in through `out_dot` and leaves as the result's.
+    let (mut out, mut out_dot) = (start, V3::of(&[1.0, 1.0, 1.0]));
+    jvp_moved_into(
+        &r,
+        k,
+        &mut out,
+        &V3::of(&[0.0, 0.0, 0.0]),
+        1.0,
+        &mut out_dot,
+    );
+    assert_eq!(out, want);
+    let want_dot = [r.x, 1.0 + r.y * start.z + r.y * k, 1.0];
+    for (t, w) in out_dot.flat().iter().zip(want_dot) {
+        assert_close(*t, w, 1e-15, "jvp_moved_into");
+    }
+}

@@ -33,7 +33,8 @@ enum Shape {
     Vec,
     Array,
     Number,
-    /// A value of the user's type (`&mut KM`), written whole (`*tau = …`).
+    /// A value of the user's type (`&mut KM`), written whole (`*tau = …`) or by field (`tau.x =
+    /// …`, where the fields not written keep the caller's values: the output is an input too).
     Own,
 }
 
@@ -72,11 +73,6 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<(I
         return Err(syn::Error::new(at, format!("`#[autodiff]` does not yet take `return` in a function with the `&mut` output `{name}`: put the rest of the body in an `else` (`if done {{ … }} else {{ … }}`)")));
     }
     let user = (*pt.ty).clone();
-    if shape == Shape::Own {
-        if let Some(at) = field_write(&item.block, &name) {
-            return Err(syn::Error::new(at, format!("`#[autodiff]` writes an output of your type whole: compute the value and write `*{name} = …` (a struct literal, or a value of the type), not a field of it")));
-        }
-    }
     let mut reads = Reads {
         name: &name,
         read: false,
@@ -204,41 +200,6 @@ impl VisitMut for Reads<'_> {
         });
         self.read |= found;
     }
-}
-
-/// Where the body writes a part of the output `name` (`state.energy = …`), if it does.
-fn field_write(block: &syn::Block, name: &Ident) -> Option<Span> {
-    struct Writes<'a> {
-        name: &'a Ident,
-        at: Option<Span>,
-    }
-    fn rooted(e: &Expr, name: &Ident) -> bool {
-        match e {
-            Expr::Field(f) => {
-                rooted(&f.base, name) || matches!(&*f.base, Expr::Path(p) if p.path.is_ident(name))
-            }
-            Expr::Index(i) => rooted(&i.expr, name),
-            Expr::Paren(p) => rooted(&p.expr, name),
-            Expr::Unary(u) => rooted(&u.expr, name),
-            _ => false,
-        }
-    }
-    impl VisitMut for Writes<'_> {
-        fn visit_expr_mut(&mut self, e: &mut Expr) {
-            let left = match e {
-                Expr::Assign(a) => Some(&*a.left),
-                Expr::Binary(b) if crate::desugar::is_compound(&b.op) => Some(&*b.left),
-                _ => None,
-            };
-            if let Some(l) = left.filter(|l| rooted(l, self.name)) {
-                self.at.get_or_insert(syn::spanned::Spanned::span(l));
-            }
-            syn::visit_mut::visit_expr_mut(self, e);
-        }
-    }
-    let mut w = Writes { name, at: None };
-    w.visit_block_mut(&mut block.clone());
-    w.at
 }
 
 /// Where the body returns early, if it does (a closure's `return` is its own).

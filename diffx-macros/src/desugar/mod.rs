@@ -34,7 +34,6 @@ use syn::Block;
 
 use crate::parse::Signature;
 
-pub(crate) use activity::is_compound;
 pub(crate) use flow::{is_never, is_unit};
 pub(crate) use rows::flat_literal;
 

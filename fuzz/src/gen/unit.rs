@@ -407,11 +407,15 @@ fn own_methods(f: &mut Function, forms: bool, assign: bool) {
     // (`zip_with` takes a function: first order only; and is not written generic.)
     let forms = forms && !f.hvp && !f.generic;
     // (Literals `0.5` are of `f64`: not written generic.)
-    let assign = assign && !f.generic && !forms;
+    let assign = assign && !f.generic;
     let reads = [
         (
             format!("let {a} = pf.{a};"),
-            format!("let {a} = pf.{a}_of();"),
+            match assign {
+                // `acc` = (a + b/4, b): `acc.a − acc.b/4` is `a`.
+                true => format!("let mut acc = pf.clone();\n    acc.{a} += acc.{b} * 0.5;\n    acc += pf.clone();\n    acc *= 0.5;\n    let {a} = acc.{a}_of() - acc.{b}_of() * 0.25;"),
+                false => format!("let {a} = pf.{a}_of();"),
+            },
         ),
         (
             format!("let {b} = pf.{b};"),
@@ -426,8 +430,6 @@ fn own_methods(f: &mut Function, forms: bool, assign: bool) {
                     let ty = f.struct_name();
                     format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw.clone())).{a}_of() * 0.0 + {ty}::zip_with(pf.clone(), sw.clone(), f64::max).{b}_of() + {ty}::zip_with(pf.clone(), sw, f64::min).{b}_of() - pf.{a}_of();")
                 }
-                // `acc` = ((a + b) / 2, a / 2 + 3b / 4): `2·acc.a − a` is `b`.
-                true if assign => format!("let sw = pf.swapped();\n    let mut acc = sw.clone();\n    acc.{b} += acc.{a} * 0.5;\n    acc += pf.clone();\n    acc *= 0.5;\n    let {b} = sw.{b}_of() * 0.0 + acc.{a}_of() * 2.0 - pf.{a}_of();"),
                 true => format!("let sw = pf.swapped();\n    let {b} = sw.{b}_of() * 0.0 + (0.5 * (sw.clone() + sw)).{a}_of();"),
                 false => format!("let {b} = pf.{b}_of();"),
             },
