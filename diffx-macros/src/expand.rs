@@ -140,7 +140,7 @@ fn programs(
 /// Every derivative function of `item`, for its core form.
 fn emit_programs(item: &ItemFn, sig: &Signature, p: &Programs) -> syn::Result<TokenStream> {
     let mut out = emit::functions(item, sig, &p.fwd, &p.rev);
-    if sig.ret_kind == Kind::Slice {
+    if matches!(sig.ret_kind, Kind::Slice | Kind::Other) {
         out.extend(emit::second::jacobian(item, sig));
     }
     match (&p.hvp, &p.base) {

@@ -4,7 +4,8 @@
 //! give); fields of a value of the type written (`s.x += …`, in loops and branches); compound
 //! assignments through the type's `#[autodiff]` `AddAssign`, `SubAssign`, `MulAssign<f64>` and
 //! `DivAssign<f64>` (written by field, or whole through `*self = …`); in both modes and at
-//! second order.
+//! second order. And the Jacobians of results of the type: a row per number, in the order the
+//! struct declares its fields.
 
 use std::ops::{Add, AddAssign, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
@@ -426,4 +427,58 @@ fn an_output_of_the_type_written_by_field() {
     for (t, w) in out_dot.flat().iter().zip(want_dot) {
         assert_close(*t, w, 1e-15, "jvp_moved_into");
     }
+}
+
+#[autodiff]
+impl V3 {
+    /// A struct literal writing its fields in another order than the struct declares them.
+    fn spun(a: f64, b: f64, c: f64, d: f64) -> V3 {
+        V3 {
+            z: a * b,
+            x: c.sin() * d,
+            y: a + d * d,
+        }
+    }
+}
+
+/// A value of the type an operator returns (the constant `base` not differentiated).
+#[autodiff(wrt(a, b))]
+fn scaled(a: f64, b: f64, base: &V3) -> V3 {
+    *base * (a * b.sin())
+}
+
+/// The same written into an output whole.
+#[autodiff(wrt(a, b))]
+fn scaled_into(a: f64, b: f64, base: &V3, out: &mut V3) {
+    *out = *base * (a * b.sin());
+}
+
+/// Each column of `jacobian` against central differences of `f`'s numbers (`Params`' order).
+#[track_caller]
+fn check_jacobian(jacobian: &[Vec<f64>], f: impl Fn(&[f64]) -> V3, at: &[f64]) {
+    assert_eq!(jacobian.len(), 3, "a row per number of the result");
+    for (r, row) in jacobian.iter().enumerate() {
+        let column = central_difference(|p| f(p).flat()[r], at);
+        assert_eq!(row.len(), at.len(), "a column per parameter");
+        for (c, (j, fd)) in row.iter().zip(&column).enumerate() {
+            assert_close(*j, *fd, 1e-7, &format!("J[{r}][{c}]"));
+        }
+    }
+}
+
+#[test]
+fn jacobians_of_values_of_the_type() {
+    // Four parameters, three numbers: reverse passes, rows in the declared order x, y, z.
+    let at = [0.7, -1.3, 0.4, 2.0];
+    let j = V3::jacobian_spun(at[0], at[1], at[2], at[3]);
+    assert_eq!(j[0], vec![0.0, 0.0, at[2].cos() * at[3], at[2].sin()]);
+    check_jacobian(&j, |p| V3::spun(p[0], p[1], p[2], p[3]), &at);
+    // Two parameters, three numbers: forward passes.
+    let base = V3::of(&[1.0, -2.0, 0.5]);
+    let j = jacobian_scaled(1.5, 0.3, &base);
+    check_jacobian(&j, |p| scaled(p[0], p[1], &base), &[1.5, 0.3]);
+    // An output: the Jacobian of what is written, `out` left as the caller gave it.
+    let mut out = V3::of(&[7.0, 8.0, 9.0]);
+    assert_eq!(jacobian_scaled_into(1.5, 0.3, &base, &mut out), j);
+    assert_eq!(out, V3::of(&[7.0, 8.0, 9.0]));
 }

@@ -262,3 +262,19 @@ fn hessian_through_callees_returning_a_vector_and_a_matrix() {
         );
     }
 }
+
+#[test]
+fn the_jacobian_of_a_matrix_has_a_row_per_element_row_after_row() {
+    let (t, s) = (0.4, 1.7);
+    let j = jacobian_rotation(t, s);
+    let want = [
+        [-s * t.sin(), t.cos()],
+        [-t.cos(), 0.0],
+        [t.cos(), 0.0],
+        [-s * t.sin(), t.cos()],
+    ];
+    assert_eq!(j.len(), 4);
+    for (row, w) in j.iter().zip(want) {
+        assert_eq!(row.as_slice(), w.as_slice());
+    }
+}

@@ -357,7 +357,6 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
         }
         _ => false,
     });
-    // (`jacobian_` reads the array versions; a struct's Jacobian is not written.)
     let jacobian = format_ident!("jacobian_{}", name);
     let mut out = Vec::new();
     for item in items {
@@ -366,6 +365,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
             continue;
         };
         if f.sig.ident == jacobian {
+            out.push(Item::Fn(layout.jacobian(f, name, &array)));
             continue;
         }
         if f.sig.ident == *name {
@@ -424,6 +424,43 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
 
 impl Layout {
     /// `jvp_f`: the value and the tangent, each a struct.
+    /// `jacobian_f` of the array version, a row per number of the result: a struct's in the
+    /// order its fields are declared (`Params`' order, which the macro cannot
+    /// see), a matrix's row after row. The tangents of `jvp_f` and the cotangents of `vjp_f`
+    /// are converted between the value and the array of its numbers.
+    fn jacobian(&self, mut f: ItemFn, name: &Ident, array: &Ident) -> ItemFn {
+        super::redirect_calls(&mut f.block, name, array);
+        let (jvp, vjp) = (format_ident!("jvp_{}", name), format_ident!("vjp_{}", name));
+        let last = |c: &syn::ExprCall| match &*c.func {
+            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.clone()),
+            _ => None,
+        };
+        rewrite_calls(&mut f.block, &mut |c| {
+            let id = last(c)?;
+            let rows = matches!(self.shape, Shape::Rows { .. });
+            if id == jvp {
+                let t = match rows {
+                    true => self.flatten(&quote!(__t)),
+                    false => quote!(::diffx::Params::to_flat_vec(&__t)),
+                };
+                return Some(syn::parse_quote!({ let (_, __t) = #c; ((), #t) }));
+            }
+            if id != vjp {
+                return None;
+            }
+            let mut c = c.clone();
+            let ct = c.args.pop()?.into_value();
+            let shaped = self.rebuild(&quote!((#ct)));
+            let ct = match rows {
+                true => shaped,
+                false => quote!(::diffx::Params::from_flat(&#shaped, &(#ct)[..])),
+            };
+            c.args.push(syn::parse_quote!(#ct));
+            Some(Expr::Call(c))
+        });
+        f
+    }
+
     fn returns_pair(&self, f: &mut ItemFn) {
         let (v, t) = (
             Ident::new("__value", Span::mixed_site()),

@@ -360,7 +360,8 @@ pub(super) fn doc(text: String) -> TokenStream {
 }
 
 /// `jacobian_g` for a vector-valued `g` of scalar parameters: M rows, one column per parameter,
-/// by N forward passes or M reverse passes, whichever is fewer.
+/// by N forward passes or M reverse passes, whichever is fewer. A value of the user's type
+/// (`sig.ret_kind` is `Other`) has a row per number, in `Params`' order.
 pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
     let (vis, name, float, ret) = (&item.vis, &item.sig.ident, &sig.float, &sig.ret);
     let diff: Vec<usize> = (0..sig.params.len())
@@ -401,16 +402,35 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
     let doc = doc(format!(
         "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
     ));
+    // (A value of the user's type is read and made through its numbers, `Params`' order.)
+    let own = sig.ret_kind == crate::ir::Kind::Other;
+    let (len, numbers, unit) = match own {
+        false => (
+            quote!(#value.len()),
+            quote!(),
+            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
+        ),
+        true => (
+            quote!(::diffx::Params::num_params(&#value)),
+            quote!(let #t = ::diffx::Params::to_flat_vec(&#t);),
+            quote!(
+                let mut #ct = ::std::vec![0.0; #m];
+                #ct[#r] = 1.0;
+                let #ct: #ret = ::diffx::Params::from_flat(&#value, &#ct);
+            ),
+        ),
+    };
     quote! {
         #doc
         #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
         #vis fn #jac(#(#params),*) -> ::std::vec::Vec<::std::vec::Vec<#float>> {
             let #value: #ret = #name(#(#args),*);
-            let #m = #value.len();
+            let #m = #len;
             if #n <= #m {
                 let mut #j = ::std::vec![::std::vec![0.0; #n]; #m];
                 for #c in 0..#n {
                     let (_, #t) = #jvp(#(#args,)* #(#units),*);
+                    #numbers
                     for #r in 0..#m {
                         #j[#r][#c] = #t[#r];
                     }
@@ -419,8 +439,7 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             } else {
                 (0..#m)
                     .map(|#r| {
-                        let mut #ct: #ret = ::diffx::__private::zero_elems(&#value);
-                        #ct[#r] = 1.0;
+                        #unit
                         let #g = #vjp(#(#args,)* #ct);
                         #row
                     })

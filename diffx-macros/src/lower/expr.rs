@@ -125,7 +125,7 @@ impl Lowerer<'_> {
         let before = self.b.func.body.len();
         let l = self.expr(&b.left)?;
         let r = self.expr(&b.right)?;
-        let (l, r) = match self.own_type(&l) || self.own_type(&r) {
+        let (mut l, r) = match self.own_type(&l) || self.own_type(&r) {
             true => (
                 self.struct_constant(l, b.left.span()),
                 self.struct_constant(r, b.right.span()),
@@ -133,9 +133,12 @@ impl Lowerer<'_> {
             false => (l, r),
         };
         if own && !self.own_type(&l) && !self.own_type(&r) {
-            // (`k * b`: a number on the left, the value of the type on the right.)
-            match self.b.func.atom_kind(&l) {
-                Kind::Scalar => self.mark_own(&r),
+            // (`k * b`: a number on the left, the value of the type on the right; `*base * k`
+            // of a constant `base`: the constant is the value of the type.)
+            let kinds = (self.b.func.atom_kind(&l), self.b.func.atom_kind(&r));
+            match (&l, kinds) {
+                (Atom::Const(_), (_, Kind::Scalar)) => l = self.constant_of_type(l, b.left.span()),
+                (_, (Kind::Scalar, _)) => self.mark_own(&r),
                 _ => self.mark_own(&l),
             }
         }
@@ -217,9 +220,15 @@ impl Lowerer<'_> {
     /// of the user's type (a copy of it); any other operand as it is.
     pub(super) fn struct_constant(&mut self, a: Atom, span: Span) -> Atom {
         match &a {
-            Atom::Const(name) if self.struct_consts.contains(&name.to_string()) => {}
-            _ => return a,
+            Atom::Const(name) if self.struct_consts.contains(&name.to_string()) => {
+                self.constant_of_type(a, span)
+            }
+            _ => a,
         }
+    }
+
+    /// The constant `a` as a value of the user's type (a copy of it).
+    fn constant_of_type(&mut self, a: Atom, span: Span) -> Atom {
         let v = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
         self.b.func.vars[v.0].by_value = true;
         self.b.func.own_values.push(v);
