@@ -136,18 +136,59 @@ fn points() -> [[f64; 7]; 3] {
 /// A function of two vectors and a number as one of seven numbers.
 type Of7 = fn(&[f64]) -> f64;
 
+/// `jvp_` of a function of two vectors by value, a number and a count.
+type CountedJvp = fn(V3, V3, f64, usize, V3, V3, f64) -> (f64, f64);
+
+/// The generated functions of a function of two vectors by value, a number and a count.
+struct Counted {
+    f: fn(V3, V3, f64, usize) -> f64,
+    grad: fn(V3, V3, f64, usize) -> (V3, V3, f64),
+    jvp: CountedJvp,
+    hessian: fn(V3, V3, f64, usize) -> Vec<Vec<f64>>,
+}
+
+impl Counted {
+    /// [`check`] at each count of `counts`.
+    #[track_caller]
+    fn check(&self, counts: &[usize]) {
+        let two = |p: &[f64]| (V3::of(&p[..3]), V3::of(&p[3..6]), p[6]);
+        for &n in counts {
+            let grad = |p: &[f64]| {
+                let (a, b, k) = two(p);
+                let (ga, gb, gk) = (self.grad)(a, b, k, n);
+                [ga.flat().as_slice(), &gb.flat(), &[gk]].concat()
+            };
+            let jvp = |p: &[f64], t: &[f64]| {
+                let ((a, b, k), (ta, tb, tk)) = (two(p), two(t));
+                let (v, d) = (self.jvp)(a, b, k, n, ta, tb, tk);
+                assert_eq!(v, (self.f)(a, b, k, n));
+                d
+            };
+            let f = |p: &[f64]| {
+                let (a, b, k) = two(p);
+                (self.f)(a, b, k, n)
+            };
+            let hessian = |p: &[f64]| {
+                let (a, b, k) = two(p);
+                (self.hessian)(a, b, k, n)
+            };
+            check(f, grad, jvp, hessian);
+        }
+    }
+}
+
 /// Reverse mode against central differences; forward mode along a direction against the
 /// gradient; the Hessian against central differences of the gradient.
 #[track_caller]
 fn check(
-    f: Of7,
+    f: impl Fn(&[f64]) -> f64,
     grad: impl Fn(&[f64]) -> Vec<f64>,
     jvp: impl Fn(&[f64], &[f64]) -> f64,
     hessian: impl Fn(&[f64]) -> Vec<Vec<f64>>,
 ) {
     for p in points() {
         let g = grad(&p);
-        let fd = central_difference(f, &p);
+        let fd = central_difference(&f, &p);
         for i in 0..7 {
             assert_close(g[i], fd[i], 1e-6, &format!("∂{i} at {p:?}"));
         }
@@ -225,27 +266,13 @@ fn stepped(r: V3, f: V3, k: f64, n: usize) -> f64 {
 
 #[test]
 fn fields_of_a_value_of_the_type_written_in_loops_and_branches() {
-    for n in [0, 1, 2, 5] {
-        let f: Of7 = match n {
-            0 => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 0),
-            1 => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 1),
-            2 => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 2),
-            _ => |p| stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 5),
-        };
-        let grad = |p: &[f64]| {
-            let (gr, gf, gk) = grad_stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n);
-            [gr.flat().as_slice(), &gf.flat(), &[gk]].concat()
-        };
-        let jvp = |p: &[f64], t: &[f64]| {
-            let (r, f) = (V3::of(&p[..3]), V3::of(&p[3..6]));
-            let (v, d) = jvp_stepped(r, f, p[6], n, V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
-            assert_eq!(v, stepped(r, f, p[6], n));
-            d
-        };
-        check(f, grad, jvp, |p| {
-            hessian_stepped(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
-        });
+    Counted {
+        f: stepped,
+        grad: grad_stepped,
+        jvp: jvp_stepped,
+        hessian: hessian_stepped,
     }
+    .check(&[0, 1, 2, 5]);
 }
 
 /// Adds the other's `x` times its `y` to `x`, unlike `Add`: derivative code must go through this
@@ -318,27 +345,13 @@ fn compound_assignments_through_the_types_impls() {
     for (t, w) in tangent.flat().iter().zip(want) {
         assert_close(*t, w, 1e-15, "jvp_add_assign");
     }
-    for n in [0, 1, 2, 3] {
-        let f: Of7 = match n {
-            0 => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 0),
-            1 => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 1),
-            2 => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 2),
-            _ => |p| compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 3),
-        };
-        let grad = |p: &[f64]| {
-            let (ga, gb, gk) = grad_compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n);
-            [ga.flat().as_slice(), &gb.flat(), &[gk]].concat()
-        };
-        let jvp = |p: &[f64], t: &[f64]| {
-            let (a, b) = (V3::of(&p[..3]), V3::of(&p[3..6]));
-            let (v, d) = jvp_compounded(a, b, p[6], n, V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
-            assert_eq!(v, compounded(a, b, p[6], n));
-            d
-        };
-        check(f, grad, jvp, |p| {
-            hessian_compounded(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
-        });
+    Counted {
+        f: compounded,
+        grad: grad_compounded,
+        jvp: jvp_compounded,
+        hessian: hessian_compounded,
     }
+    .check(&[0, 1, 2, 3]);
 }
 
 /// A value of the type started from a struct literal of constants, updated by operators and
@@ -367,26 +380,13 @@ fn from_zero(a: V3, b: V3, k: f64, n: usize) -> f64 {
 
 #[test]
 fn values_of_the_type_started_from_constants() {
-    for n in [0, 1, 3] {
-        let f: Of7 = match n {
-            0 => |p| from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 0),
-            1 => |p| from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 1),
-            _ => |p| from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], 3),
-        };
-        let grad = |p: &[f64]| {
-            let (ga, gb, gk) = grad_from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n);
-            [ga.flat().as_slice(), &gb.flat(), &[gk]].concat()
-        };
-        let jvp = |p: &[f64], t: &[f64]| {
-            let (a, b) = (V3::of(&p[..3]), V3::of(&p[3..6]));
-            let (v, d) = jvp_from_zero(a, b, p[6], n, V3::of(&t[..3]), V3::of(&t[3..6]), t[6]);
-            assert_eq!(v, from_zero(a, b, p[6], n));
-            d
-        };
-        check(f, grad, jvp, |p| {
-            hessian_from_zero(V3::of(&p[..3]), V3::of(&p[3..6]), p[6], n)
-        });
+    Counted {
+        f: from_zero,
+        grad: grad_from_zero,
+        jvp: jvp_from_zero,
+        hessian: hessian_from_zero,
     }
+    .check(&[0, 1, 3]);
 }
 
 /// An output of the type written by field: the field it does not write keeps the caller's value,
