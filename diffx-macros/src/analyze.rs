@@ -44,6 +44,10 @@ pub struct Facts {
     /// Names a float method that tensors have too is called on (`x` of `x.exp()`): a parameter
     /// among them is a tensor at an operator, like all of them in [`Facts::tensor_code`].
     pub float_receivers: BTreeSet<String>,
+    /// Names of values that have fields: read by field (`d.x`), or operands of the operators
+    /// such a value is bound to (`a` and `b` of `let d = *a - *b;`). Tensors have no fields: in
+    /// tensor code, a parameter among them is a value of the user's type at an operator.
+    pub with_fields: BTreeSet<String>,
 }
 
 /// The facts of a desugared body.
@@ -61,6 +65,44 @@ pub fn body(block: &syn::Block) -> Facts {
         rows_read: tree.rows_read,
         tensor_code: tree.tensor_code,
         float_receivers: tree.float_receivers,
+        with_fields: with_fields(tree.field_bases, &tree.bindings),
+    }
+}
+
+/// See [`Facts::with_fields`]: the names read by field, and the operands of what they are bound
+/// to, to a fixpoint.
+fn with_fields(mut names: BTreeSet<String>, bindings: &[(String, syn::Expr)]) -> BTreeSet<String> {
+    loop {
+        let before = names.len();
+        let mut found = BTreeSet::new();
+        for (_, value) in bindings.iter().filter(|(n, _)| names.contains(n)) {
+            operands(value, &mut found);
+        }
+        names.extend(found);
+        if names.len() == before {
+            return names;
+        }
+    }
+}
+
+/// The names an operator expression combines (`a`, `b` of `-(*a + b.clone())`).
+fn operands(e: &syn::Expr, out: &mut BTreeSet<String>) {
+    use syn::Expr;
+    match e {
+        Expr::Binary(b) => {
+            operands(&b.left, out);
+            operands(&b.right, out);
+        }
+        Expr::Unary(u) => operands(&u.expr, out),
+        Expr::Paren(p) => operands(&p.expr, out),
+        Expr::Reference(r) => operands(&r.expr, out),
+        Expr::MethodCall(m) if m.method == "clone" => operands(&m.receiver, out),
+        Expr::Path(p) => {
+            if let Some(id) = p.path.get_ident() {
+                out.insert(id.to_string());
+            }
+        }
+        _ => {}
     }
 }
 
@@ -70,6 +112,10 @@ struct TreeFacts {
     rows_read: BTreeSet<String>,
     tensor_code: bool,
     float_receivers: BTreeSet<String>,
+    /// Names read by field (`d` of `d.x`).
+    field_bases: BTreeSet<String>,
+    /// Each name with what a `let` or an assignment binds it to.
+    bindings: Vec<(String, syn::Expr)>,
 }
 
 impl syn::visit_mut::VisitMut for TreeFacts {
@@ -82,6 +128,33 @@ impl syn::visit_mut::VisitMut for TreeFacts {
             }
         }
         syn::visit_mut::visit_expr_index_mut(self, i);
+    }
+    fn visit_expr_field_mut(&mut self, f: &mut syn::ExprField) {
+        if let syn::Expr::Path(p) = &*f.base {
+            if let Some(id) = p.path.get_ident() {
+                self.field_bases.insert(id.to_string());
+            }
+        }
+        syn::visit_mut::visit_expr_field_mut(self, f);
+    }
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        let pat = match &l.pat {
+            syn::Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        if let (syn::Pat::Ident(pi), Some(init)) = (pat, &l.init) {
+            self.bindings
+                .push((pi.ident.to_string(), (*init.expr).clone()));
+        }
+        syn::visit_mut::visit_local_mut(self, l);
+    }
+    fn visit_expr_assign_mut(&mut self, a: &mut syn::ExprAssign) {
+        if let syn::Expr::Path(p) = &*a.left {
+            if let Some(id) = p.path.get_ident() {
+                self.bindings.push((id.to_string(), (*a.right).clone()));
+            }
+        }
+        syn::visit_mut::visit_expr_assign_mut(self, a);
     }
     fn visit_path_mut(&mut self, p: &mut syn::Path) {
         self.tensor_code |= p.segments.iter().any(|s| s.ident == "Tensor");

@@ -482,3 +482,22 @@ fn jacobians_of_values_of_the_type() {
     assert_eq!(jacobian_scaled_into(1.5, 0.3, &base, &mut out), j);
     assert_eq!(out, V3::of(&[7.0, 8.0, 9.0]));
 }
+
+/// Tensor code (a tensor's `sum`) beside values of the type that only operators read, the
+/// fields of whose result are read.
+#[autodiff]
+fn beside_tensors(w: &diffx::Tensor<f64>, a: &V3, b: &V3) -> f64 {
+    let d = *a - *b;
+    w.sum() * d.x + d.y * d.z
+}
+
+#[test]
+fn operators_of_the_type_in_tensor_code() {
+    let w = diffx::Tensor::<f64>::from_vec(vec![0.5, -1.0, 2.0], &[3]);
+    let (a, b) = (V3::of(&[0.7, 1.3, -0.4]), V3::of(&[0.1, -0.4, 0.9]));
+    let (gw, ga, gb) = grad_beside_tensors(&w, &a, &b);
+    let d = [a.x - b.x, a.y - b.y, a.z - b.z];
+    assert!(gw.data().iter().all(|g| *g == d[0]));
+    assert_eq!(ga, V3::of(&[1.5, d[2], d[1]]));
+    assert_eq!(gb, V3::of(&[-1.5, -d[2], -d[1]]));
+}

@@ -195,7 +195,8 @@ impl Lowerer<'_> {
             }
             if self.param_types.contains_key(&v) {
                 let name = self.b.func.vars[v.0].name.to_string();
-                return !self.facts.tensor_code && !self.facts.float_receivers.contains(&name);
+                let tensor = self.facts.tensor_code || self.facts.float_receivers.contains(&name);
+                return !tensor || self.facts.with_fields.contains(&name);
             }
             let copied = self.b.func.body.iter().rev().find_map(|s| match s {
                 crate::ir::Stmt::Let {
