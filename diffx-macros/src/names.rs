@@ -80,10 +80,20 @@ pub(crate) fn with_partials(f: impl IdentFragment) -> Ident {
 }
 
 /// The function a call in generated code reaches, without the prefix of the version it calls
-/// ([`ARRAY`], [`WITH_PARTIALS`]): its derivative functions are that function's.
+/// ([`ARRAY`], [`WITH_PARTIALS`], [`RETURNING`]): its derivative functions are that function's.
 pub(crate) fn callee(name: &str) -> &str {
     let name = name.strip_prefix(WITH_PARTIALS).unwrap_or(name);
+    let name = name.strip_prefix(RETURNING).unwrap_or(name);
     name.strip_prefix(ARRAY).unwrap_or(name)
+}
+
+/// The prefix of `__diffx_returning_f`, the version of a function `f` with a `&mut` output that
+/// takes the output by value and returns it (`adapt/outputs.rs`): what a caller calls.
+pub(crate) const RETURNING: &str = "__diffx_returning_";
+
+/// `__diffx_returning_f`: see [`RETURNING`].
+pub(crate) fn returning(f: impl IdentFragment) -> Ident {
+    format_ident!("{}{}", RETURNING, f)
 }
 
 /// `__diffx_{mode}_f`: the derivative function `mode` (`jvp`, `vjp`, `hvp`, or a nested one such

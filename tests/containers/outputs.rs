@@ -1,7 +1,8 @@
 //! `&mut` outputs: a function writing its result into a `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64;
 //! N]` or `&mut f64`, as ODE right-hand sides and residuals are written. `jvp_` writes the value
 //! and the tangent, `vjp_` writes the value and returns the input gradients; an output the body
-//! also reads is an input too.
+//! also reads is an input too; another `#[autodiff]` function calling one (an ODE integrator) is
+//! differentiated through it.
 
 use diffx::autodiff;
 use diffx::check::central_difference;
@@ -252,5 +253,95 @@ fn an_array_output_written_whole() {
         assert_eq!((out, t), ([x * x, 2.0 * x], [2.0 * x, 2.0]));
         assert_eq!(jacobian_both_ways(x, &mut out), [[2.0 * x], [2.0]]);
         assert_eq!(vjp_both_ways(x, &mut out, [1.0, 1.0]), 2.0 * x + 2.0);
+    }
+}
+
+/// The predator–prey right-hand side at second order, for callers that are.
+#[autodiff(order = 2)]
+fn lotka_volterra_2(y: &[f64], p: &[f64], dy: &mut [f64]) {
+    dy[0] = p[0] * y[0] - p[1] * y[0] * y[1];
+    dy[1] = p[2] * y[0] * y[1] - p[3] * y[1];
+}
+
+/// Explicit Euler steps of an ODE whose right-hand side writes into a buffer, as solvers call
+/// it: each call is differentiated through the callee's derivative functions.
+#[autodiff(order = 2)]
+fn integrated(y0: &[f64], p: &[f64], dt: f64, steps: usize) -> f64 {
+    let mut y = y0.to_vec();
+    for _ in 0..steps {
+        let mut dy = vec![0.0; 2];
+        lotka_volterra_2(&y, p, &mut dy);
+        for i in 0..2 {
+            y[i] += dt * dy[i];
+        }
+    }
+    let mut last = vec![0.0; 2];
+    lotka_volterra_2(&y, p, &mut last);
+    y[0] * y[1] + last[0]
+}
+
+/// The right-hand side with its output named in `wrt`: an input too, whose elements the body does
+/// not write would keep their derivatives, so a caller may pass a buffer that carries one.
+#[autodiff(order = 2, wrt(y, p, dy))]
+fn lotka_volterra_into(y: &[f64], p: &[f64], dy: &mut [f64]) {
+    dy[0] = p[0] * y[0] - p[1] * y[0] * y[1];
+    dy[1] = p[2] * y[0] * y[1] - p[3] * y[1];
+}
+
+/// `integrated` with one buffer for every step, declared before the loop, as solvers reuse one:
+/// after the first step it carries a derivative into each call.
+#[autodiff(order = 2)]
+fn integrated_in_one_buffer(y0: &[f64], p: &[f64], dt: f64, steps: usize) -> f64 {
+    let mut y = y0.to_vec();
+    let mut dy = vec![0.0; 2];
+    for _ in 0..steps {
+        lotka_volterra_into(&y, p, &mut dy);
+        for i in 0..2 {
+            y[i] += dt * dy[i];
+        }
+    }
+    lotka_volterra_into(&y, p, &mut dy);
+    y[0] * y[1] + dy[0]
+}
+
+#[test]
+fn a_function_with_an_output_called_by_another() {
+    for n in [0, 1, 4] {
+        let at = [1.0, 0.5, 1.1, 0.4, 0.3, 0.9, 0.1];
+        let (gy, gp, gdt) = grad_integrated(&at[..2], &at[2..6], at[6], n);
+        let (by, bp, bdt) = grad_integrated_in_one_buffer(&at[..2], &at[2..6], at[6], n);
+        for (a, b) in gy
+            .iter()
+            .chain(&gp)
+            .chain([&gdt])
+            .zip(by.iter().chain(&bp).chain([&bdt]))
+        {
+            assert_close(*a, *b, 1e-14, "one buffer against one per call");
+        }
+        let h = hessian_integrated_in_one_buffer(&at[..2], &at[2..6], at[6], n);
+        assert_eq!(h, hessian_integrated(&at[..2], &at[2..6], at[6], n));
+    }
+    let flat = |v: &[f64]| integrated(&v[..2], &v[2..6], v[6], 3);
+    let grad = |v: &[f64]| {
+        let (gy, gp, gdt) = grad_integrated(&v[..2], &v[2..6], v[6], 3);
+        [gy.as_slice(), &gp, &[gdt]].concat()
+    };
+    for at in [
+        [1.0, 0.5, 1.1, 0.4, 0.3, 0.9, 0.1],
+        [0.7, 1.2, 0.8, 0.6, 0.5, 0.4, 0.05],
+    ] {
+        let g = grad(&at);
+        let fd = central_difference(flat, &at);
+        for (i, (a, b)) in g.iter().zip(&fd).enumerate() {
+            assert_close(*a, *b, 1e-6, &format!("∂{i}"));
+        }
+        let dir = [0.3, -0.2, 0.5, 0.1, 0.7, -0.6, 0.4];
+        let (value, tangent) =
+            jvp_integrated(&at[..2], &at[2..6], at[6], 3, &dir[..2], &dir[2..6], dir[6]);
+        assert_eq!(value, flat(&at));
+        let along: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
+        assert_close(tangent, along, 1e-12, "jvp_integrated");
+        let h = hessian_integrated(&at[..2], &at[2..6], at[6], 3);
+        check_hessian(&h, grad, &at);
     }
 }

@@ -79,7 +79,10 @@ pub fn into_core(item: &ItemFn, args: &mut parse::Args) -> syn::Result<Option<(I
     };
     // (A visitor over a copy: the crate's `syn` visits mutably alone.)
     reads.visit_block_mut(&mut (*item.block).clone());
-    if !reads.read {
+    // (Named in `wrt`, an output is an input too: the elements the body does not write pass
+    // their derivatives through, as a caller reusing one buffer needs.)
+    let asked = args.wrt.as_ref().is_some_and(|w| w.contains(&name));
+    if !reads.read && !asked {
         args.constants.push(name.clone());
     }
     let mut core_fn = item.clone();
@@ -264,7 +267,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, out: &Output) -> Vec<Item> {
         })
         .map(|f| f.sig.ident.to_string())
         .collect();
-    let core = |id: &Ident| names::derived("returning", id);
+    let core = |id: &Ident| names::returning(id);
     let called = std::cell::RefCell::new(std::collections::BTreeSet::new());
     for f in &mut fns {
         rewrite_calls(&mut f.block, &mut |c| {

@@ -25,6 +25,7 @@ mod flow;
 mod loop_values;
 mod mut_refs;
 mod options;
+mod output_calls;
 mod patterns;
 mod rows;
 mod struct_locals;
@@ -40,7 +41,7 @@ pub(crate) use rows::flat_literal;
 /// The function body in the core language.
 pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(mutable_params(block, sig))?;
-    let block = struct_locals::split(block);
+    let block = struct_locals::split(output_calls::assigned(block));
     let differentiable = sig.params.iter().filter(|p| p.differentiable);
     let differentiable = differentiable.map(|p| p.name.to_string()).collect();
     let block = loop_values::loop_values(options::written_as_ifs(block, differentiable));

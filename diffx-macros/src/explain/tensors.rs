@@ -454,9 +454,15 @@ impl Instrument<'_> {
         // The copies as the call passes its arguments: numbers and vectors passed by value as
         // values, the rest by reference.
         let passed = |a: &Atom, c: &TokenStream| match f.atom_kind(a) {
+            // (A constant may be a vector, `dy.clone()` of an output call; a vector passed by
+            // value is one: the closure that calls the pullback hands it a copy each time.)
+            Kind::Scalar if matches!(a, Atom::Const(_)) && !borrows(a) => {
+                quote!(::core::clone::Clone::clone(&#c))
+            }
             Kind::Scalar if !borrows(a) => c.clone(),
+            Kind::Slice if owned(a) => quote!(::core::clone::Clone::clone(&#c)),
             // A value of a kind the macro cannot see, passed by value (a number).
-            Kind::Other | Kind::Slice if owned(a) => c.clone(),
+            Kind::Other if owned(a) => c.clone(),
             _ => quote!(&#c),
         };
         let copied: Vec<Atom> = args

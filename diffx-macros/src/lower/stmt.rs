@@ -98,8 +98,20 @@ impl Lowerer<'_> {
             }
             Expr::Assign(a) => {
                 let mark = self.b.mark();
-                let value = self.expr(&a.right)?;
-                self.assign(&a.left, value, mark, float_literal(&a.right))
+                // (`dy = __diffx_returning_rhs(y, k, dy)`, an output call's, or any call assigned
+                // to a vector: a call returning a vector.)
+                let name = match &*a.left {
+                    Expr::Path(p) => p.path.get_ident().map(|n| n.to_string()),
+                    _ => None,
+                };
+                let vector = name.is_some_and(|n| {
+                    self.facts.indexed.contains(&n)
+                        || matches!(self.lookup(&n), Some(Atom::Var(v)) if self.vectors.contains(v))
+                });
+                self.vector_call = vector && matches!(&*a.right, Expr::Call(_));
+                let value = self.expr(&a.right);
+                self.vector_call = false;
+                self.assign(&a.left, value?, mark, float_literal(&a.right))
             }
             Expr::Binary(b) if compound(&b.op).is_some() => {
                 let (rule, _) = compound(&b.op).expect("checked");
