@@ -345,3 +345,41 @@ fn a_function_with_an_output_called_by_another() {
         check_hessian(&h, grad, &at);
     }
 }
+
+#[autodiff]
+fn add_square(x: f64, total: &mut f64) {
+    *total += x * x;
+}
+
+#[autodiff]
+fn sine_and_double(x: f64, out: &mut [f64; 2]) {
+    out[0] = x.sin();
+    out[1] = x * 2.0;
+}
+
+/// Calls of functions writing a number (read too: `+=`) and an array.
+#[autodiff]
+fn calls_outputs(x: f64, y: f64) -> f64 {
+    let mut t = 1.0;
+    add_square(x, &mut t);
+    add_square(y, &mut t);
+    let mut o = [0.0; 2];
+    sine_and_double(x * y, &mut o);
+    t * o[0] + o[1]
+}
+
+#[test]
+fn calls_of_functions_writing_a_number_and_an_array() {
+    for at in [[0.3, 0.7], [-1.2, 0.4]] {
+        let (gx, gy) = grad_calls_outputs(at[0], at[1]);
+        let fd = central_difference(|v| calls_outputs(v[0], v[1]), &at);
+        assert_close(gx, fd[0], 1e-7, "∂x");
+        assert_close(gy, fd[1], 1e-7, "∂y");
+        // t = 1 + x² + y², s = sin(xy): ∂/∂x = 2x·s + t·y·cos(xy) + 2y.
+        let (x, y) = (at[0], at[1]);
+        let (t, s, c) = (1.0 + x * x + y * y, (x * y).sin(), (x * y).cos());
+        assert_close(gx, 2.0 * x * s + t * y * c + 2.0 * y, 1e-12, "∂x by hand");
+        let (_, d) = jvp_calls_outputs(x, y, 1.0, 0.0);
+        assert_close(d, gx, 1e-12, "jvp along x");
+    }
+}
