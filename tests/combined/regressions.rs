@@ -1122,3 +1122,37 @@ fn a_block_valued_array_written_in_a_loop_over_its_length() {
         }
     }
 }
+
+/// Settings in a local struct of constants, changed by field in an `if` and a loop: code kept as
+/// written, as before values of the user's types could be written by field.
+#[derive(Clone, Copy)]
+struct Settings {
+    n: usize,
+    w: f64,
+}
+
+#[autodiff]
+fn with_settings(x: f64, k: usize) -> f64 {
+    let mut settings = Settings { n: 1, w: 0.5 };
+    if k > 2 {
+        settings.n = 3;
+        settings.w = 2.0;
+    }
+    for _ in 0..k {
+        settings.w *= 0.5;
+    }
+    let mut s = x;
+    for _ in 0..settings.n {
+        s = s * x * settings.w;
+    }
+    s
+}
+
+#[test]
+fn constant_structs_changed_by_field() {
+    // k = 3: n = 3, w = 0.25, s = x⁴·w³; k = 1: n = 1, w = 0.25, s = x²·w.
+    let x = 1.5;
+    let (w3, w1): (f64, f64) = (0.25f64.powi(3), 0.25);
+    assert!((grad_with_settings(x, 3) - 4.0 * x.powi(3) * w3).abs() < 1e-14);
+    assert!((grad_with_settings(x, 1) - 2.0 * x * w1).abs() < 1e-14);
+}

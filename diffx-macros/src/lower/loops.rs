@@ -51,7 +51,15 @@ impl Lowerer<'_> {
                 "items (`fn`, `const`, `struct`, …) cannot be declared inside a loop here: move the declaration before the loop",
             );
         }
-        let assigned = crate::tokens::assigned(body.to_token_stream());
+        let mut assigned = crate::tokens::assigned(body.to_token_stream());
+        // (A value of the list a part of which the body writes, `s.x += …`, is replaced by one
+        // with the part replaced: the loop carries it. A constant's part is changed in place.)
+        let parts = crate::tokens::parts_assigned(body.to_token_stream());
+        assigned.extend(
+            parts
+                .into_iter()
+                .filter(|n| matches!(self.lookup(n), Some(Atom::Var(_)))),
+        );
         // A `let mut` constant the body calls a method on may change (`stack.pop()`): a cell too,
         // while it is a constant (a vector the body pushes differentiable values onto becomes a
         // differentiable vector instead, whose writes are logged).

@@ -85,11 +85,11 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
     }
 }
 
-/// The names assigned in `tokens`: `x = …`, `x += …`, and `s` of a part written, `s.x = …` (not
-/// `==`, `<=`, elements, or `let` names, which follow `let`/`mut`).
+/// The names assigned in `tokens`: `x = …`, `x += …` (not `==`, `<=`, fields or `let` names, which
+/// follow `let`/`mut`).
 pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    writes_into(tokens, false, &mut out);
+    writes_into(tokens, Write::Whole, &mut out);
     out
 }
 
@@ -147,7 +147,7 @@ fn borrowed_mut(tokens: TokenStream, out: &mut BTreeMap<String, proc_macro2::Spa
 /// The names written element by element in `tokens`: `v[…] = …`, `v[…] += …`, `v.push(…)`.
 pub fn element_written(tokens: TokenStream) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    writes_into(tokens.clone(), true, &mut out);
+    writes_into(tokens.clone(), Write::Element, &mut out);
     pushed_onto(tokens, &mut out);
     out
 }
@@ -258,7 +258,17 @@ fn referenced_arguments(tokens: TokenStream, out: &mut BTreeSet<String>) {
 }
 
 /// Names followed by `=` or `op=` (after a `[…]` when `indexed`).
-fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
+/// What [`writes_into`] looks for: names assigned (`x = …`), written by element (`v[i] = …`), or
+/// written by part (`s.x = …`, `s.vals[k] += …`).
+#[derive(Clone, Copy, PartialEq)]
+enum Write {
+    Whole,
+    Element,
+    Part,
+}
+
+fn writes_into(tokens: TokenStream, write: Write, out: &mut BTreeSet<String>) {
+    let indexed = write == Write::Element;
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let punct = |i: usize| match trees.get(i) {
         Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
@@ -266,7 +276,7 @@ fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
     };
     for (i, tt) in trees.iter().enumerate() {
         match tt {
-            TokenTree::Group(g) => writes_into(g.stream(), indexed, out),
+            TokenTree::Group(g) => writes_into(g.stream(), write, out),
             TokenTree::Ident(id) => {
                 let prev = i.checked_sub(1).and_then(|j| match &trees[j] {
                     TokenTree::Punct(p) => Some(p.as_char().to_string()),
@@ -281,9 +291,11 @@ fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
                     continue;
                 }
                 let mut at = i + 1 + usize::from(indexed);
-                if !indexed {
-                    // (`s.x = …`, `s.vals[k] += …`: a part written changes the whole value.)
-                    at = past_parts(&trees, at);
+                if write == Write::Part {
+                    match past_parts(&trees, at) {
+                        past if past == at => continue,
+                        past => at = past,
+                    }
                 }
                 let plain = matches!(punct(at), Some(('=', Spacing::Alone)));
                 let compound = matches!(punct(at), Some(('+' | '-' | '*' | '/', Spacing::Joint)))
@@ -295,6 +307,13 @@ fn writes_into(tokens: TokenStream, indexed: bool, out: &mut BTreeSet<String>) {
             _ => {}
         }
     }
+}
+
+/// The names a part of which `tokens` write: `s` of `s.x = …`, `s.vals[k] += …`.
+pub fn parts_assigned(tokens: TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    writes_into(tokens, Write::Part, &mut out);
+    out
 }
 
 /// The position after the field and index steps (`.x`, `.0`, `.vals[k]`) starting at `at`, if
