@@ -1579,3 +1579,46 @@ impl<T: DifferentiableNeg + ?Sized> DifferentiableNeg for &T {}
 pub fn differentiable_neg<A: DifferentiableNeg>(a: A) -> A {
     a
 }
+
+/// A struct or matrix result in `jacobian_`: its numbers in [`Params`]' order where its type
+/// derives `Params` ([`ParamsNumbers`], which method resolution tries first), none otherwise
+/// ([`NoNumbers`]): the Jacobian then takes the order the struct literal writes its fields in.
+pub struct Numbers<'a, T>(pub &'a T);
+
+/// See [`Numbers`].
+pub trait ParamsNumbers<T, F> {
+    /// The value's numbers.
+    fn numbers(&self) -> Option<Vec<F>>;
+    /// A value like this one with the numbers `flat`.
+    fn shaped(&self, flat: &[F]) -> Option<T>;
+}
+
+impl<T: Params<Elem = F>, F: Copy> ParamsNumbers<T, F> for Numbers<'_, T> {
+    #[inline]
+    fn numbers(&self) -> Option<Vec<F>> {
+        Some(self.0.to_flat_vec())
+    }
+    #[inline]
+    fn shaped(&self, flat: &[F]) -> Option<T> {
+        Some(self.0.from_flat(flat))
+    }
+}
+
+/// See [`Numbers`].
+pub trait NoNumbers<T, F> {
+    /// None: the type does not derive `Params`.
+    fn numbers(&self) -> Option<Vec<F>>;
+    /// None: the type does not derive `Params`.
+    fn shaped(&self, flat: &[F]) -> Option<T>;
+}
+
+impl<T, F> NoNumbers<T, F> for &Numbers<'_, T> {
+    #[inline]
+    fn numbers(&self) -> Option<Vec<F>> {
+        None
+    }
+    #[inline]
+    fn shaped(&self, _: &[F]) -> Option<T> {
+        None
+    }
+}

@@ -5,7 +5,7 @@
 //! assignments through the type's `#[autodiff]` `AddAssign`, `SubAssign`, `MulAssign<f64>` and
 //! `DivAssign<f64>` (written by field, or whole through `*self = …`); in both modes and at
 //! second order. And the Jacobians of results of the type: a row per number, in the order the
-//! struct declares its fields.
+//! struct declares its fields (as its literal writes them, without `Params`).
 
 use std::ops::{Add, AddAssign, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
@@ -500,4 +500,33 @@ fn operators_of_the_type_in_tensor_code() {
     assert!(gw.data().iter().all(|g| *g == d[0]));
     assert_eq!(ga, V3::of(&[1.5, d[2], d[1]]));
     assert_eq!(gb, V3::of(&[-1.5, -d[2], -d[1]]));
+}
+
+/// A struct that does not derive `Params`, built by a literal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Plain {
+    a: f64,
+    b: f64,
+}
+
+#[autodiff]
+impl Plain {
+    fn of(x: f64, y: f64, z: f64) -> Plain {
+        Plain {
+            b: x * y,
+            a: z.sin(),
+        }
+    }
+}
+
+#[test]
+fn a_struct_without_params_has_its_jacobian_in_the_literals_order() {
+    let (x, y, z) = (0.5, 2.0, 0.3);
+    assert_eq!(
+        Plain::vjp_of(x, y, z, Plain { a: 0.0, b: 1.0 }),
+        (y, x, 0.0)
+    );
+    // Rows b, then a, as the literal writes them.
+    let j = Plain::jacobian_of(x, y, z);
+    assert_eq!(j, vec![vec![y, x, 0.0], vec![0.0, 0.0, z.cos()]]);
 }

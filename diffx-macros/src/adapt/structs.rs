@@ -424,10 +424,11 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
 
 impl Layout {
     /// `jvp_f`: the value and the tangent, each a struct.
-    /// `jacobian_f` of the array version, a row per number of the result: a struct's in the
-    /// order its fields are declared (`Params`' order, which the macro cannot
-    /// see), a matrix's row after row. The tangents of `jvp_f` and the cotangents of `vjp_f`
-    /// are converted between the value and the array of its numbers.
+    /// `jacobian_f` of the array version, a row per number of the result: in `Params`' order
+    /// where the type derives it (a struct's fields as declared, a matrix's rows one after
+    /// another), else as the literal writes the fields (`diffx::__private::Numbers` chooses at
+    /// compile time). The tangents of `jvp_f` and the cotangents of `vjp_f` are converted
+    /// between the value and the array of its numbers.
     fn jacobian(&self, mut f: ItemFn, name: &Ident, array: &Ident) -> ItemFn {
         super::redirect_calls(&mut f.block, name, array);
         let (jvp, vjp) = (format_ident!("jvp_{}", name), format_ident!("vjp_{}", name));
@@ -437,25 +438,31 @@ impl Layout {
         };
         rewrite_calls(&mut f.block, &mut |c| {
             let id = last(c)?;
-            let rows = matches!(self.shape, Shape::Rows { .. });
+            let numbers = quote!(
+                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
+            );
             if id == jvp {
-                let t = match rows {
-                    true => self.flatten(&quote!(__t)),
-                    false => quote!(::diffx::Params::to_flat_vec(&__t)),
-                };
-                return Some(syn::parse_quote!({ let (_, __t) = #c; ((), #t) }));
+                let t = self.flatten(&quote!(__t));
+                return Some(syn::parse_quote!({
+                    let (_, __t) = #c;
+                    #numbers
+                    let __n = (&::diffx::__private::Numbers(&__t)).numbers();
+                    ((), __n.unwrap_or_else(|| #t.to_vec()))
+                }));
             }
             if id != vjp {
                 return None;
             }
             let mut c = c.clone();
             let ct = c.args.pop()?.into_value();
-            let shaped = self.rebuild(&quote!((#ct)));
-            let ct = match rows {
-                true => shaped,
-                false => quote!(::diffx::Params::from_flat(&#shaped, &(#ct)[..])),
-            };
-            c.args.push(syn::parse_quote!(#ct));
+            let shaped = self.rebuild(&quote!((__ct)));
+            c.args.push(syn::parse_quote!({
+                let __ct = #ct;
+                let __s = #shaped;
+                #numbers
+                let __n = (&::diffx::__private::Numbers(&__s)).shaped(&__ct[..]);
+                __n.unwrap_or(__s)
+            }));
             Some(Expr::Call(c))
         });
         f

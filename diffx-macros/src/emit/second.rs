@@ -410,15 +410,23 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             quote!(),
             quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
         ),
-        true => (
-            quote!(::diffx::Params::num_params(&#value)),
-            quote!(let #t = ::diffx::Params::to_flat_vec(&#t);),
-            quote!(
-                let mut #ct = ::std::vec![0.0; #m];
-                #ct[#r] = 1.0;
-                let #ct: #ret = ::diffx::Params::from_flat(&#value, &#ct);
-            ),
-        ),
+        true => {
+            // (Through `Params`, which the type must derive: otherwise a clear panic, not an
+            // error in a function the caller may never use.)
+            let numbers = quote!(
+                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
+            );
+            let why = format!("jacobian_{name}: its result's type must derive `Params`, which gives the order of its numbers");
+            (
+                quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
+                quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
+                quote!(
+                    let mut #ct = ::std::vec![0.0; #m];
+                    #ct[#r] = 1.0;
+                    let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
+                ),
+            )
+        }
     };
     quote! {
         #doc
