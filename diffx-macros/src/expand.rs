@@ -62,7 +62,7 @@ pub enum Written {
 pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
     let (core, args, adapters) = adapt::into_core(item, args)?;
     let sig = parse::signature(&core, &args)?;
-    let programs = programs(&core, &sig, args.order, !args.recompute)?;
+    let programs = programs(&core, &sig, &args)?;
     let written = emit_programs(&core, &sig, &programs)?;
     dress(written, &core, &sig, &adapters)
 }
@@ -86,12 +86,8 @@ pub struct Programs {
 }
 
 /// The body desugared and lowered, and the programs derived from it, trimmed.
-fn programs(
-    item: &ItemFn,
-    sig: &Signature,
-    asked: Option<parse::Order>,
-    record: bool,
-) -> syn::Result<Programs> {
+fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<Programs> {
+    let (asked, record) = (args.order, !args.recompute);
     let mut core = item.clone();
     *core.block = desugar::body(&item.block, sig)?;
     let second = asked.is_some_and(|o| o.n >= 2);
@@ -126,6 +122,9 @@ fn programs(
     tape::trim(&mut rev.b.func);
     // (After the second-order programs, which differentiate the unpaired calls.)
     reverse::pair_calls(&mut rev.b.func, &item.sig.ident, &rev.recording_ifs);
+    if let Some((snapshots, at)) = args.checkpoint {
+        reverse::checkpoint(&mut rev.b, snapshots, at)?;
+    }
     Ok(Programs {
         primal,
         params,

@@ -125,7 +125,17 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(atoms(&body.yields));
             r
         }
-        Stmt::LoopBack { body, .. } => body.iter().flat_map(|s| reads(s, by_name)).collect(),
+        Stmt::LoopBack { body, tape, .. } => {
+            let mut r: Vec<Var> = body.iter().flat_map(|s| reads(s, by_name)).collect();
+            // A checkpointed loop's backward sweep runs its body again, forward.
+            if let Some(c) = &tape.checkpoint {
+                r.extend(c.state.iter().copied());
+                r.extend(c.again.iter().flat_map(|s| reads(s, by_name)));
+                r.extend(c.primal.body.iter().flat_map(|s| reads(s, by_name)));
+                r.extend(atoms(&c.primal.yields));
+            }
+            r
+        }
         Stmt::Set { value, .. } => value.var().into_iter().collect(),
         Stmt::SetElem {
             vec, index, value, ..
@@ -452,6 +462,16 @@ impl Mentions<'_> {
 
     fn tape(&mut self, t: &Tape) {
         self.out.insert(t.name.to_string());
+        if let Some(c) = &t.checkpoint {
+            self.out
+                .extend([&c.iter, &c.schedule, &c.snaps].map(Ident::to_string));
+            self.names(c.state.iter().copied());
+            self.body(&c.primal.body);
+            self.atoms(&c.primal.yields);
+            if let Some(again) = &c.again {
+                self.body(std::slice::from_ref(again));
+            }
+        }
         match &t.nest {
             Some(Nested::Runs(runs)) => {
                 self.out.insert(runs.to_string());

@@ -17,6 +17,10 @@ pub struct Args {
     /// `loops = "recompute"`: reverse mode's loops run their bodies again in the backward sweep
     /// instead of recording what it reads (`loops = "record"`, the default, where a loop can).
     pub recompute: bool,
+    /// `checkpoint = s`: reverse mode's top-level loops keep at most `s + 1` snapshots of their
+    /// state and run iterations again by a binomial schedule (`reverse/checkpoint.rs`), instead of
+    /// recording every iteration. The span is the argument's, where an error points.
+    pub checkpoint: Option<(usize, proc_macro2::Span)>,
     /// Not an argument: set for the functions of an `#[autodiff]` `impl` block, which are
     /// associated functions whatever their signatures name.
     pub associated: bool,
@@ -92,14 +96,32 @@ pub fn args(attr: TokenStream) -> syn::Result<Args> {
                     "`loops` is \"record\" (the default: the forward sweep keeps what the backward sweep reads) or \"recompute\" (the backward sweep runs each loop body again, keeping less)",
                 )),
             }
+        } else if meta.path.is_ident("checkpoint") {
+            let lit: syn::LitInt = meta.value()?.parse()?;
+            match lit.base10_parse::<usize>() {
+                Ok(n @ 1..) => {
+                    args.checkpoint = Some((n, meta.path.span()));
+                    Ok(())
+                }
+                _ => Err(syn::Error::new(
+                    lit.span(),
+                    "`checkpoint` is the number of snapshots of a loop's state reverse mode may keep, at least 1 (`checkpoint = 16`)",
+                )),
+            }
         } else {
             let name = meta.path.to_token_stream().to_string().replace(' ', "");
             Err(meta.error(format!(
-                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate, `order = 2` or `order = 3` for higher derivatives, and `loops = \"recompute\"` to keep less memory in reverse mode"
+                "unknown argument `{name}`: `#[autodiff]` takes `wrt(x, y)` to choose the parameters to differentiate, `order = 2` or `order = 3` for higher derivatives, and `loops = \"recompute\"` or `checkpoint = 16` to keep less memory in reverse mode"
             )))
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
+    if let (Some((_, at)), true) = (args.checkpoint, args.recompute) {
+        return Err(syn::Error::new(
+            at,
+            "`checkpoint` and `loops = \"recompute\"` are two ways to keep less memory: choose one (`checkpoint` bounds it by the number of snapshots)",
+        ));
+    }
     Ok(args)
 }
 

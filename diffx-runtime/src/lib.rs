@@ -29,6 +29,7 @@
 #[cfg(feature = "argmin")]
 pub mod argmin;
 pub mod check;
+pub mod checkpoint;
 pub mod data;
 mod dual;
 pub mod explain;

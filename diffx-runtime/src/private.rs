@@ -15,6 +15,7 @@
 use core::borrow::Borrow;
 use core::ops::AddAssign;
 
+pub use crate::checkpoint::{trip_count, Action, Schedule};
 pub use crate::params::{Leaves, Params};
 pub use crate::scalar::{relu, sigmoid, softplus, stop_gradient};
 pub use crate::tensor::Tensor;

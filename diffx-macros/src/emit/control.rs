@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::list;
+use super::{checkpoint, list};
 use crate::ir::operands::{owned, place};
 use crate::ir::{Atom, Branch, Func, LoopHead, Nested, Stmt, Var};
 use crate::liveness;
@@ -36,6 +36,9 @@ pub(super) fn nested(
 
 /// `if`, a loop, a backward loop or a reset; other statements give no tokens here.
 pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+    if let Some(tokens) = checkpointed(f, s, mutable) {
+        return tokens;
+    }
     match s {
         Stmt::If {
             cond,
@@ -283,6 +286,26 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             quote!(#d = #v;)
         }
         _ => TokenStream::new(),
+    }
+}
+
+/// A checkpointed loop or backward loop (`emit/checkpoint.rs`).
+fn checkpointed(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> Option<TokenStream> {
+    match s {
+        Stmt::Loop {
+            head,
+            cells,
+            tape: Some(t),
+            ..
+        } => (t.checkpoint.as_deref()).map(|c| checkpoint::forward(f, head, cells, c, mutable)),
+        Stmt::LoopBack { tape, .. } => tape.checkpoint.as_deref().map(|c| {
+            let mut back = s.clone();
+            if let Stmt::LoopBack { tape, .. } = &mut back {
+                tape.checkpoint = None;
+            }
+            checkpoint::backward(f, &back, c, mutable)
+        }),
+        _ => None,
     }
 }
 

@@ -320,6 +320,30 @@ pub struct Tape {
     /// The stacks of the outermost recording loop's nest, declared with its tape: the nested
     /// loops' tapes and runs, and every value recorded in the nest.
     pub stacks: Vec<Ident>,
+    /// The loop is checkpointed (`reverse/checkpoint.rs`): its forward sweep runs as the primal
+    /// does, keeping snapshots of its state, and its backward loop follows a binomial schedule.
+    pub checkpoint: Option<Box<Checkpoint>>,
+}
+
+/// A checkpointed loop (`#[autodiff(checkpoint = s)]`), on the tapes of its forward and backward
+/// loops.
+#[derive(Clone)]
+pub struct Checkpoint {
+    /// The snapshots the schedule may keep besides the entry state's.
+    pub snapshots: usize,
+    /// What a snapshot holds: the loop's cells and the vectors its body writes.
+    pub state: Vec<Var>,
+    /// The body as the primal runs it (no tape, records or logs): the forward sweep runs it, and
+    /// the backward sweep to bring the state to an iteration's start.
+    pub primal: Branch,
+    /// On the backward loop: the recording loop, run for one iteration (the one the schedule
+    /// reverses) right before that iteration's adjoint.
+    pub again: Option<Box<Stmt>>,
+    /// The locals of the schedule: the loop's iterator, the `diffx::checkpoint::Schedule`, the
+    /// snapshots.
+    pub iter: Ident,
+    pub schedule: Ident,
+    pub snaps: Ident,
 }
 
 /// How the backward loop of a loop nested in a recording loop finds the entries of its own run.

@@ -22,6 +22,7 @@ use crate::builder::Builder;
 use crate::ir::{Atom, ControlId, Kind, Op, Path, Stmt, Var};
 
 mod cells;
+mod checkpoint;
 mod control;
 mod fields;
 mod pullbacks;
@@ -32,6 +33,7 @@ mod stmt;
 mod tapes;
 mod vectors;
 
+pub use checkpoint::checkpoint;
 pub use pullbacks::pair_calls;
 use residual::{with_residuals, Residue};
 use tapes::Tapes;

@@ -80,6 +80,7 @@ impl Tapes<'_> {
             record: false,
             nest: None,
             stacks: Vec::new(),
+            checkpoint: None,
         }
     }
 
