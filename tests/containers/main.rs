@@ -2,7 +2,8 @@
 //! written element by element (`vectors`), nested containers (`nested`), parameter structs
 //! (`structs`), `Option` fields and `if let` (`options`), tuple results (`tuples`),
 //! vector-valued functions' Jacobians (`jacobians`), reverse mode's loops and `if`s that record
-//! against ones that recompute on the same inputs (`recording`), calls whose pullbacks add
+//! against ones that recompute on the same inputs (`recording`), checkpointed loops against recording
+//! ones (`checkpoint`), calls whose pullbacks add
 //! into their caller's adjoint of a slice in place (`in_place`), and `&mut` outputs (`outputs`).
 
 #[path = "../common/mod.rs"]
@@ -10,6 +11,7 @@ mod common;
 #[path = "../common/loop_functions.rs"]
 mod loop_functions;
 
+mod checkpoint;
 mod in_place;
 mod jacobians;
 mod nested;
