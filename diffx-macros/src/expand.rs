@@ -123,6 +123,7 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
     // (After the second-order programs, which differentiate the unpaired calls.)
     reverse::pair_calls(&mut rev.b.func, &item.sig.ident, &rev.recording_ifs);
     if let Some((snapshots, at)) = args.checkpoint {
+        let at = (!args.associated).then_some(at);
         reverse::checkpoint(&mut rev.b, snapshots, at)?;
     }
     Ok(Programs {

@@ -10,6 +10,11 @@
 //! reads the records and undoes the iteration's vector writes. A snapshot holds the loop's cells
 //! and the vectors its body writes.
 //!
+//! Other loops keep what they keep without the argument: a `while` or `loop`, a loop with a
+//! `break` or an early `return`, one nested in an `if` or another loop (it runs inside its
+//! enclosing loop's iterations), and one that recomputes (`record.rs` says which). Second order
+//! (`hvp_`) differentiates the recording program, before this pass.
+//!
 //! With `s` snapshots and `n` iterations, each iteration runs at most `t + 2` times (the forward
 //! sweep, `t` advances, its recording run), for the smallest `t` with `C(s + t, s) ≥ n`.
 
@@ -20,19 +25,22 @@ use crate::builder::Builder;
 use crate::ir::{Branch, Checkpoint, ControlId, LoopHead, LoopIter, Op, Stmt, Var};
 
 /// Checkpoints every loop of `b`'s top level that can be: run on a finished reverse program.
-/// `at` is the attribute's argument, where an error points when no loop can be.
-pub fn checkpoint(b: &mut Builder, snapshots: usize, at: Span) -> syn::Result<()> {
+/// `at` is the attribute's argument, where an error points when the function has no loop at its
+/// top level (`None` for the functions of an `impl` block the argument is given to: those without
+/// such a loop are left as they are).
+pub fn checkpoint(b: &mut Builder, snapshots: usize, at: Option<Span>) -> syn::Result<()> {
+    let top_for = |s: &Stmt| matches!(s, Stmt::Loop { head: LoopHead::For { .. }, .. });
+    if let (Some(at), false) = (at, b.func.body.iter().any(top_for)) {
+        return Err(syn::Error::new(
+            at,
+            "`checkpoint` applies to the `for` loops of the function's top level (not in an `if`, in another loop, or after an early `return`): this function has none (leave `checkpoint` out, or move the loop to the top level)",
+        ));
+    }
     let ids: Vec<ControlId> = b.func.body.iter().filter_map(candidate).collect();
     let with_backward: Vec<ControlId> = ids
         .into_iter()
         .filter(|id| b.func.body.iter().any(|s| backward_of(s, *id)))
         .collect();
-    if with_backward.is_empty() {
-        return Err(syn::Error::new(
-            at,
-            "`checkpoint` applies to the loops of the function's top level that run to their end (`for … in …` with no `break` or `return`) and record in reverse mode: this function has none (write the loop at the top level, or leave `checkpoint` out)",
-        ));
-    }
     for id in with_backward {
         let step = Ident::new("__step", Span::mixed_site());
         let names = [
