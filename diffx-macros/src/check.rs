@@ -25,6 +25,19 @@ pub fn order(
     }
 }
 
+/// `checkpoint = s` on a function with no `for` loop at its top level, where it would change
+/// nothing: an error at the argument. (Not for the functions of an `impl` block it is given to.)
+pub fn checkpoint(item: &ItemFn, at: Option<proc_macro2::Span>) -> syn::Result<()> {
+    let top_for = |s: &syn::Stmt| matches!(s, syn::Stmt::Expr(syn::Expr::ForLoop(_), _));
+    match at {
+        Some(at) if !item.block.stmts.iter().any(top_for) => Err(syn::Error::new(
+            at,
+            "`checkpoint` applies to the `for` loops of the function's top level (not in an `if` or another loop): this function has none (leave `checkpoint` out, or move the loop to the top level)",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// What keeps derivatives of order `n` from being written, as an error at it: a result or
 /// parameter that is not a scalar (or slice), an operation on tensors, or a call (unless
 /// `calls`).

@@ -123,8 +123,8 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
     // (After the second-order programs, which differentiate the unpaired calls.)
     reverse::pair_calls(&mut rev.b.func, &item.sig.ident, &rev.recording_ifs);
     if let Some((snapshots, at)) = args.checkpoint {
-        let at = (!args.associated).then_some(at);
-        reverse::checkpoint(&mut rev.b, snapshots, at)?;
+        check::checkpoint(item, (!args.associated).then_some(at))?;
+        reverse::checkpoint(&mut rev.b, snapshots);
     }
     Ok(Programs {
         primal,

@@ -25,17 +25,7 @@ use crate::builder::Builder;
 use crate::ir::{Branch, Checkpoint, ControlId, LoopHead, LoopIter, Op, Stmt, Var};
 
 /// Checkpoints every loop of `b`'s top level that can be: run on a finished reverse program.
-/// `at` is the attribute's argument, where an error points when the function has no loop at its
-/// top level (`None` for the functions of an `impl` block the argument is given to: those without
-/// such a loop are left as they are).
-pub fn checkpoint(b: &mut Builder, snapshots: usize, at: Option<Span>) -> syn::Result<()> {
-    let top_for = |s: &Stmt| matches!(s, Stmt::Loop { head: LoopHead::For { .. }, .. });
-    if let (Some(at), false) = (at, b.func.body.iter().any(top_for)) {
-        return Err(syn::Error::new(
-            at,
-            "`checkpoint` applies to the `for` loops of the function's top level (not in an `if`, in another loop, or after an early `return`): this function has none (leave `checkpoint` out, or move the loop to the top level)",
-        ));
-    }
+pub fn checkpoint(b: &mut Builder, snapshots: usize) {
     let ids: Vec<ControlId> = b.func.body.iter().filter_map(candidate).collect();
     let with_backward: Vec<ControlId> = ids
         .into_iter()
@@ -63,7 +53,6 @@ pub fn checkpoint(b: &mut Builder, snapshots: usize, at: Option<Span>) -> syn::R
             }
         }
     }
-    Ok(())
 }
 
 /// The id of `s` if it is a loop that can be checkpointed: a recording `for` loop, not nested in
