@@ -129,6 +129,9 @@ pub enum C {
     /// and `MulAssign<f64>` impls (`acc += pf.clone(); acc *= 0.5;`), one written by field, one
     /// whole.
     OwnAssign,
+    /// `checkpoint = s` (1 to 3 snapshots) on a function with a `for` loop at its top level: its
+    /// reverse mode runs iterations again by a binomial schedule instead of recording them all.
+    Checkpoint,
 }
 
 /// Each construct's name (for `--weight name=value`) and default weight.
@@ -194,10 +197,11 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::OwnMethods, "own_methods", 50),
     (C::OwnForms, "own_forms", 50),
     (C::OwnAssign, "own_assign", 70),
+    (C::Checkpoint, "checkpoint", 20),
 ];
 
 impl C {
-    pub const COUNT: usize = C::OwnAssign as usize + 1;
+    pub const COUNT: usize = C::Checkpoint as usize + 1;
 
     pub fn name(self) -> &'static str {
         CONSTRUCTS[self as usize].1

@@ -632,6 +632,13 @@ fn function(
         used[C::Wrt as usize] += 1;
         attr_args.insert(0, w);
     }
+    // Checkpointing where the function has a `for` loop at its top level (else an error).
+    let top_for = body.stmts.iter().any(|s| matches!(s, Stmt::For { .. }));
+    let w_checkpoint = cfg.weights[C::Checkpoint as usize] as f64 / 100.0;
+    if !is_helper && top_for && rng.chance(w_checkpoint) {
+        used[C::Checkpoint as usize] += 1;
+        attr_args.push(format!("checkpoint = {}", rng.range(1, 3)));
+    }
     Function {
         name,
         params,
