@@ -6,8 +6,8 @@
 //! Recording every iteration keeps `n` states (or what each iteration's adjoint reads); recording
 //! none means running iterations `0..i` again for each `i`, `n²/2` iterations in all. With `s`
 //! snapshots, the binomial schedule runs each iteration at most `t` times more, for the smallest
-//! `t` with `C(s + t, s) ≥ n`: 10 snapshots reverse 1,000 iterations with each run at most 3 more
-//! times, 64 snapshots a million iterations with each run at most 4 more times.
+//! `t` with `C(s + t, s) ≥ n`: 10 snapshots reverse 1,000 iterations with each run at most 4 more
+//! times, 64 snapshots a million iterations with each run at most 5 more times.
 //!
 //! `#[autodiff(checkpoint = s)]` drives its loops' backward sweeps with a [`Schedule`]: the
 //! forward sweep runs the loop as the primal does and keeps the snapshots [`Schedule::keeps`]

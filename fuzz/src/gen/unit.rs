@@ -319,6 +319,11 @@ pub fn unit(seed: u64, index: u64, cfg: &Config) -> Unit {
     if rng.chance(w(C::Output) as f64 / 100.0) && !main.source().contains("return") {
         main.output = true;
         main.used[C::Output as usize] += 1;
+        // (Its body is then one block, `*written = { … };`: no loop at the top level.)
+        if main.used[C::Checkpoint as usize] > 0 {
+            main.attr_args.retain(|a| !a.starts_with("checkpoint"));
+            main.used[C::Checkpoint as usize] = 0;
+        }
     }
     if rng.chance(w(C::ImplBlock) as f64 / 100.0) {
         main.in_impl = true;
