@@ -76,7 +76,9 @@ fn ode(x: &[f64], s: usize) -> Vec<f64> {
 #[test]
 fn ode_at_its_largest_size_within_a_tenth_of_the_records() {
     let (n, s) = (100_000, 100);
-    let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.4 * (i as f64 * 0.37).sin()).collect();
+    let x: Vec<f64> = (0..n)
+        .map(|i| 0.5 + 0.4 * (i as f64 * 0.37).sin())
+        .collect();
     let mut ct = vec![0.0; n];
     ct[n - 1] = 1.0;
     ct[n / 2] = -0.5;

@@ -309,7 +309,10 @@ mod tests {
                 let t = (0..).find(|&t| beta(s, t) >= n as u128).unwrap();
                 // The forward sweep, at most `t` advances, and the reversal's own run.
                 let worst = runs.iter().copied().max().unwrap_or(0);
-                assert!(worst <= t + 2, "n = {n}, s = {s}: an iteration ran {worst} times, t = {t}");
+                assert!(
+                    worst <= t + 2,
+                    "n = {n}, s = {s}: an iteration ran {worst} times, t = {t}"
+                );
             }
         }
     }

@@ -139,7 +139,12 @@ fn check(what: &str, f: Scalar, grads: [Gradient; 3], values: [WithValue; 2], n:
             let g = grad(&p, n);
             for i in 0..p.len() {
                 let at = format!("{what}, n = {n}, variant {k}: ∂{i} at {p:?}");
-                assert_close(g[i], recorded[i], 1e-12, &format!("checkpointed vs recorded {at}"));
+                assert_close(
+                    g[i],
+                    recorded[i],
+                    1e-12,
+                    &format!("checkpointed vs recorded {at}"),
+                );
             }
         }
         for i in 0..p.len() {
@@ -195,7 +200,9 @@ fn checkpointed_pullbacks_of_a_vector_result() {
     let x = [0.3, -0.2, 0.5, 0.1, 0.4];
     for s in [1, 5, 30] {
         for seed in 0..3 {
-            let ct: Vec<f64> = (0..x.len()).map(|i| ((seed * 5 + i) as f64).cos()).collect();
+            let ct: Vec<f64> = (0..x.len())
+                .map(|i| ((seed * 5 + i) as f64).cos())
+                .collect();
             let recorded = vjp_rk4(&x, s, ct.clone());
             let numeric = central_difference(
                 |x: &[f64]| rk4(x, s).iter().zip(&ct).map(|(a, b)| a * b).sum(),

@@ -40,8 +40,16 @@ pub(super) fn forward(
 /// adjoint has run. `back` is the loop's backward loop, and `c.again` its recording loop, each
 /// run for the one iteration the schedule reverses. The cells are the driver's own: the values
 /// the forward sweep left are read on.
-pub(super) fn backward(f: &Func, back: &Stmt, c: &Checkpoint, mutable: &HashSet<Var>) -> TokenStream {
-    let again = c.again.as_deref().expect("a checkpointed backward loop runs its iteration again");
+pub(super) fn backward(
+    f: &Func,
+    back: &Stmt,
+    c: &Checkpoint,
+    mutable: &HashSet<Var>,
+) -> TokenStream {
+    let again = c
+        .again
+        .as_deref()
+        .expect("a checkpointed backward loop runs its iteration again");
     let Stmt::Loop {
         head: LoopHead::For { pat, .. },
         cells,

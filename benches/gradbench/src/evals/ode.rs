@@ -8,53 +8,80 @@ use serde_json::Value;
 use super::{decode, run, unknown};
 use crate::protocol::{Evaluation, Runs};
 
-/// y(2) for the parameters `x`, by `s` Runge–Kutta steps.
-///
-/// The right-hand side f(y)₀ = x₀, f(y)ᵢ = xᵢ yᵢ₋₁ is written out at each of the four stages. A
-/// helper `rhs(x, &y) -> Vec<f64>` called four times a step (with `along(&y, h / 2.0, &k1)` for
-/// the stage's state) gives the same gradient, but each call allocates its `Vec`s and its
-/// pullback's: `MIN_SECONDS=0.3 run.sh ode`, the two forms run one after the other (2026-11-26),
-/// took 4098 ms for the gradient at n = 100000, s = 100 against 1415 ms for this form (2.9×), and
-/// 75 ms against 53 ms for the primal.
-#[autodiff]
-#[allow(clippy::needless_range_loop)]
-pub fn ode(x: &[f64], s: usize) -> Vec<f64> {
-    let n = x.len();
-    let h = 2.0 / (s as f64);
-    let mut y = vec![0.0; n];
-    let mut k1 = vec![0.0; n];
-    let mut k2 = vec![0.0; n];
-    let mut k3 = vec![0.0; n];
-    let mut k4 = vec![0.0; n];
-    for _ in 0..s {
-        k1[0] = x[0];
-        for i in 1..n {
-            k1[i] = x[i] * y[i - 1];
+/// Writes the eval's function under `$name` with the attribute's arguments `$attr`: recording
+/// (`ode`) and checkpointed (`ode_checkpointed`).
+macro_rules! ode_fn {
+    ($(#[$doc:meta])* $name:ident, $($attr:tt)*) => {
+        $(#[$doc])*
+        #[autodiff($($attr)*)]
+        #[allow(clippy::needless_range_loop)]
+        pub fn $name(x: &[f64], s: usize) -> Vec<f64> {
+            let n = x.len();
+            let h = 2.0 / (s as f64);
+            let mut y = vec![0.0; n];
+            let mut k1 = vec![0.0; n];
+            let mut k2 = vec![0.0; n];
+            let mut k3 = vec![0.0; n];
+            let mut k4 = vec![0.0; n];
+            for _ in 0..s {
+                k1[0] = x[0];
+                for i in 1..n {
+                    k1[i] = x[i] * y[i - 1];
+                }
+                k2[0] = x[0];
+                for i in 1..n {
+                    k2[i] = x[i] * (y[i - 1] + h * k1[i - 1] / 2.0);
+                }
+                k3[0] = x[0];
+                for i in 1..n {
+                    k3[i] = x[i] * (y[i - 1] + h * k2[i - 1] / 2.0);
+                }
+                k4[0] = x[0];
+                for i in 1..n {
+                    k4[i] = x[i] * (y[i - 1] + h * k3[i - 1]);
+                }
+                for i in 0..n {
+                    y[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
+                }
+            }
+            y
         }
-        k2[0] = x[0];
-        for i in 1..n {
-            k2[i] = x[i] * (y[i - 1] + h * k1[i - 1] / 2.0);
-        }
-        k3[0] = x[0];
-        for i in 1..n {
-            k3[i] = x[i] * (y[i - 1] + h * k2[i - 1] / 2.0);
-        }
-        k4[0] = x[0];
-        for i in 1..n {
-            k4[i] = x[i] * (y[i - 1] + h * k3[i - 1]);
-        }
-        for i in 0..n {
-            y[i] += h * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) / 6.0;
-        }
-    }
-    y
+    };
 }
+
+ode_fn!(
+    /// y(2) for the parameters `x`, by `s` Runge–Kutta steps.
+    ///
+    /// The right-hand side f(y)₀ = x₀, f(y)ᵢ = xᵢ yᵢ₋₁ is written out at each of the four stages. A
+    /// helper `rhs(x, &y) -> Vec<f64>` called four times a step (with `along(&y, h / 2.0, &k1)` for
+    /// the stage's state) gives the same gradient, but each call allocates its `Vec`s and its
+    /// pullback's: `MIN_SECONDS=0.3 run.sh ode`, the two forms run one after the other (2026-11-26),
+    /// took 4098 ms for the gradient at n = 100000, s = 100 against 1415 ms for this form (2.9×), and
+    /// 75 ms against 53 ms for the primal.
+    ode,
+);
+
+ode_fn!(
+    /// [`ode`] with binomial checkpointing: reverse mode keeps 10 snapshots of the five vectors
+    /// (`checkpoint = 9` and the entry state's), a tenth of the steps at the largest size
+    /// (s = 100), instead of logging every element each step overwrites. `DIFFX_ODE_CHECKPOINT=1`
+    /// makes the eval's `gradient` use it.
+    ode_checkpointed,
+    checkpoint = 9
+);
 
 /// The gradient of y(2)ₙ₋₁ with respect to `x`: one pullback of `ode` with the last unit vector.
 pub fn gradient(x: &[f64], s: usize) -> Vec<f64> {
     let mut last = vec![0.0; x.len()];
     last[x.len() - 1] = 1.0;
     vjp_ode(x, s, last)
+}
+
+/// [`gradient`] through [`ode_checkpointed`].
+pub fn gradient_checkpointed(x: &[f64], s: usize) -> Vec<f64> {
+    let mut last = vec![0.0; x.len()];
+    last[x.len() - 1] = 1.0;
+    vjp_ode_checkpointed(x, s, last)
 }
 
 #[derive(Deserialize)]
@@ -71,6 +98,9 @@ pub fn evaluate(function: &str, input: &Value, runs: Runs) -> Evaluation {
     }
     match function {
         "primal" => run(runs, || ode(&x, s)),
+        "gradient" if std::env::var_os("DIFFX_ODE_CHECKPOINT").is_some() => {
+            run(runs, || gradient_checkpointed(&x, s))
+        }
         "gradient" => run(runs, || gradient(&x, s)),
         _ => Err(unknown(function, &["primal", "gradient"])),
     }
