@@ -268,11 +268,11 @@ mod tests {
         let mut sched = Schedule::new(n, s);
         let mut runs = vec![0; n];
         let mut snaps = Vec::new();
-        for i in 0..n {
+        for (i, r) in runs.iter_mut().enumerate() {
             if sched.keeps(i) {
                 snaps.push(i);
             }
-            runs[i] += 1;
+            *r += 1;
         }
         let mut live = Some(n);
         let mut next_reversed = n;
