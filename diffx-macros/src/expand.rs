@@ -116,8 +116,13 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
         Some(hvp) if order == 3 => Some(third_program(hvp, &params, sig)?),
         _ => None,
     };
+    // (Tangents' logs are declared with indices, before trimming says which logs need none.)
+    let tangent_logs: Vec<Ident> = (hvp.iter().chain(&third))
+        .flat_map(|p| p.b.tangent_logs.iter().map(|(_, t)| t.clone()))
+        .collect();
     for program in hvp.iter_mut().chain(third.iter_mut()) {
         tape::trim(&mut program.b.func);
+        (program.b.func.value_logs).retain(|l| !tangent_logs.contains(l));
     }
     tape::trim(&mut rev.b.func);
     // (After the second-order programs, which differentiate the unpaired calls.)

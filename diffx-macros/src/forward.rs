@@ -505,7 +505,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         return Ok(());
     }
     // Over reverse mode: a vector's tangent is restored with it, from a log kept in step.
-    if let Stmt::Undo { vec, log, mark } = s {
+    if let Stmt::Undo { vec, log, mark, at } = s {
         b.push(s.clone());
         if let Some(d) = dot.get(vec).copied() {
             let log = tangent_log(b, log);
@@ -513,6 +513,7 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
                 vec: d,
                 log,
                 mark: mark.clone(),
+                at: at.clone(),
             });
         }
         return Ok(());

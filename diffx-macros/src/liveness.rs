@@ -145,7 +145,12 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(named(index.tokens()));
             r
         }
-        Stmt::Undo { vec, .. } | Stmt::Pop { vec, .. } => vec![*vec],
+        Stmt::Undo { vec, at, .. } => {
+            let mut r = vec![*vec];
+            r.extend(at.iter().flat_map(|i| named(i.tokens())));
+            r
+        }
+        Stmt::Pop { vec, .. } => vec![*vec],
         Stmt::Record { value, .. } => atoms(std::slice::from_ref(value)),
         Stmt::Push { vec, value, .. } => {
             let mut r = vec![*vec];
@@ -364,7 +369,12 @@ impl Mentions<'_> {
                 self.atom(value);
                 self.out.extend(log.iter().map(Ident::to_string));
             }
-            Stmt::Undo { vec, log, mark } => {
+            Stmt::Undo {
+                vec, log, mark, at, ..
+            } => {
+                if let Some(at) = at {
+                    self.tokens(at.tokens());
+                }
                 self.name(*vec);
                 self.out.insert(log.to_string());
                 self.out.extend(mark.iter().map(Ident::to_string));

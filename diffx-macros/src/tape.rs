@@ -28,6 +28,34 @@ pub fn trim(f: &mut Func) {
     declare_used(&mut f.body, &used);
     f.stacks.retain(|s| used.contains(s));
     guard_zeros(&mut f.body);
+    f.value_logs = value_logs(&f.body);
+}
+
+/// The undo logs whose every undo restores the element of a write it knows the index of (the
+/// adjoint of that write): they keep old values alone, half the memory, and restore without a
+/// test. A log a push shares, or one rewound to a mark (a recomputing loop, an `if` run again),
+/// keeps each value's index.
+fn value_logs(body: &[Stmt]) -> Vec<Ident> {
+    let mut indexed = HashSet::new();
+    for s in body {
+        s.walk(&mut |s| match s {
+            Stmt::Push { log: Some(l), .. } => _ = indexed.insert(l.clone()),
+            Stmt::Undo { log, mark, at, .. } if mark.is_some() || at.is_none() => {
+                indexed.insert(log.clone());
+            }
+            _ => {}
+        });
+    }
+    let mut out: Vec<Ident> = Vec::new();
+    for s in body {
+        s.walk(&mut |s| match s {
+            Stmt::SetElem { log: Some(l), .. } if !indexed.contains(l) && !out.contains(l) => {
+                out.push(l.clone())
+            }
+            _ => {}
+        });
+    }
+    out
 }
 
 /// A backward loop over a range that takes nothing off a stack (no tape entries, records, logs or

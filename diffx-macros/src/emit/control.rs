@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use super::{checkpoint, list};
@@ -56,6 +56,11 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         } => {
             let (v, x) = (f.name(*vec), place(f, value));
             match log {
+                // (Its undo knows the index.)
+                Some(log) if f.value_logs.contains(log) => {
+                    let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
+                    quote!({ let #k = #index; #log.push(#v[#k]); #v[#k] = #x; })
+                }
                 Some(log) => {
                     let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
                     quote!({ let #k = #index; #log.push((#k, #v[#k])); #v[#k] = #x; })
@@ -91,7 +96,16 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 false => quote!(#stack.push(#v);),
             }
         }
-        Stmt::Undo { vec, log, mark } => {
+        Stmt::Undo {
+            vec,
+            log,
+            at: Some(at),
+            ..
+        } if f.value_logs.contains(log) => {
+            let (v, old) = (f.name(*vec), Ident::new("__old", Span::mixed_site()));
+            quote!(if let ::core::option::Option::Some(#old) = #log.pop() { #v[#at] = #old; })
+        }
+        Stmt::Undo { vec, log, mark, .. } => {
             let v = f.name(*vec);
             let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
             let old = proc_macro2::Ident::new("__old", proc_macro2::Span::mixed_site());

@@ -248,11 +248,13 @@ pub enum Stmt {
     /// reads ([`Op::Recall`]), one entry per run of the statement before it.
     Record { stack: Ident, value: Atom },
     /// Restores `vec` from its log: the last write (`mark: None`), or every write logged since the
-    /// log had length `mark`.
+    /// log had length `mark`. `at`: the index of the last write, known here (the adjoint of that
+    /// write); a log whose every undo knows it keeps values alone ([`Func::value_logs`]).
     Undo {
         vec: Var,
         log: Ident,
         mark: Option<Ident>,
+        at: Option<Index>,
     },
     /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
     /// `into` offers the callee, per argument, the caller's adjoint to add its gradient into in
@@ -443,6 +445,9 @@ pub struct Func {
     /// Values of the user's types that calls return, read by place as parameter structs are
     /// (`let b = e.cauchy_green();` then `b.det()`, `b.vals[0]`).
     pub own_values: Vec<Var>,
+    /// The undo logs that keep old values alone, not their indices: every undo of theirs restores
+    /// the element of a write it knows the index of (`tape::value_logs`).
+    pub value_logs: Vec<Ident>,
 }
 
 impl Func {

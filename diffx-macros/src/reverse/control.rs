@@ -214,6 +214,7 @@ impl Sweep {
                 vec: *vec,
                 log: log.clone(),
                 mark: Some(mark.clone()),
+                at: None,
             });
         }
         marks

@@ -30,6 +30,7 @@ impl Sweep {
                     vec: *vec,
                     log: log.clone(),
                     mark: Some(mark.clone()),
+                    at: None,
                 });
             }
             self.depth += 1;

@@ -57,6 +57,7 @@ impl Sweep {
                 vec,
                 log: log.clone(),
                 mark: None,
+                at: Some(index.clone()),
             });
         }
         Ok(())
@@ -74,6 +75,7 @@ impl Sweep {
             vec,
             log: log.clone(),
             mark: None,
+            at: None,
         });
         Ok(())
     }
