@@ -10,7 +10,7 @@
 //! to-be-recorded values of Tapenade's TBR analysis, at the granularity of the Wengert list.
 //!
 //! What a backward iteration reads from its body is recorded, except:
-//! - values one cheap scalar operation makes (a copy, `+`, `-`, `*`, a negation) from operands
+//! - values one cheap scalar operation makes (a copy, `+`, `-`, `*`, `/`, a negation) from operands
 //!   the backward sweep has (constants, values from outside the body, elements of vectors the
 //!   body does not write, and other values of the body recomputed or recorded): computed again,
 //!   as a few operations cost less than memory does;
@@ -315,7 +315,7 @@ fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
 fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> bool {
     let cheap_op = match op {
         Op::Id => true,
-        Op::Rule(r) => matches!(r.name, "add" | "sub" | "mul" | "neg"),
+        Op::Rule(r) => matches!(r.name, "add" | "sub" | "mul" | "div" | "neg"),
         _ => false,
     };
     cheap_op
