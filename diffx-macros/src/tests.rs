@@ -916,6 +916,83 @@ fn a_loop_records_what_its_backward_sweep_reads_and_runs_no_body_again() {
 }
 
 #[test]
+fn element_writes_undone_where_their_index_is_known_log_values_alone() {
+    // A vector rewritten in a loop: each write's adjoint knows its index, so its log keeps the old
+    // value alone and the undo restores that element.
+    let item = quote! {
+        fn loss(x: &[f64], n: usize) -> f64 {
+            let mut v = vec![0.0; x.len()];
+            for _ in 0..n {
+                for i in 0..x.len() {
+                    v[i] = v[i] * 0.5 + x[i];
+                }
+            }
+            v[0] * v[1]
+        }
+    };
+    let (out, code) = vjp_code(TokenStream::new(), item);
+    assert!(code.contains("v_1_log.push(v_1[__k]);"), "{out}");
+    assert!(
+        code.contains("iflet::core::option::Option::Some(__old)=v_1_log.pop(){v_1[i]=__old;}"),
+        "{out}"
+    );
+    // Shared with a push, the log keeps indices (undoing the push pops the element).
+    let item = quote! {
+        fn loss(x: &[f64], n: usize) -> f64 {
+            let mut v = vec![x[0]];
+            for i in 0..n {
+                v[0] = v[0] * x[1];
+                v.push(v[i] * 0.5);
+            }
+            v[n]
+        }
+    };
+    let (out, code) = vjp_code(TokenStream::new(), item);
+    assert!(code.contains("log.push((__k,"), "{out}");
+    assert!(code.contains("Restore::restore"), "{out}");
+}
+
+#[test]
+fn a_checkpointed_loop_runs_the_primal_forward_and_follows_the_schedule_backward() {
+    let item = quote! {
+        fn loss(x: &[f64], n: usize) -> f64 {
+            let mut s = 0.5;
+            for _ in 0..n {
+                s = (s * x[0]).sin().exp() + x[1];
+            }
+            s
+        }
+    };
+    let (out, code) = vjp_code(quote!(checkpoint = 3), item);
+    let backward = &code[code.find("move|").expect("a pullback closure")..];
+    let forward = &code[..code.find("move|").expect("a pullback closure")];
+    // The forward sweep: the primal loop and the snapshots, no tape and no records.
+    assert!(forward.contains("::diffx::__private::Schedule::new("), "{out}");
+    assert!(forward.contains(",3usize)"), "{out}");
+    assert!(forward.contains(".keeps(__j)"), "{out}");
+    assert!(!forward.contains("_rec"), "{out}");
+    assert!(!forward.contains("tape"), "{out}");
+    // The backward sweep: the schedule's actions, and one recorded iteration at a time.
+    for action in ["Advance(", "Push=>", "Restore=>", "Pop=>", "Reverse(__step)", "Done=>break"] {
+        assert!(backward.contains(action), "{action}: {out}");
+    }
+    assert!(backward.contains("::core::iter::once("), "{out}");
+    assert!(backward.contains("_rec.pop()"), "{out}");
+    // Without the argument, the loop records.
+    let item = quote! {
+        fn loss(x: &[f64], n: usize) -> f64 {
+            let mut s = 0.5;
+            for _ in 0..n {
+                s = (s * x[0]).sin().exp() + x[1];
+            }
+            s
+        }
+    };
+    let (out, code) = vjp_code(TokenStream::new(), item);
+    assert!(!code.contains("Schedule"), "{out}");
+}
+
+#[test]
 fn the_rest_after_an_early_return_records_and_keeps_its_calls_pullbacks() {
     // The loop after the `return` is in the `if` the return makes; that `if` records: its
     // backward arm runs no loop forward and makes no call again, but pops the call's pullback.
