@@ -967,13 +967,23 @@ fn a_checkpointed_loop_runs_the_primal_forward_and_follows_the_schedule_backward
     let backward = &code[code.find("move|").expect("a pullback closure")..];
     let forward = &code[..code.find("move|").expect("a pullback closure")];
     // The forward sweep: the primal loop and the snapshots, no tape and no records.
-    assert!(forward.contains("::diffx::__private::Schedule::new("), "{out}");
+    assert!(
+        forward.contains("::diffx::__private::Schedule::new("),
+        "{out}"
+    );
     assert!(forward.contains(",3usize)"), "{out}");
     assert!(forward.contains(".keeps(__j)"), "{out}");
     assert!(!forward.contains("_rec"), "{out}");
     assert!(!forward.contains("tape"), "{out}");
     // The backward sweep: the schedule's actions, and one recorded iteration at a time.
-    for action in ["Advance(", "Push=>", "Restore=>", "Pop=>", "Reverse(__step)", "Done=>break"] {
+    for action in [
+        "Advance(",
+        "Push=>",
+        "Restore=>",
+        "Pop=>",
+        "Reverse(__step)",
+        "Done=>break",
+    ] {
         assert!(backward.contains(action), "{action}: {out}");
     }
     assert!(backward.contains("::core::iter::once("), "{out}");

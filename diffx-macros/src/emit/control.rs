@@ -179,9 +179,11 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     };
                     let name = &t.name;
                     let calls = t.calls.iter();
-                    let stacks = t.stacks.iter();
+                    // (A stack the body pushes on once per iteration is sized from the iterator.)
+                    let (direct, nested) = split_stacks(t, &body.body);
                     let range = quote! {
-                        #(let mut #stacks = ::std::vec::Vec::new();)*
+                        #(let mut #direct = ::std::vec::Vec::with_capacity(#capacity);)*
+                        #(let mut #nested = ::std::vec::Vec::new();)*
                         #range
                         #(let mut #calls = ::std::vec::Vec::with_capacity(#capacity);)*
                     };
@@ -229,7 +231,12 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                     } else {
                         (Some(push), None)
                     };
-                    return quote!(#decl for #pat in #it { #exit #first #inner #last #write_back } #after);
+                    let (sizing, sized) = tape
+                        .as_ref()
+                        .filter(|_| exit.is_none())
+                        .map(|t| size_once(t, &split_stacks(t, &body.body).1, &it))
+                        .unwrap_or_default();
+                    return quote!(#decl #sizing for #pat in #it { #exit #first #inner #last #write_back #sized } #after);
                 }
                 LoopHead::For {
                     pat,
@@ -301,6 +308,47 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
         }
         _ => TokenStream::new(),
     }
+}
+
+/// The stacks of a recording loop's nest that its body pushes on once per iteration (a record of
+/// a value its top level makes), and the others (pushed in nested loops and arms).
+fn split_stacks<'t>(t: &'t crate::ir::Tape, body: &[Stmt]) -> (Vec<&'t Ident>, Vec<&'t Ident>) {
+    let direct: Vec<&Ident> = (body.iter())
+        .filter_map(|s| match s {
+            Stmt::Record { stack, .. } => Some(stack),
+            _ => None,
+        })
+        .collect();
+    t.stacks.iter().partition(|s| direct.contains(s))
+}
+
+/// The storage of an outermost recording loop's nest, allocated once where its trip count is known
+/// at entry: the stacks pushed on in nested loops and arms, after the first iteration, are given
+/// room for as many entries per remaining iteration (the declarations before the loop, the
+/// reservation in it); those pushed once per iteration are declared with room for all.
+fn size_once(t: &crate::ir::Tape, stacks: &[&Ident], it: &Ident) -> (TokenStream, TokenStream) {
+    if !t.record || t.nest.is_some() || stacks.is_empty() {
+        return Default::default();
+    }
+    let (rest, sized) = (
+        Ident::new("__rest", Span::mixed_site()),
+        Ident::new("__sized", Span::mixed_site()),
+    );
+    (
+        quote! {
+            let #rest = match ::core::iter::Iterator::size_hint(&#it) {
+                (low, ::core::option::Option::Some(high)) if low == high => low.saturating_sub(1),
+                _ => 0,
+            };
+            let mut #sized = #rest == 0;
+        },
+        quote! {
+            if !#sized {
+                #sized = true;
+                #(#stacks.reserve(#stacks.len().saturating_mul(#rest));)*
+            }
+        },
+    )
 }
 
 /// A checkpointed loop or backward loop (`emit/checkpoint.rs`).
