@@ -3,7 +3,7 @@
 //!
 //! - `break` sets the loop's `brk` flag and `continue` its `cont` flag; every statement after one
 //!   that may set a flag runs under `if !(brk || cont) { … }`. `while c` becomes
-//!   `while c && !brk`, `loop` becomes `while !brk`, and a `for` checks `brk` before each
+//!   `while !brk && c`, `loop` becomes `while !brk`, and a `for` checks `brk` before each
 //!   iteration (`__diffx_exit_if!(brk)`, read by lowering).
 //! - An early `return e` stores `e` and sets `returned`; every later statement, in every enclosing
 //!   block and loop, is guarded by it, and the function ends with the stored value.
@@ -438,7 +438,8 @@ fn loop_expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, boo
         }
         Expr::While(w) => {
             let cond = &w.cond;
-            quote_spanned!(span=> while (#cond) && !(#exit) { #body })
+            // (The flag first: a condition with an effect, `stack.pop()`, runs no more after a `break`.)
+            quote_spanned!(span=> while !(#exit) && (#cond) { #body })
         }
         _ => quote_spanned!(span=> while !(#exit) { #body }),
     };

@@ -331,3 +331,12 @@ mod as_ {
 fn as_counter_decided_by_an_if_read_by_name() {
     as_::main();
 }
+
+mod at {
+    include!("at_while_condition_evaluated_after_a_break.rs");
+}
+
+#[test]
+fn at_while_condition_evaluated_after_a_break() {
+    at::main();
+}
