@@ -728,6 +728,17 @@ fn rule(name: &str) -> &'static Rule {
 }
 
 /// `a op= b` as (rule, operator).
+/// `l op r` of constants, each operand in parentheses where it is more than a token (`v[0] /= 1.0
+/// + a` is `v[0] / (1.0 + a)`).
+pub(super) fn infix(rule: &Rule, l: &TokenStream, r: &TokenStream) -> TokenStream {
+    let (op, l, r) = (
+        rule.operator(),
+        tokens::grouped(l.clone()),
+        tokens::grouped(r.clone()),
+    );
+    quote!(#l #op #r)
+}
+
 pub(super) fn compound(op: &BinOp) -> Option<(&'static Rule, &'static str)> {
     match op {
         BinOp::AddAssign(_) => Some((rule("add"), "+=")),

@@ -133,11 +133,7 @@ impl Lowerer<'_> {
                     return self.set_part(&b.left, value);
                 }
                 let value = match (&old, &rhs) {
-                    (Atom::Const(l), Atom::Const(r)) => {
-                        let op = rule.operator();
-                        let (l, r) = (tokens::grouped(l.clone()), tokens::grouped(r.clone()));
-                        Atom::Const(quote!(#l #op #r))
-                    }
+                    (Atom::Const(l), Atom::Const(r)) => Atom::Const(super::expr::infix(rule, l, r)),
                     _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
                 };
                 self.assign(&b.left, value, mark, false)

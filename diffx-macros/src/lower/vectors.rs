@@ -100,10 +100,7 @@ impl Lowerer<'_> {
                 _ => Atom::Const(self.constant(target)),
             };
             value = match (&old, &value) {
-                (Atom::Const(l), Atom::Const(r)) => {
-                    let o = rule.operator();
-                    Atom::Const(quote!(#l #o #r))
-                }
+                (Atom::Const(l), Atom::Const(r)) => Atom::Const(super::expr::infix(rule, l, r)),
                 _ => Atom::Var(self.b.op(Op::Rule(rule), vec![old, value], e.span())),
             };
         }

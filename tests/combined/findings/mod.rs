@@ -340,3 +340,12 @@ mod at {
 fn at_while_condition_evaluated_after_a_break() {
     at::main();
 }
+
+mod au {
+    include!("au_compound_assignment_to_a_constant_element.rs");
+}
+
+#[test]
+fn au_compound_assignment_to_a_constant_element() {
+    au::main();
+}
