@@ -45,31 +45,9 @@ three!(
 );
 
 // GradBench's ode: four stages a step, each vector rewritten whole; the result is a vector.
-three!(
-    rk4_1,
-    rk4_3,
-    fn rk4(x: &[f64], s: usize) -> Vec<f64> {
-        let n = x.len();
-        let h = 2.0 / (s as f64);
-        let mut y = vec![0.0; n];
-        let mut k1 = vec![0.0; n];
-        let mut k2 = vec![0.0; n];
-        for _ in 0..s {
-            k1[0] = x[0];
-            for i in 1..n {
-                k1[i] = x[i] * y[i - 1];
-            }
-            k2[0] = x[0];
-            for i in 1..n {
-                k2[i] = x[i] * (y[i - 1] + h * k1[i - 1]);
-            }
-            for i in 0..n {
-                y[i] += h * (k1[i] + k2[i]) / 2.0;
-            }
-        }
-        y
-    }
-);
+crate::ode_fn!(rk4,);
+crate::ode_fn!(rk4_1, checkpoint = 1);
+crate::ode_fn!(rk4_3, checkpoint = 3);
 
 #[autodiff]
 fn bump(a: f64, b: f64) -> f64 {

@@ -10,6 +10,8 @@
 mod common;
 #[path = "../common/loop_functions.rs"]
 mod loop_functions;
+#[path = "../common/ode.rs"]
+mod ode;
 
 mod checkpoint;
 mod in_place;

@@ -110,76 +110,37 @@ fn made(s: &Stmt, snapshots: usize, [iter, schedule, snaps]: [Ident; 3]) -> Chec
 
 /// `body` as the primal runs it: no records, tapes or logs, and calls made plainly.
 fn primal(body: &[Stmt]) -> Vec<Stmt> {
-    body.iter()
+    let mut out: Vec<Stmt> = (body.iter())
         .filter(|s| !matches!(s, Stmt::Record { .. }))
-        .map(|s| match s.clone() {
-            Stmt::SetElem {
-                vec,
-                index,
-                value,
-                init,
-                ..
-            } => Stmt::SetElem {
-                vec,
-                index,
-                value,
-                log: None,
-                init,
-            },
-            Stmt::Push { vec, value, .. } => Stmt::Push {
-                vec,
-                value,
-                log: None,
-            },
+        .cloned()
+        .collect();
+    for s in &mut out {
+        match s {
+            Stmt::SetElem { log, .. } | Stmt::Push { log, .. } => *log = None,
             Stmt::Split {
                 dst, path, args, ..
-            } => Stmt::Let {
-                dst,
-                op: Op::Call(path),
-                args,
-                span: Span::call_site(),
-            },
+            } => {
+                *s = Stmt::Let {
+                    dst: *dst,
+                    op: Op::Call(path.clone()),
+                    args: std::mem::take(args),
+                    span: Span::call_site(),
+                }
+            }
             Stmt::Loop {
-                id,
-                head,
-                cells,
-                active,
-                body,
-                ..
-            } => Stmt::Loop {
-                id,
-                head,
-                cells,
-                active,
-                body: Branch {
-                    body: primal(&body.body),
-                    yields: body.yields,
-                },
-                tape: None,
-                logs: Vec::new(),
-            },
-            Stmt::If {
-                id,
-                cond,
-                then_,
-                else_,
-                outs,
-            } => Stmt::If {
-                id,
-                cond,
-                then_: Branch {
-                    body: primal(&then_.body),
-                    yields: then_.yields,
-                },
-                else_: Branch {
-                    body: primal(&else_.body),
-                    yields: else_.yields,
-                },
-                outs,
-            },
-            s => s,
-        })
-        .collect()
+                body, tape, logs, ..
+            } => {
+                body.body = primal(&body.body);
+                (*tape, *logs) = (None, Vec::new());
+            }
+            Stmt::If { then_, else_, .. } => {
+                then_.body = primal(&then_.body);
+                else_.body = primal(&else_.body);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The recording loop `s` run for the one iteration `step` of the loop's iterator `iter`.
