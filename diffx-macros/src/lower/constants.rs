@@ -29,6 +29,17 @@ impl Lowerer<'_> {
             || (!self.mutable_consts.is_empty() && changes())
     }
 
+    /// `e`, a constant, as an operand: kept in a local where it is read if it reads a vector the
+    /// body writes or changes a value in place (`(stack.pop().unwrap_or(0.5) + x).trunc()`), so
+    /// that it runs once, where it is, and not again where a partial or a tangent reads it.
+    pub(super) fn constant_atom(&mut self, e: &Expr) -> Atom {
+        let value = self.constant(e);
+        match self.reads_written(e) {
+            true => self.snapshot(value),
+            false => Atom::Const(value),
+        }
+    }
+
     /// A constant kept in a local of its own where it is read: `let c3 = v[1];`, `let c4 =
     /// stack.pop().unwrap_or(0.0);`.
     pub(super) fn snapshot(&mut self, value: TokenStream) -> Atom {

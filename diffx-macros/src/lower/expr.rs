@@ -32,11 +32,7 @@ impl Lowerer<'_> {
                 (true, Expr::Paren(p)) => return self.expr(&p.expr),
                 _ => {}
             }
-            let value = self.constant(e);
-            if self.reads_written(e) {
-                return Ok(self.snapshot(value));
-            }
-            return Ok(Atom::Const(value));
+            return Ok(self.constant_atom(e));
         }
         match e {
             Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
@@ -67,7 +63,7 @@ impl Lowerer<'_> {
                     let a = self.expr(&u.expr)?;
                     Ok(self.dereferenced(a, u.span()))
                 }
-                _ => Ok(Atom::Const(self.constant(e))),
+                _ => Ok(self.constant_atom(e)),
             },
             Expr::Cast(c) => self.cast(c, e),
             Expr::MethodCall(m) => self.method(m, e),
@@ -108,9 +104,9 @@ impl Lowerer<'_> {
             | BinOp::Le(_)
             | BinOp::Gt(_)
             | BinOp::Ge(_) => {
-                return Ok(Atom::Const(self.constant(e)));
+                return Ok(self.constant_atom(e));
             }
-            BinOp::And(_) | BinOp::Or(_) => return Ok(Atom::Const(self.constant(e))),
+            BinOp::And(_) | BinOp::Or(_) => return Ok(self.constant_atom(e)),
             _ if compound(&b.op).is_some() => {
                 return err(
                     e.span(),
@@ -323,12 +319,12 @@ impl Lowerer<'_> {
                         quote!(::diffx::__private::cast::<#float, _>(#value)),
                     ))
                 }
-                Atom::Const(_) => Ok(Atom::Const(self.constant(e))),
+                Atom::Const(_) => Ok(self.constant_atom(e)),
                 a => Ok(a),
             };
         }
         if !matches!(target.as_str(), "f32" | "f64") {
-            return Ok(Atom::Const(self.constant(e)));
+            return Ok(self.constant_atom(e));
         }
         err(
             c.ty.span(),
@@ -342,7 +338,7 @@ impl Lowerer<'_> {
     fn method(&mut self, m: &syn::ExprMethodCall, e: &Expr) -> syn::Result<Atom> {
         let name = m.method.to_string();
         if rules::PIECEWISE_CONSTANT.contains(&name.as_str()) {
-            return Ok(Atom::Const(self.constant(e)));
+            return Ok(self.constant_atom(e));
         }
         if name == "clone" && m.args.is_empty() {
             // (Of a value of the user's type behind a reference, a copy: the value itself.)
@@ -464,11 +460,11 @@ impl Lowerer<'_> {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         if rules::CONSTANT_FUNCTIONS.contains(&last.as_str()) && is_runtime_path(path) {
-            return Ok(Atom::Const(self.constant(e)));
+            return Ok(self.constant_atom(e));
         }
         // `f64::floor(x)`: piecewise constant in path form too.
         if rules::PIECEWISE_CONSTANT.contains(&last.as_str()) && float_path(path, &self.b.float) {
-            return Ok(Atom::Const(self.constant(e)));
+            return Ok(self.constant_atom(e));
         }
         let mut args = Vec::new();
         for a in &c.args {

@@ -349,3 +349,12 @@ mod au {
 fn au_compound_assignment_to_a_constant_element() {
     au::main();
 }
+
+mod av {
+    include!("av_piecewise_constant_of_a_changing_constant.rs");
+}
+
+#[test]
+fn av_piecewise_constant_of_a_changing_constant() {
+    av::main();
+}
