@@ -89,6 +89,7 @@ impl Lowerer<'_> {
         }
         let index = Index::new(&target.index, self.constant(&target.index));
         let base = self.lookup(&name).cloned();
+        let before = self.b.func.body.len();
         let mut value = self.expr(rhs)?;
         if let Some(rule) = op {
             let old = match &base {
@@ -104,7 +105,7 @@ impl Lowerer<'_> {
                 _ => Atom::Var(self.b.op(Op::Rule(rule), vec![old, value], e.span())),
             };
         }
-        let Some(vec) = self.written_vector(name, base, &value, e, target.span())? else {
+        let Some(vec) = self.written_vector(name, base, &value, e, target.span(), before)? else {
             return Ok(());
         };
         self.b.push(Stmt::SetElem {
@@ -132,8 +133,10 @@ impl Lowerer<'_> {
             );
         };
         let base = self.lookup(&name).cloned();
+        let before = self.b.func.body.len();
         let value = self.expr(arg)?;
-        let Some(vec) = self.written_vector(name, base, &value, e, m.receiver.span())? else {
+        let Some(vec) = self.written_vector(name, base, &value, e, m.receiver.span(), before)?
+        else {
             return Ok(());
         };
         self.b.push(Stmt::Push {
@@ -164,6 +167,8 @@ impl Lowerer<'_> {
 
     /// The vector a write (`v[i] = x`, `v.push(x)`) goes into, made differentiable by it if `value`
     /// is; `None` where the write is kept as written (`e`) or waits for the construct around it.
+    /// `before`: the list's length before `value` was lowered, which a write kept as written
+    /// drops (it runs the value as written: `v[0] *= stack.pop()…` pops once).
     fn written_vector(
         &mut self,
         name: String,
@@ -171,10 +176,12 @@ impl Lowerer<'_> {
         value: &Atom,
         e: &Expr,
         target: proc_macro2::Span,
+        before: usize,
     ) -> syn::Result<Option<Var>> {
         Ok(Some(match base {
             Some(Atom::Var(v)) if self.vectors.contains(&v) => v,
             Some(Atom::Const(_)) if value.var().is_none() && !self.float_vectors.contains(&name) => {
+                self.b.func.body.truncate(before);
                 self.verbatim(quote!(#e;));
                 return Ok(None);
             }

@@ -358,3 +358,12 @@ mod av {
 fn av_piecewise_constant_of_a_changing_constant() {
     av::main();
 }
+
+mod aw {
+    include!("aw_constant_vector_written_with_a_changing_constant.rs");
+}
+
+#[test]
+fn aw_constant_vector_written_with_a_changing_constant() {
+    aw::main();
+}
