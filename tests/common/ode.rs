@@ -1,11 +1,13 @@
-//! GradBench's `ode` (as `benches/gradbench/src/evals/ode.rs` writes it): y(2) for the parameters
-//! `x` of y′₀ = x₀, y′ᵢ = xᵢ yᵢ₋₁ from y(0) = 0, by `s` steps of the classical Runge–Kutta method.
-//! `ode_fn!(name, attribute arguments)` writes it under `#[autodiff(…)]`, so that tests compare
-//! the same body recorded and checkpointed.
+// GradBench's `ode`: y(2) for the parameters `x` of y′₀ = x₀, y′ᵢ = xᵢ yᵢ₋₁ from y(0) = 0, by `s`
+// steps of the classical Runge–Kutta method. `ode_fn!(name, attribute arguments)` writes it under
+// `#[autodiff(…)]` (doc comments before the name go on the function). The GradBench tool
+// (`benches/gradbench/src/evals/ode.rs`) includes this file, and the tests compare the same body
+// recorded and checkpointed.
 
 #[macro_export]
 macro_rules! ode_fn {
-    ($name:ident, $($attr:tt)*) => {
+    ($(#[$doc:meta])* $name:ident, $($attr:tt)*) => {
+        $(#[$doc])*
         #[diffx::autodiff($($attr)*)]
         #[allow(clippy::needless_range_loop)]
         pub fn $name(x: &[f64], s: usize) -> Vec<f64> {

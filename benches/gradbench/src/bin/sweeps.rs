@@ -22,7 +22,12 @@ fn median(mut f: impl FnMut()) -> Duration {
 
 fn report(what: &str, p: Duration, fwd: Duration, d: Duration) {
     let r = |x: Duration| x.as_secs_f64() / p.as_secs_f64();
-    println!("{what:<28} primal {p:>10.3?}  forward sweep {:.2}×  backward sweep {:.2}×  D/P {:.2}", r(fwd), r(d) - r(fwd), r(d));
+    println!(
+        "{what:<28} primal {p:>10.3?}  forward sweep {:.2}×  backward sweep {:.2}×  D/P {:.2}",
+        r(fwd),
+        r(d) - r(fwd),
+        r(d)
+    );
 }
 
 fn main() {
@@ -40,9 +45,13 @@ fn main() {
     report("llsq n=16384 m=128", p, f, d);
 
     let (layers, b, c) = (2, 1024, 100);
-    let main: Vec<f64> = (0..2 * layers * 4 * b).map(|i| ((i * 13) as f64).sin() * 0.1).collect();
+    let main: Vec<f64> = (0..2 * layers * 4 * b)
+        .map(|i| ((i * 13) as f64).sin() * 0.1)
+        .collect();
     let extra: Vec<f64> = (0..3 * b).map(|i| ((i * 5) as f64).cos() * 0.1).collect();
-    let state: Vec<f64> = (0..2 * layers * b).map(|i| ((i * 3) as f64).sin() * 0.1).collect();
+    let state: Vec<f64> = (0..2 * layers * b)
+        .map(|i| ((i * 3) as f64).sin() * 0.1)
+        .collect();
     let seq: Vec<f64> = (0..c * b).map(|i| ((i * 11) as f64).cos() * 0.5).collect();
     let p = median(|| _ = black_box(lstm::loss(&main, &extra, &state, &seq, b)));
     let f = median(|| _ = black_box(lstm::__diffx_split_loss(&main, &extra, &state, &seq, b).0));
@@ -50,7 +59,9 @@ fn main() {
     report("lstm l=2 c=100 b=1024", p, f, d);
 
     let (n, steps) = (100_000, 100);
-    let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.4 * (i as f64 * 0.37).sin()).collect();
+    let x: Vec<f64> = (0..n)
+        .map(|i| 0.5 + 0.4 * (i as f64 * 0.37).sin())
+        .collect();
     let p = median(|| _ = black_box(ode::ode(&x, steps)));
     let f = median(|| _ = black_box(ode::__diffx_split_ode(&x, steps).0));
     let d = median(|| _ = black_box(ode::gradient(&x, steps)));
@@ -72,7 +83,13 @@ fn main() {
     let d = median(|| {
         for k in 0..1000 {
             let ct = if k % 2 == 0 { [1.0, 0.0] } else { [0.0, 1.0] };
-            black_box(ba::vjp_reprojection_error(black_box(&cam), &pt, 0.7, &feat, ct));
+            black_box(ba::vjp_reprojection_error(
+                black_box(&cam),
+                &pt,
+                0.7,
+                &feat,
+                ct,
+            ));
         }
     });
     report("ba one pullback (×1000)", p, f, d);
@@ -85,7 +102,11 @@ fn main() {
     let g = median(|| _ = black_box(kmeans::grad_cost(&pts, &cen, d)));
     let dir = median(|| _ = black_box(kmeans::direction(&pts, &cen, d)));
     report("kmeans k=100 n=10000 grad", p, f, g);
-    println!("{:<28} dir (grad_and_hvp_) {:.2}× the primal", "", dir.as_secs_f64() / p.as_secs_f64());
+    println!(
+        "{:<28} dir (grad_and_hvp_) {:.2}× the primal",
+        "",
+        dir.as_secs_f64() / p.as_secs_f64()
+    );
 
     let (d, k, n) = (64, 25, 1000);
     let lsz = d * (d - 1) / 2;
@@ -95,7 +116,9 @@ fn main() {
     let l: Vec<f64> = (0..k * lsz).map(|i| 0.1 * ((i * 7) as f64).cos()).collect();
     let x: Vec<f64> = (0..n * d).map(|i| ((i * 11) as f64).sin()).collect();
     let p = median(|| _ = black_box(gmm::log_posterior(&alpha, &mu, &q, &l, &x, d, 1.0, 0)));
-    let f = median(|| _ = black_box(gmm::__diffx_split_log_posterior(&alpha, &mu, &q, &l, &x, d, 1.0, 0).0));
+    let f = median(|| {
+        _ = black_box(gmm::__diffx_split_log_posterior(&alpha, &mu, &q, &l, &x, d, 1.0, 0).0)
+    });
     let g = median(|| _ = black_box(gmm::grad_log_posterior(&alpha, &mu, &q, &l, &x, d, 1.0, 0)));
     report("gmm d=64 K=25 n=1000", p, f, g);
 }
