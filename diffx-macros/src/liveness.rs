@@ -142,12 +142,12 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = vec![*vec];
             r.extend(value.var());
-            r.extend(named(index.tokens()));
+            r.extend(named(&index.tokens()));
             r
         }
         Stmt::Undo { vec, at, .. } => {
             let mut r = vec![*vec];
-            r.extend(at.iter().flat_map(|i| named(i.tokens())));
+            r.extend(at.iter().flat_map(|i| named(&i.tokens())));
             r
         }
         Stmt::Pop { vec, .. } => vec![*vec],
@@ -365,7 +365,7 @@ impl Mentions<'_> {
                 ..
             } => {
                 self.name(*vec);
-                self.tokens(index.tokens());
+                self.tokens(&index.tokens());
                 self.atom(value);
                 self.out.extend(log.iter().map(Ident::to_string));
             }
@@ -373,7 +373,7 @@ impl Mentions<'_> {
                 vec, log, mark, at, ..
             } => {
                 if let Some(at) = at {
-                    self.tokens(at.tokens());
+                    self.tokens(&at.tokens());
                 }
                 self.name(*vec);
                 self.out.insert(log.to_string());

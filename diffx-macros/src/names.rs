@@ -201,3 +201,22 @@ pub(crate) fn local_at(what: &str, span: Span) -> Ident {
 pub(crate) fn numbered(what: &str, n: usize) -> Ident {
     format_ident!("{}{}{}", PREFIX, what, n)
 }
+
+/// `::diffx::__private::Inner`, the index of an optional field's value (`p.offset[Inner]`):
+/// desugaring writes it for `if let Some(b) = p.offset`, lowering reads it back as
+/// [`crate::ir::Index::Inner`].
+pub(crate) fn option_inner() -> proc_macro2::TokenStream {
+    quote::quote!(::diffx::__private::Inner)
+}
+
+/// Whether `e` is the index [`option_inner`] writes.
+pub(crate) fn is_option_inner(e: &syn::Expr) -> bool {
+    let syn::Expr::Path(p) = e else { return false };
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    p.path.leading_colon.is_some() && segments == ["diffx", "__private", "Inner"]
+}

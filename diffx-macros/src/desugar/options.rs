@@ -168,7 +168,8 @@ fn some_of_place(scrutinee: &Expr, b: Binding, then_: &Block, else_: &Expr) -> E
         Expr::Unary(_) => syn::parse_quote!((#place)),
         p => p.clone(),
     };
-    let inner = quote::quote!(#place[::diffx::__private::Inner]);
+    let marker = crate::names::option_inner();
+    let inner = quote::quote!(#place[#marker]);
     let bind: Option<syn::Stmt> = b.name.map(|name| {
         let m = b.mutable.then(|| quote::quote!(mut));
         match borrowed || b.by_ref {

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::quote;
 
-use crate::ir::{Atom, Func, Kind, Op, Path, Stmt, Var};
+use crate::ir::{Atom, Func, Index, Kind, Op, Path, Stmt, Var};
 
 /// The parts of one call's tuple result that the user named.
 pub struct TupleNames {
@@ -62,31 +62,22 @@ impl TupleNames {
 }
 
 /// `(P, k, j)` of an element path `[P[k] + j]` (`j` is `None` for `[P[k]]`, a part that is a
-/// number).
+/// number; an element at an index other than a literal is none of these).
 fn tuple_element(path: &Path) -> Option<(TokenStream, usize, Option<usize>)> {
-    let index = path.only_index()?.tokens().clone();
-    let trees: Vec<TokenTree> = index.into_iter().collect();
-    let at = trees
-        .iter()
-        .position(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket))?;
-    let starts: TokenStream = trees[..at].iter().cloned().collect();
-    let TokenTree::Group(k) = &trees[at] else {
+    let Index::Part {
+        starts,
+        part,
+        within,
+    } = path.only_index()?
+    else {
         return None;
     };
-    let k = literal(&k.stream())?;
-    let j = match &trees[at + 1..] {
-        [] => None,
-        [TokenTree::Punct(p), TokenTree::Literal(j)] if p.as_char() == '+' => {
-            Some(literal(&TokenTree::Literal(j.clone()).into())?)
-        }
-        _ => return None,
+    let j = match within.as_deref() {
+        None => None,
+        Some(Index::Known(j, _)) => Some(*j),
+        Some(_) => return None,
     };
-    Some((starts, k, j))
-}
-
-fn literal(t: &TokenStream) -> Option<usize> {
-    let text = t.to_string();
-    text.trim_end_matches("usize").parse().ok()
+    Some((starts.clone(), *part, j))
 }
 
 /// For each call whose tuple result the user destructured or read by part, the names of its

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
 
 use super::instrument::Instrument;
@@ -239,14 +239,11 @@ impl Instrument<'_> {
             match step {
                 Step::Field(member) => text.push_str(&format!(".{}", member.to_token_stream())),
                 Step::Index(index @ Index::Known(..)) => text.push_str(&format!("[{index}]")),
+                // The value of an optional field (`if let Some(b) = p.offset`) reads as the field.
+                Step::Index(Index::Inner) => {}
                 Step::Index(index) => {
-                    let inner: Vec<TokenTree> = index.tokens().clone().into_iter().collect();
-                    if matches!(inner.last(), Some(TokenTree::Ident(i)) if i == "Inner") {
-                        // The value of an optional field (`if let Some(b) = p.offset`).
-                    } else {
-                        text.push_str("[{}]");
-                        args.push(quote!((#index)));
-                    }
+                    text.push_str("[{}]");
+                    args.push(quote!((#index)));
                 }
             }
         }

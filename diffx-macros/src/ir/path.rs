@@ -27,14 +27,27 @@ pub enum Index {
     /// An integer literal (`0`, `2usize`): its value, and its tokens as written. Two of them name
     /// the same element exactly when their values are equal.
     Known(usize, TokenStream),
-    /// Any other constant (`i`, `n - 1`, a tuple part's offset), kept as written: it may be any
-    /// element, so it is the same index as another only if written the same.
+    /// Any other constant (`i`, `n - 1`), kept as written: it may be any element, so it is the
+    /// same index as another only if written the same.
     Expr(TokenStream),
+    /// Part `part` of a call's tuple result held as the array of its numbers, whose parts start
+    /// at the constant `starts` (`P[k]`), or element `within` of that part (`P[k] + j`).
+    Part {
+        starts: TokenStream,
+        part: usize,
+        within: Option<Box<Index>>,
+    },
+    /// The value of an optional field (`p.offset[Inner]`, see `desugar/options.rs`): one place,
+    /// but only while the option holds a value.
+    Inner,
 }
 
 impl Index {
     /// The index `expr`, written `tokens` (`expr` with the user's names bound).
     pub fn new(expr: &syn::Expr, tokens: TokenStream) -> Index {
+        if crate::names::is_option_inner(expr) {
+            return Index::Inner;
+        }
         let value = match expr {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(l),
@@ -54,10 +67,38 @@ impl Index {
         Index::Known(k, quote!(#lit))
     }
 
-    /// The index as written, without brackets.
-    pub fn tokens(&self) -> &TokenStream {
+    /// Element `within` of the tuple part this index stands for, if it is one ([`Index::Part`]).
+    pub fn within(&self, within: Index) -> Option<Index> {
         match self {
-            Index::Known(_, t) | Index::Expr(t) => t,
+            Index::Part {
+                starts,
+                part,
+                within: None,
+            } => Some(Index::Part {
+                starts: starts.clone(),
+                part: *part,
+                within: Some(Box::new(within)),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The index as written, without brackets.
+    pub fn tokens(&self) -> TokenStream {
+        match self {
+            Index::Known(_, t) | Index::Expr(t) => t.clone(),
+            Index::Part {
+                starts,
+                part,
+                within,
+            } => {
+                let part = proc_macro2::Literal::usize_suffixed(*part);
+                match within {
+                    Some(j) => quote!(#starts[#part] + #j),
+                    None => quote!(#starts[#part]),
+                }
+            }
+            Index::Inner => quote!(::diffx::__private::Inner),
         }
     }
 }
@@ -67,6 +108,19 @@ impl PartialEq for Index {
         match (self, other) {
             (Index::Known(a, _), Index::Known(b, _)) => a == b,
             (Index::Expr(a), Index::Expr(b)) => crate::tokens::same(a, b),
+            (
+                Index::Part {
+                    starts: a,
+                    part: k,
+                    within: i,
+                },
+                Index::Part {
+                    starts: b,
+                    part: l,
+                    within: j,
+                },
+            ) => crate::tokens::same(a, b) && k == l && i == j,
+            (Index::Inner, Index::Inner) => true,
             _ => false,
         }
     }
@@ -95,7 +149,7 @@ impl Path {
     pub fn known(&self) -> bool {
         self.0
             .iter()
-            .all(|s| !matches!(s, Step::Index(Index::Expr(_))))
+            .all(|s| matches!(s, Step::Field(_) | Step::Index(Index::Known(..))))
     }
 
     /// Whether `self` starts with the steps of `prefix` (`.layers[0].w` with `.layers[0]`).
@@ -133,10 +187,7 @@ impl ToTokens for Step {
     fn to_tokens(&self, out: &mut TokenStream) {
         match self {
             Step::Field(member) => out.extend(quote!(.#member)),
-            Step::Index(i) => {
-                let i = i.tokens();
-                out.extend(quote!([#i]));
-            }
+            Step::Index(i) => out.extend(quote!([#i])),
         }
     }
 }

@@ -779,7 +779,8 @@ fn function_rule(path: &syn::Path, float: &Ident) -> Option<&'static Rule> {
 /// as the place `p.offset[Inner]` (see `desugar/options.rs`), in an `if` for `unwrap_or`.
 fn option_read(m: &syn::ExprMethodCall) -> Option<Expr> {
     let r = &m.receiver;
-    let inner = quote!(#r[::diffx::__private::Inner]);
+    let marker = crate::names::option_inner();
+    let inner = quote!(#r[#marker]);
     match (m.method.to_string().as_str(), m.args.first()) {
         ("unwrap" | "expect", _) => Some(syn::parse_quote_spanned!(m.method.span()=> #inner)),
         ("unwrap_or", Some(v)) => Some(syn::parse_quote_spanned!(m.method.span()=>

@@ -66,7 +66,11 @@ impl Lowerer<'_> {
     /// number, and remembered, so that indexing it (`p[1]`) reads the element of `v` it stands for.
     fn tuple_part(&mut self, v: crate::ir::Var, k: usize, span: Span) -> Atom {
         let offset = match self.tuple_values.get(&v) {
-            Some(parts) => Index::Expr(quote!(#parts[#k])),
+            Some(parts) => Index::Part {
+                starts: parts.clone(),
+                part: k,
+                within: None,
+            },
             None => Index::literal(k),
         };
         let part = self.b.op(
@@ -95,7 +99,9 @@ impl Lowerer<'_> {
                 let Step::Index(inner) = step else {
                     return err(span, "index a part of a call's tuple result by `[i]`");
                 };
-                let index = Index::Expr(quote!(#offset + #inner));
+                let index = offset
+                    .within(inner.clone())
+                    .unwrap_or_else(|| Index::Expr(quote!(#offset + #inner)));
                 let place = Atom::Field(tuple, Path::index(index));
                 Ok(Atom::Var(self.b.op(Op::Id, vec![place], span)))
             }
