@@ -87,7 +87,7 @@ fn if_stmt(
     b: &mut Builder,
     dot: &mut HashMap<Var, Var>,
     id: ControlId,
-    cond: &TokenStream,
+    cond: &Ident,
     then_: &Branch,
     else_: &Branch,
     outs: &[Var],

@@ -102,7 +102,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         Stmt::If {
             cond, then_, else_, ..
         } => {
-            let mut r = named(cond);
+            let mut r = named(&cond.to_token_stream());
             for b in [then_, else_] {
                 r.extend(b.body.iter().flat_map(|s| reads(s, by_name)));
                 r.extend(atoms(&b.yields));
@@ -415,7 +415,7 @@ impl Mentions<'_> {
                 outs,
                 ..
             } => {
-                self.tokens(cond);
+                self.out.insert(cond.to_string());
                 self.names(outs.iter().copied());
                 for b in [then_, else_] {
                     self.body(&b.body);

@@ -373,7 +373,7 @@ fn checkpointed(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> Option<TokenStrea
 
 fn if_stmt(
     f: &Func,
-    cond: &TokenStream,
+    cond: &Ident,
     then_: &Branch,
     else_: &Branch,
     outs: &[Var],

@@ -444,9 +444,12 @@ impl<'a> Instrument<'a> {
 
     /// The condition of an `if` as written (`s > 1.0`), where it reads as the user's: not the
     /// flags that `break`, `continue` and early `return` are rewritten into.
-    fn condition(&self, cond: &TokenStream) -> Option<String> {
-        let expr = self.consts.get(&cond.to_string()).unwrap_or(cond);
-        let expr = tokens::substitute(expr.clone(), &mut |id| {
+    fn condition(&self, cond: &Ident) -> Option<String> {
+        let expr = match self.consts.get(&cond.to_string()) {
+            Some(e) => e.clone(),
+            None => quote!(#cond),
+        };
+        let expr = tokens::substitute(expr, &mut |id| {
             let name = id.to_string();
             let generated = self
                 .consts
@@ -462,7 +465,7 @@ impl<'a> Instrument<'a> {
         &mut self,
         b: &mut Builder,
         id: ControlId,
-        cond: &TokenStream,
+        cond: &Ident,
         then_: &Branch,
         else_: &Branch,
         outs: &[Var],

@@ -189,7 +189,7 @@ pub enum Stmt {
     /// value of an `if` expression and the new values of the names the branches rebind.
     If {
         id: ControlId,
-        cond: TokenStream,
+        cond: Ident,
         then_: Branch,
         else_: Branch,
         outs: Vec<Var>,

@@ -102,7 +102,7 @@ impl Lowerer<'_> {
         let id = self.b.control_id();
         self.b.push(Stmt::If {
             id,
-            cond: cond.into_token_stream(),
+            cond,
             then_,
             else_,
             outs: outs.clone(),

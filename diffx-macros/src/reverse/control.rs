@@ -15,7 +15,7 @@ impl Sweep {
     pub(super) fn if_stmt(
         &mut self,
         id: ControlId,
-        cond: &TokenStream,
+        cond: &Ident,
         then_: &Branch,
         else_: &Branch,
         outs: &[Var],

@@ -159,7 +159,7 @@ fn conditions(list: &[Stmt]) -> HashSet<String> {
     for s in list {
         s.walk(&mut |s| {
             if let Stmt::If { cond, .. } = s {
-                crate::tokens::idents(cond.clone(), &mut out);
+                out.insert(cond.to_string());
             }
         });
     }
