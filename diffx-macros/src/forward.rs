@@ -6,8 +6,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::ToTokens;
+use proc_macro2::{Ident, Span};
 
 use crate::builder::Builder;
 use crate::ir::operands::by_ref;
@@ -379,8 +378,8 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
                     Some(d)
                 })
                 .collect();
-            let mut all: Vec<TokenStream> = names[..cells.len()].to_vec();
-            all.extend(tangents.iter().map(|d| b.func.name(*d).to_token_stream()));
+            let mut all: Vec<Ident> = names[..cells.len()].to_vec();
+            all.extend(tangents.iter().map(|d| b.func.name(*d).clone()));
             all.extend(names[cells.len()..].iter().cloned());
             let mut all_cells = cells.clone();
             all_cells.extend(tangents.iter().map(|d| (*d, true)));

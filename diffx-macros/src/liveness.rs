@@ -461,7 +461,7 @@ impl Mentions<'_> {
                 // What the tape no longer pushes, the backward loop no longer pops.
                 for (i, n) in names.iter().enumerate() {
                     if tape.pushes(i, &n.to_string()) {
-                        self.tokens(n);
+                        self.out.insert(n.to_string());
                     }
                 }
                 self.body(body);

@@ -267,7 +267,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             // (All zero: so is every iteration's adjoint.)
             let seeds = skip_if_zero.iter().map(|v| f.name(*v));
             let unless_zero = (!skip_if_zero.is_empty()).then(|| quote!(if #(#seeds != 0.0)||*));
-            let names: Vec<&TokenStream> = names
+            let names: Vec<&Ident> = names
                 .iter()
                 .enumerate()
                 .filter(|(i, n)| tape.pushes(*i, &n.to_string()))

@@ -214,7 +214,7 @@ pub enum Stmt {
     LoopBack {
         id: ControlId,
         tape: Tape,
-        names: Vec<TokenStream>,
+        names: Vec<Ident>,
         body: Vec<Stmt>,
         cells: Vec<(Var, bool)>,
         /// The adjoints carried into the loop, if nothing else flows in and its body keeps nothing

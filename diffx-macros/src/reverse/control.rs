@@ -2,8 +2,7 @@
 //! and a loop's iterations backwards, each popping its entry state from the tape, recomputing its
 //! body and running the body's adjoint.
 
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::ToTokens;
+use proc_macro2::{Ident, Span};
 
 use super::cells::{carried, outer_reads};
 use super::Sweep;
@@ -242,15 +241,12 @@ impl Sweep {
 
     /// The names each backward iteration of a loop pops from its tape: the cells, the loop
     /// variables and the logs' marks.
-    fn loop_back_names(&self, cells: &[Var], head: &LoopHead, marks: &[Ident]) -> Vec<TokenStream> {
-        let mut names: Vec<TokenStream> = cells
-            .iter()
-            .map(|c| self.b.func.name(*c).to_token_stream())
-            .collect();
+    fn loop_back_names(&self, cells: &[Var], head: &LoopHead, marks: &[Ident]) -> Vec<Ident> {
+        let mut names: Vec<Ident> = cells.iter().map(|c| self.b.func.name(*c).clone()).collect();
         if let LoopHead::For { vars, .. } = head {
-            names.extend(vars.iter().map(|v| v.to_token_stream()));
+            names.extend(vars.iter().cloned());
         }
-        names.extend(marks.iter().map(|m| m.to_token_stream()));
+        names.extend(marks.iter().cloned());
         names
     }
 }
