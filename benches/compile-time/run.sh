@@ -6,7 +6,9 @@
 #   benches/compile-time/run.sh --smoke      # small sizes (CI): checks the script still works
 # Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3),
 # ARGS (the attribute's arguments, e.g. "order = 2"), STRAIGHT and MANY (the sizes to run, e.g.
-# STRAIGHT="50" MANY="" for the 100-statement function alone).
+# STRAIGHT="50" MANY="" for the 100-statement function alone), MACRO_OPT (the opt-level the macro
+# and its dependencies are built with, as a user's `[profile.dev.build-override]` sets it; unset:
+# Cargo's default, 0).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work="$repo/target/compile-time"
@@ -30,6 +32,7 @@ publish = false
 diffx = { package = "diffx-ad", path = "$repo" ${feat:+, $feat} }
 [workspace]
 TOML
+  if [ -n "${MACRO_OPT:-}" ]; then printf '[profile.dev.build-override]\nopt-level = %s\n' "$MACRO_OPT" >> "$dir/Cargo.toml"; fi
   "$2" "$3" > "$dir/src/lib.rs"
 }
 
