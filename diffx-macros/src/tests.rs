@@ -916,6 +916,44 @@ fn a_loop_records_what_its_backward_sweep_reads_and_runs_no_body_again() {
 }
 
 #[test]
+fn elements_of_written_vectors_are_read_again_where_no_write_comes_between() {
+    // An LSTM cell: `h` and `c` are read, used, and only then their elements overwritten; the
+    // backward sweep undoes the writes before it needs them, and reads them from the vector.
+    // `before` is used after a write of the vector: it is recorded.
+    let item = quote! {
+        fn loss(x: &[f64], n: usize) -> f64 {
+            let b = x.len();
+            let mut st = vec![0.5; 2 * b];
+            let mut total = 0.0;
+            for _ in 0..n {
+                for i in 0..b {
+                    let h = st[i];
+                    let c = st[b + i];
+                    let next = c * (h * x[i]).tanh();
+                    st[b + i] = next;
+                    st[i] = next.sin();
+                }
+                let before = st[0];
+                st[0] = before * 0.5;
+                total += before * before;
+            }
+            total
+        }
+    };
+    let (out, code) = vjp_code(TokenStream::new(), item);
+    let backward = &code[code.find("move|").expect("a pullback closure")..];
+    // `h` is read again; `c` is recorded all the same, since the product `c * tanh(…)`, which
+    // the backward sweep computes again at the start of the iteration (before any undo), reads it.
+    assert!(!code.contains("h_2_rec"), "{out}");
+    assert!(code.contains("c_5_rec.push("), "{out}");
+    assert!(code.contains("before_2_rec.push("), "{out}");
+    // Read again after the undo of both writes, right before the first adjoint that needs it.
+    let undo = backward.find("st_2[i]=__old;").expect("the undo of st[i]");
+    let read = backward.find("leth_2=st_2[i];").expect("h read again");
+    assert!(undo < read, "{out}");
+}
+
+#[test]
 fn element_writes_undone_where_their_index_is_known_log_values_alone() {
     // A vector rewritten in a loop: each write's adjoint knows its index, so its log keeps the old
     // value alone and the undo restores that element.

@@ -248,6 +248,38 @@ macro_rules! odd {
 odd!(odd,);
 odd!(odd_recomputed, loops = "recompute");
 
+// Elements of a vector the loop writes: read and used before the writes (read again from the
+// vector by the backward sweep, as in an LSTM cell), read and used again after a write of the
+// same vector (recorded), and read after every write (read again), in nested loops.
+both!(
+    cell_recomputed,
+    fn cell(x: &[f64], n: usize) -> f64 {
+        let b = x.len();
+        let mut st = vec![0.5; 2 * b];
+        let mut total = 0.0;
+        for t in 0..n {
+            for i in 0..b {
+                let h = st[i];
+                let c = st[b + i];
+                let gate = (h * x[i] + 0.1 * t as f64).tanh();
+                let hc = h * c;
+                let next = c * gate + x[(i + t) % b];
+                st[b + i] = next;
+                st[i] = next.sin() * gate;
+                total += hc;
+            }
+            for i in 1..b {
+                let before = st[i - 1];
+                st[i - 1] = before * 0.5 + st[i];
+                total += before * before;
+            }
+            let last = st[b - 1] * st[2 * b - 1];
+            total += last.exp();
+        }
+        total
+    }
+);
+
 /// Both gradients at `points`: equal to each other, and to central differences.
 #[track_caller]
 fn check(
@@ -304,7 +336,15 @@ type Gradient = fn(&[f64], usize) -> Vec<f64>;
 
 #[test]
 fn loops_over_one_vector() {
-    let cases: [(&str, Scalar, Gradient, Gradient, usize, usize); 5] = [
+    let cases: [(&str, Scalar, Gradient, Gradient, usize, usize); 6] = [
+        (
+            "elements of a written vector, read before and after writes",
+            cell,
+            grad_cell,
+            grad_cell_recomputed,
+            3,
+            4,
+        ),
         (
             "a while inside a for",
             newton,
@@ -489,6 +529,14 @@ fn second_order_differentiates_the_recording_program() {
         },
     );
     let cases = [
+        SecondCase {
+            what: "elements of a written vector, read before and after writes",
+            grad: grad_cell,
+            hvp: [hvp_cell, hvp_cell_recomputed],
+            both: grad_and_hvp_cell,
+            len: 3,
+            n: 4,
+        },
         SecondCase {
             what: "a while inside a for",
             grad: grad_newton,

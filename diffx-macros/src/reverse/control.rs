@@ -58,7 +58,7 @@ impl Sweep {
         self.adj = saved;
         result?;
         if self.recording {
-            body.splice(0..0, self.recall(&branch.body, &body));
+            self.recall(&branch.body, &mut body);
         }
         Ok(Branch {
             body,
@@ -137,7 +137,7 @@ impl Sweep {
         self.recording = was_recording;
         result?;
         if tape.record {
-            inner.splice(0..0, self.recall(&body.body, &inner));
+            self.recall(&body.body, &mut inner);
         }
         let names = self.loop_back_names(cells, head, &marks);
         let skip_if_zero = self.carried_in(&live, &inner);

@@ -327,6 +327,55 @@ fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> 
         })
 }
 
+/// Whether the value `fwd[at]` makes, an element of a vector the scope writes (`x = v[k]`), can be
+/// read again from the vector in the backward sweep instead of recorded: every statement after
+/// `at` that reads `x` runs before the first write into `v` after `at` (if there is one). The adjoint of each write
+/// undoes it, so where the backward sweep first needs `x` (the adjoint of its last reader), every
+/// later write is undone and no earlier one: `v[k]` holds `x` again. (A write filling a new
+/// vector is not undone, and is no such write.)
+fn reread(
+    f: &Func,
+    fwd: &[Stmt],
+    at: usize,
+    written: &HashSet<Var>,
+    by_name: &HashMap<String, Var>,
+) -> bool {
+    let Stmt::Let {
+        dst,
+        op: Op::Id,
+        args,
+        ..
+    } = &fwd[at]
+    else {
+        return false;
+    };
+    let [Atom::Field(v, _)] = args.as_slice() else {
+        return false;
+    };
+    // (An element of a vector the scope does not write is computed again at the start.)
+    if f.kind(*dst) != Kind::Scalar || !written.contains(v) {
+        return false;
+    }
+    let writes = |s: &Stmt| {
+        let mut found = false;
+        s.walk(&mut |t| {
+            found |= matches!(t, Stmt::SetElem { vec, .. } | Stmt::Push { vec, .. } if vec == v);
+        });
+        found
+    };
+    let mut filled = false;
+    for s in &fwd[at + 1..] {
+        s.walk(&mut |t| filled |= matches!(t, Stmt::SetElem { vec, init: true, .. } if vec == v));
+    }
+    let first_write = fwd[at + 1..].iter().position(writes).map(|q| q + at + 1);
+    !filled
+        && first_write.is_none_or(|q| {
+            fwd[q..]
+                .iter()
+                .all(|s| !liveness::reads(s, by_name).contains(dst))
+        })
+}
+
 /// The names `list` binds itself (values, constants, loop cells, what a loop's backward sweep
 /// pops from its tape).
 fn defined_in(f: &Func, list: &[Stmt]) -> HashSet<String> {
@@ -354,19 +403,23 @@ fn defined_in(f: &Func, list: &[Stmt]) -> HashSet<String> {
 impl Sweep {
     /// The start of a recording scope's backward body `back` (a loop's backward iteration or an
     /// arm's adjoint), from the scope's forward statements `fwd`: the values `back` reads that
-    /// `fwd` makes, popped or computed again, and the constants it reads.
-    pub(super) fn recall(&mut self, fwd: &[Stmt], back: &[Stmt]) -> Vec<Stmt> {
+    /// `fwd` makes, popped or computed again, and the constants it reads, put before `back`; and
+    /// the elements of written vectors read again where `back` first reads them ([`reread`]).
+    pub(super) fn recall(&mut self, fwd: &[Stmt], back: &mut Vec<Stmt>) {
         let f = &self.b.func;
         let by_name = liveness::by_name(f);
         let written = written(fwd);
         let mut needed: HashSet<Var> = back.iter().flat_map(|s| reads(s, &by_name)).collect();
+        // (What the statements computed again at the start read: those must be there too.)
+        let mut needed_first: HashSet<Var> = HashSet::new();
         let mut names = BTreeSet::new();
         liveness::mentions(f, back, &mut names);
         let defined = defined_in(f, back);
         let from_written = reads_written(f, fwd, &written);
         let mut again = Vec::new();
+        let mut rereads = Vec::new();
         let mut recorded: Vec<(Kept, After)> = Vec::new();
-        for s in fwd.iter().rev() {
+        for (at, s) in fwd.iter().enumerate().rev() {
             let keep = match s {
                 Stmt::Const { name, .. } if from_written.contains(&name.to_string()) => {
                     if names.contains(&name.to_string()) {
@@ -377,11 +430,17 @@ impl Sweep {
                 Stmt::Const { name, .. } => names.contains(&name.to_string()),
                 Stmt::Item(_) => true,
                 Stmt::Let { dst, op, args, .. } if needed.remove(dst) => {
-                    let cheap = cheap(f, *dst, op, args, &written);
-                    if !cheap {
-                        recorded.push((Kept::Value(*dst), After::Def));
+                    if !needed_first.contains(dst) && reread(f, fwd, at, &written, &by_name) {
+                        liveness::mentions(f, std::slice::from_ref(s), &mut names);
+                        rereads.push(s.clone());
+                        false
+                    } else {
+                        let cheap = cheap(f, *dst, op, args, &written);
+                        if !cheap {
+                            recorded.push((Kept::Value(*dst), After::Def));
+                        }
+                        cheap
                     }
-                    cheap
                 }
                 Stmt::If { outs, .. } => {
                     // (Also a constant the `if` decides, `cnt` of `if … { cnt += 1 }`, that code
@@ -423,17 +482,24 @@ impl Sweep {
                 _ => false,
             };
             if keep {
-                needed.extend(liveness::reads(s, &by_name));
+                let read = liveness::reads(s, &by_name);
+                needed_first.extend(read.iter().copied());
+                needed.extend(read);
                 liveness::mentions(f, std::slice::from_ref(s), &mut names);
                 again.push(s.clone());
             }
         }
-        let mut out: Vec<Stmt> = recorded
+        for s in rereads {
+            let Stmt::Let { dst, .. } = &s else { continue };
+            let first = back.iter().position(|t| reads(t, &by_name).contains(dst));
+            back.insert(first.unwrap_or(back.len()), s);
+        }
+        let mut start: Vec<Stmt> = recorded
             .into_iter()
             .map(|(kept, after)| self.record(kept, after))
             .collect();
-        out.extend(again.into_iter().rev());
-        out
+        start.extend(again.into_iter().rev());
+        back.splice(0..0, start);
     }
 
     /// A stack for what is kept, and its pop.
