@@ -14,6 +14,9 @@
 //!   the backward sweep has (constants, values from outside the body, elements of vectors the
 //!   body does not write, and other values of the body recomputed or recorded): computed again,
 //!   as a few operations cost less than memory does;
+//! - elements of vectors the body writes, read where every use of the value comes before the
+//!   vector's next write: read from the vector again right before the backward iteration first
+//!   needs them ([`reread`]);
 //! - the body's constants (indices, conditions): computed again from their operands, but for a
 //!   condition read from a vector the body writes, which is recorded (a `bool`).
 //!
