@@ -332,10 +332,10 @@ fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> 
 
 /// Whether the value `fwd[at]` makes, an element of a vector the scope writes (`x = v[k]`), can be
 /// read again from the vector in the backward sweep instead of recorded: every statement after
-/// `at` that reads `x` runs before the first write into `v` after `at` (if there is one). The adjoint of each write
-/// undoes it, so where the backward sweep first needs `x` (the adjoint of its last reader), every
-/// later write is undone and no earlier one: `v[k]` holds `x` again. (A write filling a new
-/// vector is not undone, and is no such write.)
+/// `at` that reads `x` runs before the first write into `v` after `at`, if there is one. The
+/// adjoint of each write undoes it, so where the backward sweep first needs `x` (the adjoint of
+/// its last reader), every later write is undone and no earlier one: `v[k]` holds `x` again. (A
+/// write filling a new vector is not undone, and is no such write.)
 fn reread(
     f: &Func,
     fwd: &[Stmt],
