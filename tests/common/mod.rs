@@ -9,6 +9,17 @@ pub fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1.0)
 }
 
+/// `count` points of `len` coordinates, spread over about [−0.3, 0.3 + 0.1·count].
+pub fn wavy_points(count: usize, len: usize) -> Vec<Vec<f64>> {
+    (0..count)
+        .map(|k| {
+            (0..len)
+                .map(|i| 0.3 * ((k * 7 + i * 3) as f64).sin() + 0.1 * k as f64)
+                .collect()
+        })
+        .collect()
+}
+
 #[track_caller]
 pub fn assert_close(a: f64, b: f64, tol: f64, what: &str) {
     assert!(close(a, b, tol), "{what}: {a} vs {b} (tol {tol:e})");

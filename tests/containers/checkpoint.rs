@@ -137,13 +137,7 @@ fn check(what: &str, f: Scalar, grads: [Gradient; 3], values: [WithValue; 2], n:
 }
 
 fn points(len: usize) -> Vec<Vec<f64>> {
-    (0..3)
-        .map(|k| {
-            (0..len)
-                .map(|i| 0.3 * ((k * 7 + i * 3) as f64).sin() + 0.1 * k as f64)
-                .collect()
-        })
-        .collect()
+    crate::common::wavy_points(3, len)
 }
 
 #[test]

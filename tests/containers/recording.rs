@@ -301,13 +301,7 @@ fn check(
 }
 
 fn points(len: usize) -> Vec<Vec<f64>> {
-    (0..4)
-        .map(|k| {
-            (0..len)
-                .map(|i| 0.3 * ((k * 7 + i * 3) as f64).sin() + 0.1 * k as f64)
-                .collect()
-        })
-        .collect()
+    crate::common::wavy_points(4, len)
 }
 
 #[test]
