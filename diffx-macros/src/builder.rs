@@ -1,7 +1,7 @@
 //! Appending statements to a [`Func`]: fresh names, and products and sums simplified on the way
 //! (`1·x = x`), so that derivative code is as short as a hand-written one.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proc_macro2::{Ident, Span};
 
@@ -17,6 +17,8 @@ pub struct Builder {
     used: BTreeSet<String>,
     /// The names given to values so far.
     taken: BTreeSet<String>,
+    /// The bindings analysis renamed apart, with the user's names: values are named after those.
+    pub user_names: BTreeMap<String, String>,
     /// Per base name, the first suffix `k` not known to be taken: `base_1` … `base_{k-1}` are, and
     /// names are never released, so a search for a fresh `base_k` starts there (a variable
     /// reassigned n times would otherwise make naming quadratic in n).
@@ -55,6 +57,7 @@ impl Builder {
             },
             used,
             taken: BTreeSet::new(),
+            user_names: BTreeMap::new(),
             next_suffix: HashMap::new(),
             temps: 0,
             controls: 0,
@@ -79,6 +82,11 @@ impl Builder {
     }
 
     fn unique(&mut self, base: &str, avoid_user: bool) -> Ident {
+        let base = match self.user_names.get(base) {
+            Some(user) => user.clone(),
+            None => base.to_string(),
+        };
+        let base = base.as_str();
         let taken =
             |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
         let name = if !taken(self, base, avoid_user) {
@@ -94,6 +102,14 @@ impl Builder {
         };
         self.taken.insert(name.clone());
         Ident::new(&name, Span::call_site())
+    }
+
+    /// `id` as the user wrote it, if analysis renamed it apart, at its place.
+    pub fn as_written(&self, id: &Ident) -> Ident {
+        match self.user_names.get(&id.to_string()) {
+            Some(user) => Ident::new(user, id.span()),
+            None => id.clone(),
+        }
     }
 
     /// A new value named after `base`.

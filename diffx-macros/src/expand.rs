@@ -89,9 +89,9 @@ pub struct Programs {
 fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<Programs> {
     let (asked, record) = (args.order, !args.recompute);
     let mut core = item.clone();
-    *core.block = desugar::body(&item.block, sig)?;
+    let (block, facts) = analyze::body(&desugar::body(&item.block, sig)?, sig);
+    *core.block = block;
     let second = asked.is_some_and(|o| o.n >= 2);
-    let facts = analyze::body(&core.block);
     let (primal, params) = lower::function(&core, sig, facts, second)?;
     let order = check::order(&primal, sig, item, asked)?;
     let fwd = forward::transform(&primal, &params)?;

@@ -10,9 +10,10 @@ use crate::parse;
 fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let mut item: syn::ItemFn = syn::parse2(item).unwrap();
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
-    *item.block = crate::desugar::body(&item.block, &sig).unwrap();
-    let (primal, params) =
-        crate::lower::function(&item, &sig, crate::analyze::body(&item.block), false).unwrap();
+    let (block, facts) =
+        crate::analyze::body(&crate::desugar::body(&item.block, &sig).unwrap(), &sig);
+    *item.block = block;
+    let (primal, params) = crate::lower::function(&item, &sig, facts, false).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();
     let typed: Vec<_> = params.iter().map(|v| v.map(|v| (v, quote!(f64)))).collect();
     let rev = crate::reverse::transform(&primal, &typed, crate::ir::Kind::Scalar, true).unwrap();
@@ -76,6 +77,28 @@ fn constants_stay_as_written() {
         primal,
         "k = const n as f64 * 2.0\nt1 = mul(k, x)\nreturn t1\n"
     );
+}
+
+#[test]
+fn facts_are_of_one_binding_not_of_every_binding_of_a_name() {
+    // The first `v` is written by element: it is a vector of the list (`v_1`). The second `v` is
+    // another binding, never written: its element is read in place, not kept in a local first
+    // (`let c = v_2 [1];`) as an element of a vector the body writes would be.
+    let (primal, _, _) = lists(quote!(
+        fn f(x: f64, n: usize) -> f64 {
+            let mut s = 0.0;
+            {
+                let mut v = vec![0.0; n];
+                v[0] = 2.0;
+                s += v[0] * x;
+            }
+            let v = vec![1.0, 2.0];
+            s + v[1] * x
+        }
+    ));
+    assert!(primal.contains("v_1[0] := 2.0"), "{primal}");
+    assert!(primal.contains("t5 = mul(v_2 [1], x)"), "{primal}");
+    assert!(!primal.contains("let c"), "{primal}");
 }
 
 #[test]

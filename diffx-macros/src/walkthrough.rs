@@ -157,8 +157,9 @@ fn walkthrough() -> String {
     *core.block = desugar::body(&item.block, &sig).unwrap();
     section(DESUGAR, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    let (primal, params) =
-        crate::lower::function(&core, &sig, crate::analyze::body(&core.block), false).unwrap();
+    let (block, facts) = crate::analyze::body(&core.block, &sig);
+    *core.block = block;
+    let (primal, params) = crate::lower::function(&core, &sig, facts, false).unwrap();
     let primal_text = indented(&primal.func.to_string());
     section(LOWER, "text", &primal_text);
 

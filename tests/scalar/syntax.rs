@@ -44,6 +44,51 @@ fn bindings_shadowing_mutation_and_blocks() {
     }
 }
 
+/// One name bound again in sibling and nested scopes (loops, blocks, an arm, a closure's
+/// parameter, a parameter shadowed): each binding is its own value, and the outer one is read
+/// again where an inner one's scope ends.
+#[autodiff]
+#[allow(clippy::let_and_return)]
+fn scoped(x: f64, y: f64) -> f64 {
+    let t = x * y;
+    let mut s = 0.0;
+    for i in 0..2 {
+        let t = t + i as f64 * x;
+        s += t; // 2xy + x after the loop
+    }
+    for i in 0..3 {
+        let y = y * i as f64;
+        s += y; // + 3y
+    }
+    let sq = |t: f64| t * t;
+    let u = {
+        let t = sq(y);
+        t + x // y² + x
+    };
+    let t = if s > 0.0 {
+        let t = t * 2.0;
+        t
+    } else {
+        t
+    };
+    assert!(t.is_finite(), "t = {}", t);
+    t + s + u
+}
+
+#[test]
+fn each_binding_of_a_name_is_its_own_value() {
+    // Where s > 0: f = 2xy + (2xy + x + 3y) + (y² + x); elsewhere the first term is xy.
+    for p in [[1.0, 2.0], [0.5, 3.0], [-2.0, 0.25]] {
+        let [x, y] = p;
+        let s = 2.0 * x * y + x + 3.0 * y;
+        let k = if s > 0.0 { 2.0 } else { 1.0 };
+        let f = k * x * y + s + y * y + x;
+        assert_close(scoped(x, y), f, 1e-14, "value");
+        let d = [k * y + 2.0 * y + 2.0, k * x + 2.0 * x + 3.0 + 2.0 * y];
+        check_binary(p, d, scoped, grad_scoped, jvp_scoped, vjp_scoped);
+    }
+}
+
 /// Integer constants, casts, local `const` items and paths such as `std::f64::consts::PI`.
 #[autodiff]
 fn constants(x: f64, n: usize, label: &str) -> f64 {

@@ -154,11 +154,11 @@ fn the_other_functions_are_unchanged() {
         }
     );
     for item in [item, tensors] {
-        let parsed: syn::ItemFn = syn::parse2(item).unwrap();
+        let mut parsed: syn::ItemFn = syn::parse2(item).unwrap();
         let sig = crate::parse::signature(&parsed, &crate::parse::Args::default()).unwrap();
-        let (primal, params) =
-            crate::lower::function(&parsed, &sig, crate::analyze::body(&parsed.block), false)
-                .unwrap();
+        let (block, facts) = crate::analyze::body(&parsed.block, &sig);
+        *parsed.block = block;
+        let (primal, params) = crate::lower::function(&parsed, &sig, facts, false).unwrap();
         let fwd = crate::forward::transform(&primal, &params).unwrap();
         let typed: Vec<_> = params
             .iter()

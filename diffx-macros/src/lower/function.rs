@@ -26,6 +26,7 @@ pub fn function(
     let mut used = BTreeSet::new();
     tokens::idents(item.to_token_stream(), &mut used);
     let mut b = Builder::new(used, sig.float.clone());
+    b.user_names = facts.user_names.clone();
     // Without tensors or parameter structs around, a call of another `#[autodiff]` function
     // returns a number (calls returning vectors are not supported yet).
     let numeric = |k: Kind| matches!(k, Kind::Scalar | Kind::Slice);

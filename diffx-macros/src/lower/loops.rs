@@ -18,7 +18,7 @@ use super::Lowerer;
 use crate::ir::{
     operands, Atom, Branch, Index, Kind, LoopHead, LoopIter, Op, Path, Step, Stmt, Var,
 };
-use crate::names;
+use crate::{names, tokens};
 
 impl Lowerer<'_> {
     /// `for`/`while`: the names the body reassigns become cells. A cell whose value comes to depend
@@ -273,14 +273,23 @@ impl Lowerer<'_> {
             Expr::ForLoop(f) if self.mentions_active(&f.expr) => self.element_loop(f),
             Expr::ForLoop(f) => {
                 let vars = pattern_names(&f.pat)?;
+                // (A loop variable keeps the user's name in the code: it is the loop's own.)
                 let bindings = vars
                     .iter()
-                    .map(|v| (v.to_string(), Atom::Const(v.to_token_stream())))
+                    .map(|v| {
+                        (
+                            v.to_string(),
+                            Atom::Const(self.b.as_written(v).to_token_stream()),
+                        )
+                    })
                     .collect();
+                let pat = f.pat.to_token_stream();
                 let head = LoopHead::For {
-                    pat: f.pat.to_token_stream(),
+                    pat: tokens::substitute(pat, &mut |id| {
+                        Some(self.b.as_written(id).into_token_stream())
+                    }),
+                    vars: vars.iter().map(|v| self.b.as_written(v)).collect(),
                     iter: LoopIter::new(&f.expr, self.constant(&f.expr)),
-                    vars,
                     exit: None,
                 };
                 Ok((head, bindings))

@@ -1,17 +1,19 @@
-//! What the body does with its names, found once after desugaring and before lowering (the
+//! What the body does with its bindings, found once after desugaring and before lowering (the
 //! annotations Google Tangent computes before it transforms), so that lowering reads them and
 //! does not rediscover them.
 //!
-//! The facts are keyed by name and found by scanning the body's tokens: scopes are not told
-//! apart yet, so a name declared again in an inner block shares the facts of the outer one (which
-//! can only add names: more values kept in locals, more copies).
+//! First [`scopes`] gives every binding a name of its own; the facts, keyed by name, are then
+//! keyed by binding.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 
+use crate::parse::Signature;
 use crate::{rules, tokens};
+
+mod scopes;
 
 /// What the body does with each name.
 #[derive(Default)]
@@ -48,10 +50,23 @@ pub struct Facts {
     /// such a value is bound to (`a` and `b` of `let d = *a - *b;`). Tensors have no fields: in
     /// tensor code, a parameter among them is a value of the user's type at an operator.
     pub with_fields: BTreeSet<String>,
+    /// Each binding renamed apart ([`scopes`]), with the user's name: values are named after it.
+    pub user_names: BTreeMap<String, String>,
 }
 
-/// The facts of a desugared body.
-pub fn body(block: &syn::Block) -> Facts {
+/// A desugared body with its bindings renamed apart, and its facts.
+pub fn body(block: &syn::Block, sig: &Signature) -> (syn::Block, Facts) {
+    let params: Vec<String> = sig.params.iter().map(|p| p.name.to_string()).collect();
+    let (block, user_names) = scopes::apart(block, &params);
+    let facts = Facts {
+        user_names,
+        ..facts(&block)
+    };
+    (block, facts)
+}
+
+/// The facts of a body whose bindings have names of their own.
+fn facts(block: &syn::Block) -> Facts {
     let ts = block.to_token_stream();
     let mut tree = TreeFacts::default();
     syn::visit_mut::VisitMut::visit_block_mut(&mut tree, &mut block.clone());
@@ -66,6 +81,7 @@ pub fn body(block: &syn::Block) -> Facts {
         tensor_code: tree.tensor_code,
         float_receivers: tree.float_receivers,
         with_fields: with_fields(tree.field_bases, &tree.bindings),
+        user_names: BTreeMap::new(),
     }
 }
 
