@@ -7,13 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Span, TokenStream};
-use quote::ToTokens;
-
 use crate::parse::Signature;
-use crate::{rules, tokens};
+use crate::rules;
 
 mod scopes;
+pub mod uses;
 
 /// What the body does with each name.
 #[derive(Default)]
@@ -67,16 +65,16 @@ pub fn body(block: &syn::Block, sig: &Signature) -> (syn::Block, Facts) {
 
 /// The facts of a body whose bindings have names of their own.
 fn facts(block: &syn::Block) -> Facts {
-    let ts = block.to_token_stream();
+    let uses = uses::of_block(block);
     let mut tree = TreeFacts::default();
-    syn::visit_mut::VisitMut::visit_block_mut(&mut tree, &mut block.clone());
+    syn::visit::Visit::visit_block(&mut tree, block);
     Facts {
-        written: tokens::element_written(ts.clone()),
-        changed_in_place: changed_in_place(ts.clone()).into_keys().collect(),
-        indexed: tokens::element_read(ts.clone()),
-        referenced: tokens::referenced(ts.clone()),
-        tuple_read: tokens::component_read(ts.clone()),
-        own_types: tokens::receivers_of_others(ts, &known_method),
+        written: uses.element_written,
+        changed_in_place: uses.changed.into_keys().collect(),
+        indexed: uses.indexed,
+        referenced: uses.referenced,
+        tuple_read: uses.tuple_read,
+        own_types: uses.others,
         rows_read: tree.rows_read,
         tensor_code: tree.tensor_code,
         float_receivers: tree.float_receivers,
@@ -134,8 +132,8 @@ struct TreeFacts {
     bindings: Vec<(String, syn::Expr)>,
 }
 
-impl syn::visit_mut::VisitMut for TreeFacts {
-    fn visit_expr_index_mut(&mut self, i: &mut syn::ExprIndex) {
+impl<'ast> syn::visit::Visit<'ast> for TreeFacts {
+    fn visit_expr_index(&mut self, i: &'ast syn::ExprIndex) {
         if let syn::Expr::Index(inner) = &*i.expr {
             if let syn::Expr::Path(p) = &*inner.expr {
                 if let Some(name) = p.path.get_ident() {
@@ -143,17 +141,17 @@ impl syn::visit_mut::VisitMut for TreeFacts {
                 }
             }
         }
-        syn::visit_mut::visit_expr_index_mut(self, i);
+        syn::visit::visit_expr_index(self, i);
     }
-    fn visit_expr_field_mut(&mut self, f: &mut syn::ExprField) {
+    fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
         if let syn::Expr::Path(p) = &*f.base {
             if let Some(id) = p.path.get_ident() {
                 self.field_bases.insert(id.to_string());
             }
         }
-        syn::visit_mut::visit_expr_field_mut(self, f);
+        syn::visit::visit_expr_field(self, f);
     }
-    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+    fn visit_local(&mut self, l: &'ast syn::Local) {
         let pat = match &l.pat {
             syn::Pat::Type(t) => &*t.pat,
             p => p,
@@ -162,21 +160,21 @@ impl syn::visit_mut::VisitMut for TreeFacts {
             self.bindings
                 .push((pi.ident.to_string(), (*init.expr).clone()));
         }
-        syn::visit_mut::visit_local_mut(self, l);
+        syn::visit::visit_local(self, l);
     }
-    fn visit_expr_assign_mut(&mut self, a: &mut syn::ExprAssign) {
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         if let syn::Expr::Path(p) = &*a.left {
             if let Some(id) = p.path.get_ident() {
                 self.bindings.push((id.to_string(), (*a.right).clone()));
             }
         }
-        syn::visit_mut::visit_expr_assign_mut(self, a);
+        syn::visit::visit_expr_assign(self, a);
     }
-    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+    fn visit_path(&mut self, p: &'ast syn::Path) {
         self.tensor_code |= p.segments.iter().any(|s| s.ident == "Tensor");
-        syn::visit_mut::visit_path_mut(self, p);
+        syn::visit::visit_path(self, p);
     }
-    fn visit_expr_method_call_mut(&mut self, m: &mut syn::ExprMethodCall) {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         let name = m.method.to_string();
         // (A tensor row preferred to a float row means there is no float row: `sum`, `matmul`.)
         let row = rules::find_method(&name, false);
@@ -189,7 +187,7 @@ impl syn::visit_mut::VisitMut for TreeFacts {
                 self.float_receivers.insert(id.to_string());
             }
         }
-        syn::visit_mut::visit_expr_method_call_mut(self, m);
+        syn::visit::visit_expr_method_call(self, m);
     }
 }
 
@@ -259,13 +257,4 @@ fn known_method(m: &str) -> bool {
     KNOWN.contains(&m)
         || rules::find_method(m, false).is_some()
         || rules::find_method(m, true).is_some()
-}
-
-/// The names a method that may change its receiver is called on in `tokens`, or that are
-/// borrowed mutably, each with where it is first (see [`tokens::method_receivers`]); a float
-/// method of the rule table (`a.tanh()`) takes its receiver by value and changes nothing.
-pub fn changed_in_place(tokens: TokenStream) -> BTreeMap<String, Span> {
-    let float_method =
-        |m: &str| rules::find_method(m, false).is_some_and(|r| r.syntax == rules::Syntax::Method);
-    tokens::method_receivers(tokens, &float_method)
 }

@@ -286,7 +286,9 @@ mod tests {
         let block: syn::Block = syn::parse2(body).unwrap();
         let (block, user) = super::apart(&block, &["x".to_string()]);
         let user: Vec<String> = user.iter().map(|(n, u)| format!("{n}={u}")).collect();
-        format!("{} | {}", quote!(#block), user.join(" "))
+        // (How syn prints a last match arm's comma depends on its features: not compared.)
+        let block = quote!(#block).to_string().replace(" , }", " }");
+        format!("{block} | {}", user.join(" "))
     }
 
     #[test]

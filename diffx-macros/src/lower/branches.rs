@@ -244,14 +244,14 @@ impl Lowerer<'_> {
         // A constant an arm changes in place (`stack.pop()`) is changed in a copy in each arm,
         // which the `if` gives out: the backward sweep recomputes the arm that ran from the value
         // before it (in a loop, twice: with the iteration, and for the arm's adjoint).
-        let changed: Vec<(String, proc_macro2::Span)> =
-            super::changed_in_place(e.to_token_stream())
-                .into_iter()
-                .filter(|(n, _)| {
-                    self.mutable_consts.contains(n)
-                        && before.iter().any(|(m, a)| m == n && a.var().is_none())
-                })
-                .collect();
+        let changed: Vec<(String, proc_macro2::Span)> = super::uses::of_if(e)
+            .changed
+            .into_iter()
+            .filter(|(n, _)| {
+                self.mutable_consts.contains(n)
+                    && before.iter().any(|(m, a)| m == n && a.var().is_none())
+            })
+            .collect();
         let then_arm = self.branch(|l| {
             l.copies(&changed);
             l.block(&e.then_branch.stmts, want_value)

@@ -16,17 +16,13 @@ impl Lowerer<'_> {
     /// Whether `e` reads an element of a vector the body writes (`v[1]`, `v[i] * 2.0`), or changes
     /// a `let mut` constant in place.
     pub(super) fn reads_written(&self, e: &Expr) -> bool {
-        let changes = || {
+        if self.facts.written.is_empty() && self.mutable_consts.is_empty() {
+            return false;
+        }
+        let uses = super::uses::of_expr(e);
+        uses.indexed.iter().any(|n| self.facts.written.contains(n))
             // (`stack.pop()`: evaluated once, where it is, not again where a partial reads it.)
-            super::changed_in_place(e.to_token_stream())
-                .keys()
-                .any(|n| self.mutable_consts.contains(n))
-        };
-        (!self.facts.written.is_empty()
-            && tokens::element_read(e.to_token_stream())
-                .iter()
-                .any(|n| self.facts.written.contains(n)))
-            || (!self.mutable_consts.is_empty() && changes())
+            || uses.changed.keys().any(|n| self.mutable_consts.contains(n))
     }
 
     /// `e`, a constant, as an operand: kept in a local where it is read if it reads a vector the
@@ -86,8 +82,9 @@ impl Lowerer<'_> {
         // A `let mut` constant the statement changes (`idx.push(i)`, `v[k] -= d`), held under
         // another name (a loop's copy, an `if`'s output): bound by `&mut`, so the change lands in
         // it.
-        let mut changed = super::changed_in_place(ts.clone());
-        for n in tokens::element_written(ts.clone()) {
+        let uses = super::uses::of_tokens(ts.clone());
+        let mut changed = uses.changed;
+        for n in uses.element_written {
             changed.entry(n).or_insert_with(Span::call_site);
         }
         let looked: Vec<(String, Atom)> = names

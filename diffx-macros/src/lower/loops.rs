@@ -51,24 +51,24 @@ impl Lowerer<'_> {
                 "items (`fn`, `const`, `struct`, …) cannot be declared inside a loop here: move the declaration before the loop",
             );
         }
-        let mut assigned = crate::tokens::assigned(body.to_token_stream());
+        let uses = super::uses::of_block(body);
+        let mut assigned = uses.assigned;
         // (A value of the list a part of which the body writes, `s.x += …`, is replaced by one
         // with the part replaced: the loop carries it. A constant's part is changed in place.)
-        let parts = crate::tokens::parts_assigned(body.to_token_stream());
         assigned.extend(
-            parts
+            uses.parts_assigned
                 .into_iter()
                 .filter(|n| matches!(self.lookup(n), Some(Atom::Var(_)))),
         );
         // A `let mut` constant the body calls a method on may change (`stack.pop()`): a cell too,
         // while it is a constant (a vector the body pushes differentiable values onto becomes a
         // differentiable vector instead, whose writes are logged).
-        let receivers = super::changed_in_place(body.to_token_stream());
-        let changed: BTreeSet<String> = receivers
+        let changed: BTreeSet<String> = uses
+            .changed
             .into_keys()
             .filter(|n| self.mutable_consts.contains(n) && !assigned.contains(n))
             .collect();
-        let written = crate::tokens::element_written(body.to_token_stream());
+        let written = uses.element_written;
         let carried_now = |l: &Self, active: &BTreeSet<String>| -> Vec<(String, Atom)> {
             l.visible()
                 .into_iter()
@@ -120,7 +120,7 @@ impl Lowerer<'_> {
         kinds: &mut HashMap<String, Kind>,
     ) -> syn::Result<Vec<String>> {
         self.activate_vectors(written, active, e.span());
-        let receivers = super::changed_in_place(body.to_token_stream());
+        let receivers = super::uses::of_block(body).changed;
         let cells = self.start_cells(e, carried, active, kinds, &receivers);
         let (mut head, bindings) = self.loop_head(e)?;
         let (exit, stmts_of_body) = self.exit_check(body)?;

@@ -32,7 +32,7 @@ mod scope;
 mod stmt;
 mod vectors;
 
-use crate::analyze::changed_in_place;
+use crate::analyze::uses;
 
 pub use function::function;
 

@@ -93,7 +93,8 @@ impl Lowerer<'_> {
             Expr::Cast(c) => self.reassigns(&c.expr),
             _ => match operands_of(e) {
                 Some(ops) => ops.iter().flatten().any(|o| self.reassigns(o)),
-                None => tokens::assigned(e.to_token_stream())
+                None => super::uses::of_expr(e)
+                    .assigned
                     .iter()
                     .any(|n| self.lookup(n).is_some()),
             },
