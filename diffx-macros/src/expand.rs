@@ -89,7 +89,8 @@ pub struct Programs {
 fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<Programs> {
     let (asked, record) = (args.order, !args.recompute);
     let mut core = item.clone();
-    let (block, facts) = analyze::body(&desugar::body(&item.block, sig)?, sig);
+    let (block, user_names) = analyze::scopes(&item.block, sig);
+    let (block, facts) = analyze::body(&desugar::body(&block, sig)?, sig, user_names);
     *core.block = block;
     let second = asked.is_some_and(|o| o.n >= 2);
     let (primal, params) = lower::function(&core, sig, facts, second)?;

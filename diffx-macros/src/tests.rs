@@ -10,8 +10,11 @@ use crate::parse;
 fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let mut item: syn::ItemFn = syn::parse2(item).unwrap();
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
-    let (block, facts) =
-        crate::analyze::body(&crate::desugar::body(&item.block, &sig).unwrap(), &sig);
+    let (block, facts) = crate::analyze::body(
+        &crate::desugar::body(&item.block, &sig).unwrap(),
+        &sig,
+        Default::default(),
+    );
     *item.block = block;
     let (primal, params) = crate::lower::function(&item, &sig, facts, false).unwrap();
     let fwd = crate::forward::transform(&primal, &params).unwrap();

@@ -157,7 +157,7 @@ fn walkthrough() -> String {
     *core.block = desugar::body(&item.block, &sig).unwrap();
     section(DESUGAR, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    let (block, facts) = crate::analyze::body(&core.block, &sig);
+    let (block, facts) = crate::analyze::body(&core.block, &sig, Default::default());
     *core.block = block;
     let (primal, params) = crate::lower::function(&core, &sig, facts, false).unwrap();
     let primal_text = indented(&primal.func.to_string());

@@ -89,6 +89,36 @@ fn each_binding_of_a_name_is_its_own_value() {
     }
 }
 
+/// A closure reads the binding it was made with, though its name is bound again before the call
+/// (`#[autodiff]` writes the closure out where it is called).
+#[autodiff]
+fn captured_then_bound_again(x: f64) -> f64 {
+    let c = 2.0 * x;
+    let scaled = |t: f64| t * c;
+    let c = 5.0;
+    scaled(x) + c
+}
+
+#[test]
+fn a_closure_reads_the_binding_it_captured() {
+    for x in [1.0, -0.5, 2.5] {
+        assert_close(
+            captured_then_bound_again(x),
+            2.0 * x * x + 5.0,
+            1e-14,
+            "value",
+        );
+        check_unary(
+            x,
+            4.0 * x,
+            captured_then_bound_again,
+            grad_captured_then_bound_again,
+            jvp_captured_then_bound_again,
+            vjp_captured_then_bound_again,
+        );
+    }
+}
+
 /// Integer constants, casts, local `const` items and paths such as `std::f64::consts::PI`.
 #[autodiff]
 fn constants(x: f64, n: usize, label: &str) -> f64 {

@@ -52,10 +52,25 @@ pub struct Facts {
     pub user_names: BTreeMap<String, String>,
 }
 
-/// A desugared body with its bindings renamed apart, and its facts.
-pub fn body(block: &syn::Block, sig: &Signature) -> (syn::Block, Facts) {
+/// The user's body with its bindings renamed apart ([`scopes`]), for desugaring, and the user's
+/// name of each binding renamed.
+pub fn scopes(block: &syn::Block, sig: &Signature) -> (syn::Block, BTreeMap<String, String>) {
     let params: Vec<String> = sig.params.iter().map(|p| p.name.to_string()).collect();
-    let (block, user_names) = scopes::apart(block, &params);
+    scopes::apart(block, &params)
+}
+
+/// A desugared body with the bindings desugaring made renamed apart too, and its facts;
+/// `user_names` are [`scopes`]'s.
+pub fn body(
+    block: &syn::Block,
+    sig: &Signature,
+    mut user_names: BTreeMap<String, String>,
+) -> (syn::Block, Facts) {
+    let (block, again) = scopes(block, sig);
+    for (new, old) in again {
+        let user = user_names.get(&old).cloned().unwrap_or(old);
+        user_names.insert(new, user);
+    }
     let facts = Facts {
         user_names,
         ..facts(&block)

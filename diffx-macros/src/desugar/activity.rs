@@ -13,8 +13,9 @@ use crate::parse::Signature;
 use crate::tokens;
 
 /// The names that may hold a value depending on a differentiable parameter: those parameters,
-/// and every name bound or assigned from an expression that mentions one, to a fixed point
-/// (order and scopes are ignored, which can only add names).
+/// and every name bound or assigned from an expression that mentions one, to a fixed point. The
+/// body's bindings have names of their own by now (`analyze::scopes`), so a name is a binding;
+/// order is ignored, which can only add names.
 pub(super) fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
     let mut flows = Flows(Vec::new());
     flows.visit_block_mut(&mut block.clone());

@@ -2,9 +2,10 @@
 //!
 //! Only code that may depend on a differentiable value is rewritten ([`active`]): code over
 //! constants stays as written, as lowering keeps it. A local closure is written out at each call
-//! (`sq(x)` → `{ let a = x; a * a }`); that reads its captured names at the call, so the walk
-//! tracks which declaration each name refers to and refuses a call where a captured name was
-//! declared again since the closure was made.
+//! (`sq(x)` → `{ let a = x; a * a }`); that reads its captured names at the call. Bindings have
+//! names of their own by now (`analyze::scopes`), but for the few it cannot rename (a name a
+//! format string reads), so the walk tracks which declaration each name refers to and refuses a
+//! call where a captured name was declared again since the closure was made.
 
 use std::collections::BTreeSet;
 
