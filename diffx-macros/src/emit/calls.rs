@@ -69,49 +69,19 @@ pub(super) fn stmt(f: &Func, c: &Call, mutable: &HashSet<Var>) -> TokenStream {
             stash,
         } => {
             let path = derived_path(path, "split");
-            // (`outs` is the value alone.)
-            let value = c.outs.iter().flatten().map(|v| f.name(*v));
-            match stash {
-                None => quote!(let (#(#outs,)* #pullback) = #path(#(#a),*);),
-                Some(Stash::Push(tape)) if f.slots.contains(tape) => quote! {
-                    let (#(#outs,)* #pullback) = #path(#(#a),*);
-                    #tape = ::core::option::Option::Some((#(::core::clone::Clone::clone(&#value),)* #pullback));
-                },
-                Some(Stash::Push(tape)) => quote! {
-                    let (#(#outs,)* #pullback) = #path(#(#a),*);
-                    #tape.push((#(::core::clone::Clone::clone(&#value),)* #pullback));
-                },
-                Some(Stash::Pop(tape)) => {
-                    let pop = match f.slots.contains(tape) {
-                        true => quote!(take),
-                        false => quote!(pop),
-                    };
-                    quote! {
-                        let ::core::option::Option::Some((#(#outs,)* #pullback)) = #tape.#pop() else {
-                            ::core::unreachable!("the call's tape holds one entry per iteration")
-                        };
-                    }
-                }
-            }
+            split(
+                f,
+                c,
+                &outs,
+                pullback,
+                quote!(#path(#(#a),*)),
+                stash.as_ref(),
+            )
         }
         CallKind::Hvp { path, ct_dot } => {
             let path = derived_path(path, "hvp");
             let mut a = a;
-            // Spanned at the user's call, where a callee without second order is reported.
-            // (A method's receiver by reference: the backward sweep reads it again, and a value
-            // of the user's type need not be `Copy`.)
-            let method = path
-                .segments
-                .first()
-                .is_some_and(|s| s.ident == names::METHOD);
-            if let (Some(first), Some(seg)) = (a.first_mut(), path.segments.last()) {
-                let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));
-                let by_ref = match method {
-                    true => quote!(&),
-                    false => quote!(),
-                };
-                *first = quote::quote_spanned!(seg.ident.span() => { let #a = #by_ref #first; #a });
-            }
+            receiver_at_call(&path, &mut a);
             let t = c.tangents.iter().map(|t| match t {
                 Some(t) => tangent_arg(f, t),
                 None => quote!(::diffx::__private::Zero),
@@ -123,6 +93,60 @@ pub(super) fn stmt(f: &Func, c: &Call, mutable: &HashSet<Var>) -> TokenStream {
             let call = call(&path, a.into_iter().chain(t).chain(tail).collect());
             quote!(let (_, (#(#g,)*), (#(#d,)*)) = #call;)
         }
+    }
+}
+
+/// `(y, pullback) = call` of a split call `c`, binding `outs`, its value and pullback pushed on or
+/// popped from a tape as `stash` says.
+fn split(
+    f: &Func,
+    c: &Call,
+    outs: &[TokenStream],
+    pullback: &Ident,
+    call: TokenStream,
+    stash: Option<&Stash>,
+) -> TokenStream {
+    // (`outs` is the value alone.)
+    let value = c.outs.iter().flatten().map(|v| f.name(*v));
+    match stash {
+        None => quote!(let (#(#outs,)* #pullback) = #call;),
+        Some(Stash::Push(tape)) if f.slots.contains(tape) => quote! {
+            let (#(#outs,)* #pullback) = #call;
+            #tape = ::core::option::Option::Some((#(::core::clone::Clone::clone(&#value),)* #pullback));
+        },
+        Some(Stash::Push(tape)) => quote! {
+            let (#(#outs,)* #pullback) = #call;
+            #tape.push((#(::core::clone::Clone::clone(&#value),)* #pullback));
+        },
+        Some(Stash::Pop(tape)) => {
+            let pop = match f.slots.contains(tape) {
+                true => quote!(take),
+                false => quote!(pop),
+            };
+            quote! {
+                let ::core::option::Option::Some((#(#outs,)* #pullback)) = #tape.#pop() else {
+                    ::core::unreachable!("the call's tape holds one entry per iteration")
+                };
+            }
+        }
+    }
+}
+
+/// The first argument of the `hvp` call `path` spanned at the user's call, where a callee without
+/// second order is reported. (A method's receiver by reference: the backward sweep reads it
+/// again, and a value of the user's type need not be `Copy`.)
+fn receiver_at_call(path: &syn::Path, args: &mut [TokenStream]) {
+    let method = path
+        .segments
+        .first()
+        .is_some_and(|s| s.ident == names::METHOD);
+    if let (Some(first), Some(seg)) = (args.first_mut(), path.segments.last()) {
+        let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));
+        let by_ref = match method {
+            true => quote!(&),
+            false => quote!(),
+        };
+        *first = quote::quote_spanned!(seg.ident.span() => { let #a = #by_ref #first; #a });
     }
 }
 

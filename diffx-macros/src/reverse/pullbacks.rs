@@ -274,24 +274,14 @@ fn offer_buffers(f: &Func, list: &mut [Stmt]) {
     nested(list, &mut |l| offer_buffers(f, l));
     for k in 0..list.len() {
         let (head, rest) = list.split_at_mut(k + 1);
-        let Stmt::Call(Call {
-            kind,
-            outs: grads,
-            into,
-            ..
-        }) = &mut head[k]
-        else {
+        let Stmt::Call(c) = &mut head[k] else {
             continue;
         };
-        // (A pullback, or a call whose callee has one.)
-        let offered = match kind {
-            CallKind::Vjp(path) => splittable(path),
-            CallKind::Pullback(_) => true,
-            _ => false,
+        let (grads, into) = match &c.kind {
+            CallKind::Vjp(path) if splittable(path) => (&c.outs, &mut c.into),
+            CallKind::Pullback(_) => (&c.outs, &mut c.into),
+            _ => continue,
         };
-        if !offered {
-            continue;
-        }
         // The additions of the call's gradients follow it, one per argument.
         for s in rest.iter().take(grads.len()) {
             let Stmt::Accum {
