@@ -308,7 +308,7 @@ pub enum CallKind {
     /// `(grads, grad_dots) = hvp[g](args; tangents; ct, ct_dot)`: forward mode over a
     /// [`CallKind::Vjp`] (`hvp_` of a caller), the gradients and then their tangents, from the
     /// callee's forward-over-reverse function, along the arguments' tangents and the
-    /// cotangent's tangent `ct_dot`.
+    /// cotangent's tangent `ct_dot` (`None`: zero).
     Hvp {
         path: syn::Path,
         ct_dot: Option<Atom>,
