@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proc_macro2::{Ident, Span};
 
-use crate::ir::{Atom, ControlId, Func, Kind, Op, Stmt, Var, VarInfo};
+use crate::ir::{Atom, Call, CallKind, ControlId, Func, Kind, Op, Stmt, Var, VarInfo};
 use crate::rules::template::{self, Templates};
 use crate::rules::{self, Out};
 
@@ -271,7 +271,12 @@ impl Builder {
     /// Whether `v` is the value the last statement made: nothing has named it yet.
     pub fn made_last(&self, v: Var) -> bool {
         match self.func.body.last() {
-            Some(Stmt::Let { dst, .. } | Stmt::CallJvp { dst, .. }) => *dst == v,
+            Some(Stmt::Let { dst, .. }) => *dst == v,
+            Some(Stmt::Call(Call {
+                kind: CallKind::Jvp { .. },
+                outs,
+                ..
+            })) => outs.first() == Some(&Some(v)),
             Some(Stmt::If { outs, .. }) => outs.contains(&v),
             _ => false,
         }

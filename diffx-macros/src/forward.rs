@@ -10,7 +10,7 @@ use proc_macro2::{Ident, Span};
 
 use crate::builder::Builder;
 use crate::ir::operands::by_ref;
-use crate::ir::{Atom, Branch, ControlId, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Branch, Call, CallKind, ControlId, Kind, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::names;
 use crate::rules::{Deriv, Rule};
@@ -399,13 +399,13 @@ fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Optio
             });
             Some(())
         }
-        Stmt::CallVjp {
-            path,
+        Stmt::Call(Call {
+            kind: CallKind::Vjp(path),
             args,
-            ct,
-            grads,
+            ct: Some(ct),
+            outs: grads,
             ..
-        } => {
+        }) => {
             call_hvp(b, dot, path, args, *ct, grads);
             Some(())
         }
@@ -433,15 +433,15 @@ fn call_hvp(
             })
         })
         .collect();
-    b.push(Stmt::CallHvp {
+    let kind = CallKind::Hvp {
         path: path.clone(),
-        args: args.to_vec(),
-        tangents: args.iter().map(|a| tangent(dot, a)).collect(),
-        ct,
         ct_dot: tangent(dot, &Atom::Var(ct)),
-        grads: grads.to_vec(),
-        grad_dots,
-    });
+    };
+    b.push(Stmt::Call(Call {
+        tangents: args.iter().map(|a| tangent(dot, a)).collect(),
+        ct: Some(ct),
+        ..Call::new(kind, args.to_vec(), [grads, &grad_dots].concat())
+    }));
 }
 
 fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
@@ -554,14 +554,14 @@ fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<(
         Op::Call(path) => {
             b.func.body.pop();
             let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
-            b.push(Stmt::CallJvp {
-                dst: *dst,
-                dst_dot,
+            let kind = CallKind::Jvp {
                 path: path.clone(),
-                args: args.clone(),
-                tangents,
                 span: *span,
-            });
+            };
+            b.push(Stmt::Call(Call {
+                tangents,
+                ..Call::new(kind, args.clone(), vec![Some(*dst), Some(dst_dot)])
+            }));
             dot.insert(*dst, dst_dot);
             return Ok(());
         }

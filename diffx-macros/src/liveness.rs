@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use proc_macro2::{Ident, TokenStream};
 use quote::ToTokens;
 
-use crate::ir::{Atom, Func, Kind, LoopHead, Nested, Op, Stmt, Tape, Var};
+use crate::ir::{Atom, Call, CallKind, Func, Kind, LoopHead, Nested, Op, Stmt, Tape, Var};
 use crate::rules::{template, Syntax};
 use crate::tokens;
 
@@ -32,7 +32,12 @@ pub fn movable_in(f: &Func, body: &[Stmt], yields: &[Atom]) -> HashSet<(usize, V
 /// The values a statement of a list binds with `let`.
 fn defines(s: &Stmt) -> Vec<Var> {
     match s {
-        Stmt::Let { dst, .. } | Stmt::Split { dst, .. } | Stmt::Pop { dst, .. } => vec![*dst],
+        Stmt::Let { dst, .. } | Stmt::Pop { dst, .. } => vec![*dst],
+        Stmt::Call(Call {
+            kind: CallKind::Split { .. },
+            outs,
+            ..
+        }) => outs.iter().flatten().copied().collect(),
         Stmt::If { outs, .. } => outs.clone(),
         _ => Vec::new(),
     }
@@ -173,34 +178,11 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r
         }
         Stmt::Item(_) => Vec::new(),
-        Stmt::CallJvp { args, tangents, .. } => {
-            let mut r = atoms(args);
-            r.extend(tangents.iter().flatten().filter_map(Atom::var));
-            r
-        }
-        Stmt::CallVjp { args, ct, into, .. } | Stmt::Pullback { args, ct, into, .. } => {
-            let mut r = atoms(args);
-            r.push(*ct);
-            r.extend(into.iter().flatten());
-            r
-        }
-        Stmt::Split { args, .. } => atoms(args),
-        Stmt::CallHvp {
-            args,
-            tangents,
-            ct,
-            ct_dot,
-            ..
-        } => {
-            let mut r = atoms(args);
-            r.extend(
-                tangents
-                    .iter()
-                    .chain([ct_dot])
-                    .flatten()
-                    .filter_map(Atom::var),
-            );
-            r.push(*ct);
+        Stmt::Call(c) => {
+            let mut r = atoms(&c.args);
+            let tangents = c.tangents.iter().flatten().chain(c.kind.ct_dot());
+            r.extend(tangents.filter_map(Atom::var));
+            r.extend(c.ct.iter().chain(c.into.iter().flatten()));
             r
         }
     }
@@ -248,10 +230,6 @@ impl Mentions<'_> {
         vars.into_iter().for_each(|v| self.name(v));
     }
 
-    fn path(&mut self, p: &syn::Path) {
-        self.tokens(&p.to_token_stream());
-    }
-
     fn body(&mut self, body: &[Stmt]) {
         body.iter().for_each(|s| self.stmt(s));
     }
@@ -285,48 +263,12 @@ impl Mentions<'_> {
                 self.tokens(tokens);
             }
             Stmt::Item(tokens) => self.tokens(tokens),
-            Stmt::CallJvp {
-                dst,
-                dst_dot,
-                path,
-                args,
-                tangents,
-                ..
-            } => {
-                self.names([*dst, *dst_dot]);
-                self.path(path);
-                self.atoms(args);
-                self.atoms(tangents.iter().flatten());
-            }
-            Stmt::CallVjp {
-                path,
-                args,
-                ct,
-                grads,
-                into,
-            } => {
-                self.path(path);
-                self.atoms(args);
-                self.name(*ct);
-                self.names(grads.iter().chain(into).flatten().copied());
-            }
-            Stmt::Split {
-                dst, path, args, ..
-            } => {
-                self.name(*dst);
-                self.path(path);
-                self.atoms(args);
-            }
-            Stmt::Pullback {
-                args,
-                ct,
-                grads,
-                into,
-                ..
-            } => {
-                self.atoms(args);
-                self.name(*ct);
-                self.names(grads.iter().chain(into).flatten().copied());
+            Stmt::Call(c) => {
+                self.tokens(&c.kind.path().to_token_stream());
+                self.atoms(&c.args);
+                self.atoms(c.tangents.iter().flatten().chain(c.kind.ct_dot()));
+                let outs = c.outs.iter().chain(&c.into).flatten();
+                self.names(c.ct.iter().chain(outs).copied());
             }
             Stmt::Push { vec, value, .. } => {
                 self.name(*vec);
@@ -336,21 +278,6 @@ impl Mentions<'_> {
             Stmt::Record { stack, value } => {
                 self.atom(value);
                 self.out.insert(stack.to_string());
-            }
-            Stmt::CallHvp {
-                path,
-                args,
-                tangents,
-                ct,
-                ct_dot,
-                grads,
-                grad_dots,
-            } => {
-                self.path(path);
-                self.atoms(args);
-                self.atoms(tangents.iter().chain([ct_dot]).flatten());
-                self.name(*ct);
-                self.names(grads.iter().chain(grad_dots).flatten().copied());
             }
             Stmt::If { .. } | Stmt::Loop { .. } | Stmt::LoopBack { .. } => self.control(s),
             Stmt::Set { dst, value } => {
@@ -392,7 +319,7 @@ impl Mentions<'_> {
             Op::Recall(stack) => {
                 self.out.insert(stack.to_string());
             }
-            Op::Call(path) => self.path(path),
+            Op::Call(path) => self.tokens(&path.to_token_stream()),
             Op::Rule(rule) => match rule.syntax {
                 Syntax::Method | Syntax::TensorMethod => {
                     self.out.insert(rule.name.to_string());

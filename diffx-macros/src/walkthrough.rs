@@ -132,7 +132,11 @@ const OUTRO: &str = "\
 Second order (`order = 2`) runs forward mode over the reverse program (`hvp_f`), third order once
 more; `explain_f` (feature `explain`) instruments the primal list to record a trace; tensor
 operations take the tangent and transposed maps of their rows instead of partials. Each is a
-transform of the same lists.";
+transform of the same lists. A call `y = g(x)` of another `#[autodiff]` function is one more
+statement in each derived program, a call of one of `g`'s derived functions:
+`(y, y_dot) = jvp[g](x; x_dot)` in forward mode, `(x_bar) = vjp[g](x; y_bar)` in the backward
+sweep, or, paired, `(y, y_pullback) = split[g](x)` in the forward sweep and
+`(x_bar) = y_pullback(x; y_bar)` in the backward one.";
 
 /// The walk-through, as markdown.
 fn walkthrough() -> String {

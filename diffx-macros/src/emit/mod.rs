@@ -8,6 +8,7 @@ use crate::ir::Func;
 use crate::names;
 use crate::tokens;
 
+mod calls;
 mod checkpoint;
 mod control;
 mod functions;

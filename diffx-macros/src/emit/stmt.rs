@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::{control, derived_path, generic, zero};
+use super::{calls, control, generic};
 use crate::ir::operands::{by_ref, owned, place, value};
-use crate::ir::{Atom, Func, Kind, Op, Stash, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
 use crate::liveness;
 use crate::names;
 use crate::rules::{template, Syntax};
@@ -20,15 +20,6 @@ pub(super) fn operand(f: &Func, a: &Atom) -> TokenStream {
         place(f, a)
     } else {
         by_ref(f, a)
-    }
-}
-
-/// A tangent handed to a call: a whole value of a kind the macro cannot see (a struct's tangent)
-/// by reference, as the callee may take it more than once; anything else as an operand.
-fn tangent_arg(f: &Func, t: &Atom) -> TokenStream {
-    match t {
-        Atom::Var(v) if f.kind(*v) == Kind::Other => by_ref(f, t),
-        _ => operand(f, t),
     }
 }
 
@@ -408,152 +399,7 @@ pub(super) fn stmt(
             quote!({ #(let #names = #values;)* #tokens })
         }
         Stmt::Item(tokens) => tokens.clone(),
-        Stmt::CallJvp {
-            dst,
-            dst_dot,
-            path,
-            args,
-            tangents,
-            span,
-        } => {
-            let path = derived_path(path, "jvp");
-            let (d, dd, a) = (f.name(*dst), f.name(*dst_dot), call_args(f, args));
-            // At the user's call: a tangent for a parameter the callee leaves out (`NoTangent`).
-            let t = tangents.iter().map(|t| match t {
-                Some(t) => crate::tokens::locate(tangent_arg(f, t), *span),
-                None => quote!(::diffx::__private::Zero),
-            });
-            let call = call(&path, a.into_iter().chain(t).collect());
-            quote!(let (#d, #dd) = #call;)
-        }
-        Stmt::CallVjp {
-            path,
-            args,
-            ct,
-            grads,
-            into,
-        } => {
-            let (a, ct) = (call_args(f, args), f.name(*ct));
-            let g = grads.iter().map(|g| match g {
-                Some(v) => {
-                    let (mt, name) = (m(v), f.name(*v));
-                    quote!(#mt #name)
-                }
-                None => quote!(_),
-            });
-            if into.iter().all(Option::is_none) {
-                let path = derived_path(path, "vjp");
-                let call = call(&path, a.into_iter().chain([quote!(#ct)]).collect());
-                return quote!(let (_, (#(#g,)*)) = #call;);
-            }
-            // Offered buffers go through the pullback: `vjp` takes none.
-            let path = derived_path(path, "split");
-            let pb = proc_macro2::Ident::new("__pullback", proc_macro2::Span::mixed_site());
-            let (wanted, slots) = (grads.iter().map(Option::is_some), slots(f, into));
-            quote! {
-                let (#(#g,)*) = {
-                    let (_, #pb) = #path(#(#a),*);
-                    #pb(#(#a,)* #ct, [#(#wanted),*], #slots)
-                };
-            }
-        }
-        Stmt::Split {
-            dst,
-            pullback,
-            path,
-            args,
-            stash,
-        } => {
-            let path = derived_path(path, "split");
-            let (mt, name, a) = (m(dst), f.name(*dst), call_args(f, args));
-            match stash {
-                None => quote!(let (#mt #name, #pullback) = #path(#(#a),*);),
-                Some(Stash::Push(tape)) if f.slots.contains(tape) => quote! {
-                    let (#mt #name, #pullback) = #path(#(#a),*);
-                    #tape = ::core::option::Option::Some((::core::clone::Clone::clone(&#name), #pullback));
-                },
-                Some(Stash::Push(tape)) => quote! {
-                    let (#mt #name, #pullback) = #path(#(#a),*);
-                    #tape.push((::core::clone::Clone::clone(&#name), #pullback));
-                },
-                Some(Stash::Pop(tape)) => {
-                    let pop = match f.slots.contains(tape) {
-                        true => quote!(take),
-                        false => quote!(pop),
-                    };
-                    quote! {
-                        let ::core::option::Option::Some((#mt #name, #pullback)) = #tape.#pop() else {
-                            ::core::unreachable!("the call's tape holds one entry per iteration")
-                        };
-                    }
-                }
-            }
-        }
-        Stmt::Pullback {
-            pullback,
-            args,
-            ct,
-            grads,
-            into,
-        } => {
-            let (a, ct) = (call_args(f, args), f.name(*ct));
-            let g = grads.iter().map(|g| match g {
-                Some(v) => {
-                    let (mt, name) = (m(v), f.name(*v));
-                    quote!(#mt #name)
-                }
-                None => quote!(_),
-            });
-            let (wanted, slots) = (grads.iter().map(Option::is_some), slots(f, into));
-            quote!(let (#(#g,)*) = #pullback(#(#a,)* #ct, [#(#wanted),*], #slots);)
-        }
-        Stmt::CallHvp {
-            path,
-            args,
-            tangents,
-            ct,
-            ct_dot,
-            grads,
-            grad_dots,
-        } => {
-            let path = derived_path(path, "hvp");
-            let (mut a, ct) = (call_args(f, args), f.name(*ct));
-            // Spanned at the user's call, where a callee without second order is reported.
-            // (A method's receiver by reference: the backward sweep reads it again, and a value
-            // of the user's type need not be `Copy`.)
-            let method = path
-                .segments
-                .first()
-                .is_some_and(|s| s.ident == names::METHOD);
-            if let (Some(first), Some(seg)) = (a.first_mut(), path.segments.last()) {
-                let a = Ident::new("__arg", seg.ident.span().resolved_at(Span::mixed_site()));
-                let by_ref = match method {
-                    true => quote!(&),
-                    false => quote!(),
-                };
-                *first = quote::quote_spanned!(seg.ident.span() => { let #a = #by_ref #first; #a });
-            }
-            let t = tangents.iter().map(|t| match t {
-                Some(t) => tangent_arg(f, t),
-                None => quote!(::diffx::__private::Zero),
-            });
-            let ct_dot = ct_dot.as_ref().map_or_else(|| zero(f), |t| place(f, t));
-            let pattern = |vs: &[Option<Var>]| -> Vec<TokenStream> {
-                vs.iter()
-                    .map(|g| match g {
-                        Some(v) => {
-                            let (mt, name) = (m(v), f.name(*v));
-                            quote!(#mt #name)
-                        }
-                        None => quote!(_),
-                    })
-                    .collect()
-            };
-            let (g, d) = (pattern(grads), pattern(grad_dots));
-            let tail = [quote!(#ct), ct_dot];
-            let call = call(&path, a.into_iter().chain(t).chain(tail).collect());
-            quote!(let (_, (#(#g,)*), (#(#d,)*)) = #call;)
-        }
+        Stmt::Call(c) => calls::stmt(f, c, mutable),
     }
 }
 
@@ -647,19 +493,6 @@ pub(super) fn list_with(
         i += 1;
     }
     out
-}
-
-/// What a call's pullback is offered for each argument's gradient (`diffx::__private::Slot`):
-/// the caller's adjoint `into` names, or nothing.
-fn slots(f: &Func, into: &[Option<Var>]) -> TokenStream {
-    let offers = into.iter().map(|v| match v {
-        Some(v) => {
-            let name = f.name(*v);
-            quote!(::diffx::__private::Slot::slot(&mut #name))
-        }
-        None => quote!(::diffx::__private::NoSlot::none()),
-    });
-    quote!((#(#offers,)*))
 }
 
 /// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for

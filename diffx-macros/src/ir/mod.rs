@@ -175,16 +175,6 @@ pub enum Stmt {
     },
     /// An item declared in the body (`const K: f64 = 2.0;`).
     Item(TokenStream),
-    /// `(dst, dst_dot) = jvp of path(args) along tangents`.
-    CallJvp {
-        dst: Var,
-        dst_dot: Var,
-        path: syn::Path,
-        args: Vec<Atom>,
-        tangents: Vec<Option<Atom>>,
-        /// The user's call, where a tangent the callee does not take is reported.
-        span: Span,
-    },
     /// `outs = if cond { then } else { else_ }`, each branch yielding one operand per output: the
     /// value of an `if` expression and the new values of the names the branches rebind.
     If {
@@ -256,47 +246,106 @@ pub enum Stmt {
         mark: Option<Ident>,
         at: Option<Index>,
     },
-    /// `grads = vjp of path(args) with cotangent ct`; one gradient per argument that needs it.
-    /// `into` offers the callee, per argument, the caller's adjoint to add its gradient into in
-    /// place (a slice's: `reverse/pullbacks.rs`); a callee that does returns an empty gradient.
-    CallVjp {
-        path: syn::Path,
-        args: Vec<Atom>,
-        ct: Var,
-        grads: Vec<Option<Var>>,
-        into: Vec<Option<Var>>,
-    },
-    /// `(dst, pullback) = path(args)` split in two: the call's value, and its pullback (a closure)
-    /// for the [`Stmt::Pullback`] later in the same list. Reverse mode's calls, once paired
+    /// A call of another `#[autodiff]` function through one of its derived functions, or of a
+    /// pullback: `(outs) = kind(args; tangents; ct)`.
+    Call(Call),
+}
+
+/// A [`Stmt::Call`]. What `outs` binds and which of the other operands the call takes are the
+/// [`CallKind`]'s.
+#[derive(Clone)]
+pub struct Call {
+    pub kind: CallKind,
+    /// The primal arguments, as the user's call passes them.
+    pub args: Vec<Atom>,
+    /// The arguments' tangents (`None`: zero), for [`CallKind::Jvp`] and [`CallKind::Hvp`].
+    pub tangents: Vec<Option<Atom>>,
+    /// The cotangent of the call's value, for a [`CallKind::Vjp`], [`CallKind::Pullback`] or
+    /// [`CallKind::Hvp`].
+    pub ct: Option<Var>,
+    /// The values the call binds, `None` where one is not wanted.
+    pub outs: Vec<Option<Var>>,
+    /// Per argument, the caller's adjoint offered to a pullback to add its gradient into in
+    /// place (a slice's: `reverse/pullbacks.rs`); a callee that takes it returns an empty
+    /// gradient. Empty, or one entry per argument.
+    pub into: Vec<Option<Var>>,
+}
+
+impl Call {
+    /// A call of `kind` on `args` binding `outs`, with no tangents, cotangent or offers.
+    pub fn new(kind: CallKind, args: Vec<Atom>, outs: Vec<Option<Var>>) -> Call {
+        Call {
+            kind,
+            args,
+            tangents: Vec::new(),
+            ct: None,
+            outs,
+            into: Vec::new(),
+        }
+    }
+}
+
+/// What a [`Call`] calls, and what its `outs` are.
+#[derive(Clone)]
+pub enum CallKind {
+    /// `(y, ẏ) = jvp[g](args; tangents)`: forward mode's call, the value and its tangent.
+    /// `span`: the user's call, where a tangent the callee does not take is reported.
+    Jvp { path: syn::Path, span: Span },
+    /// `(grads) = vjp[g](args; ct)`: one gradient per argument, the callee's forward sweep run
+    /// again before its backward one.
+    Vjp(syn::Path),
+    /// `(y, pullback) = split[g](args)`: the call's value, and its pullback (a closure) for the
+    /// [`CallKind::Pullback`] later in the same list. Reverse mode's calls, once paired
     /// (`reverse/pullbacks.rs`): the callee's forward sweep runs once, not again in the pullback.
+    /// `outs` is `[y]`.
     Split {
-        dst: Var,
-        pullback: Ident,
         path: syn::Path,
-        args: Vec<Atom>,
+        pullback: Ident,
         stash: Option<Stash>,
     },
-    /// `grads = pullback(args, ct)`: the second half of a [`Stmt::Split`] call, offered `into`
-    /// as [`Stmt::CallVjp`] is.
-    Pullback {
-        pullback: Ident,
-        args: Vec<Atom>,
-        ct: Var,
-        grads: Vec<Option<Var>>,
-        into: Vec<Option<Var>>,
-    },
-    /// Forward mode over a [`Stmt::CallVjp`] (`hvp_` of a caller): `grads` and their tangents
-    /// `grad_dots`, from the callee's forward-over-reverse function, along the arguments'
-    /// `tangents` and the cotangent's tangent `ct_dot`.
-    CallHvp {
+    /// `(grads) = pullback(args; ct)`: the second half of a [`CallKind::Split`] call.
+    Pullback(Ident),
+    /// `(grads, grad_dots) = hvp[g](args; tangents; ct, ct_dot)`: forward mode over a
+    /// [`CallKind::Vjp`] (`hvp_` of a caller), the gradients and then their tangents, from the
+    /// callee's forward-over-reverse function, along the arguments' tangents and the
+    /// cotangent's tangent `ct_dot` (`None`: zero).
+    Hvp {
         path: syn::Path,
-        args: Vec<Atom>,
-        tangents: Vec<Option<Atom>>,
-        ct: Var,
         ct_dot: Option<Atom>,
-        grads: Vec<Option<Var>>,
-        grad_dots: Vec<Option<Var>>,
     },
+}
+
+impl CallKind {
+    /// The function called, but for a pullback (a closure of the list).
+    pub fn path(&self) -> Option<&syn::Path> {
+        match self {
+            CallKind::Jvp { path, .. }
+            | CallKind::Vjp(path)
+            | CallKind::Split { path, .. }
+            | CallKind::Hvp { path, .. } => Some(path),
+            CallKind::Pullback(_) => None,
+        }
+    }
+
+    /// The tangent of the cotangent, read by a [`CallKind::Hvp`].
+    pub fn ct_dot(&self) -> Option<&Atom> {
+        match self {
+            CallKind::Hvp { ct_dot, .. } => ct_dot.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// How the call prints: `jvp[g]`, `vjp[g]`, `split[g]`, `hvp[g]`, or the pullback's name.
+    pub fn name(&self) -> String {
+        let (form, path) = match self {
+            CallKind::Jvp { path, .. } => ("jvp", path),
+            CallKind::Vjp(path) => ("vjp", path),
+            CallKind::Split { path, .. } => ("split", path),
+            CallKind::Hvp { path, .. } => ("hvp", path),
+            CallKind::Pullback(pullback) => return pullback.to_string(),
+        };
+        format!("{form}[{}]", Op::Call(path.clone()).name())
+    }
 }
 
 /// A loop's tape in reverse mode: the stack each iteration pushes its entry state on.
@@ -357,7 +406,7 @@ pub enum Nested {
     Again(TokenStream),
 }
 
-/// Where a [`Stmt::Split`] in a loop leaves or finds its value and pullback.
+/// Where a [`CallKind::Split`] in a loop leaves or finds its value and pullback.
 #[derive(Clone)]
 pub enum Stash {
     /// In a loop's body: the call is made, and its value and pullback pushed on this tape.
@@ -568,36 +617,6 @@ impl Func {
             }
             Stmt::Const { name, expr, .. } => writeln!(f, "{name} = const {expr}"),
             Stmt::Verbatim { tokens, .. } | Stmt::Item(tokens) => writeln!(f, "{tokens}"),
-            Stmt::CallJvp {
-                dst,
-                dst_dot,
-                path,
-                args,
-                tangents,
-                ..
-            } => writeln!(
-                f,
-                "({}, {}) = jvp[{}]({}; {})",
-                self.name(*dst),
-                self.name(*dst_dot),
-                Op::Call(path.clone()).name(),
-                self.atoms(args),
-                self.opt_atoms(tangents)
-            ),
-            Stmt::CallVjp {
-                path,
-                args,
-                ct,
-                grads,
-                ..
-            } => writeln!(
-                f,
-                "({}) = vjp[{}]({}; {})",
-                self.opt_names(grads),
-                Op::Call(path.clone()).name(),
-                self.atoms(args),
-                self.name(*ct)
-            ),
             Stmt::Push { vec, value, .. } => {
                 writeln!(f, "{}.push({})", self.name(*vec), self.atom(value))
             }
@@ -605,51 +624,20 @@ impl Func {
                 writeln!(f, "{} = {}.pop()", self.name(*dst), self.name(*vec))
             }
             Stmt::Record { stack, value } => writeln!(f, "record {} on {stack}", self.atom(value)),
-            Stmt::Split {
-                dst,
-                pullback,
-                path,
-                args,
-                ..
-            } => writeln!(
-                f,
-                "({}, {pullback}) = split[{}]({})",
-                self.name(*dst),
-                Op::Call(path.clone()).name(),
-                self.atoms(args)
-            ),
-            Stmt::Pullback {
-                pullback,
-                args,
-                ct,
-                grads,
-                ..
-            } => writeln!(
-                f,
-                "({}) = {pullback}({}; {})",
-                self.opt_names(grads),
-                self.atoms(args),
-                self.name(*ct)
-            ),
-            Stmt::CallHvp {
-                path,
-                args,
-                tangents,
-                ct,
-                ct_dot,
-                grads,
-                grad_dots,
-            } => writeln!(
-                f,
-                "({}; {}) = hvp[{}]({}; {}; {}, {})",
-                self.opt_names(grads),
-                self.opt_names(grad_dots),
-                Op::Call(path.clone()).name(),
-                self.atoms(args),
-                self.opt_atoms(tangents),
-                self.name(*ct),
-                ct_dot.as_ref().map_or("_".to_string(), |t| self.atom(t))
-            ),
+            Stmt::Call(call) => {
+                let kind = &call.kind;
+                let mut outs = self.opt_names(&call.outs);
+                if let CallKind::Split { pullback, .. } = kind {
+                    outs = format!("{outs}, {pullback}");
+                }
+                let cts = call.ct.iter().map(|ct| self.name(*ct).to_string());
+                let cts: Vec<String> = cts.chain(kind.ct_dot().map(|t| self.atom(t))).collect();
+                let rest = [self.opt_atoms(&call.tangents), cts.join(", ")];
+                let rest = rest.into_iter().filter(|p| !p.is_empty());
+                let ins = [self.atoms(&call.args)].into_iter().chain(rest);
+                let ins = ins.collect::<Vec<_>>().join("; ");
+                writeln!(f, "({outs}) = {}({ins})", kind.name())
+            }
         }
     }
 }

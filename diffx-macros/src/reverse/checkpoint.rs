@@ -22,7 +22,7 @@ use proc_macro2::{Ident, Span};
 use quote::quote;
 
 use crate::builder::Builder;
-use crate::ir::{Branch, Checkpoint, ControlId, LoopHead, LoopIter, Op, Stmt, Var};
+use crate::ir::{Branch, Call, CallKind, Checkpoint, ControlId, LoopHead, LoopIter, Op, Stmt, Var};
 
 /// Checkpoints every loop of `b`'s top level that can be: run on a finished reverse program.
 pub fn checkpoint(b: &mut Builder, snapshots: usize) {
@@ -117,14 +117,19 @@ fn primal(body: &[Stmt]) -> Vec<Stmt> {
     for s in &mut out {
         match s {
             Stmt::SetElem { log, .. } | Stmt::Push { log, .. } => *log = None,
-            Stmt::Split {
-                dst, path, args, ..
-            } => {
-                *s = Stmt::Let {
-                    dst: *dst,
-                    op: Op::Call(path.clone()),
-                    args: std::mem::take(args),
-                    span: Span::call_site(),
+            Stmt::Call(Call {
+                kind: CallKind::Split { path, .. },
+                args,
+                outs,
+                ..
+            }) => {
+                if let [Some(dst)] = outs[..] {
+                    *s = Stmt::Let {
+                        dst,
+                        op: Op::Call(path.clone()),
+                        args: std::mem::take(args),
+                        span: Span::call_site(),
+                    }
                 }
             }
             Stmt::Loop {

@@ -28,7 +28,7 @@ use std::collections::HashSet;
 use proc_macro2::Ident;
 use quote::format_ident;
 
-use crate::ir::{Atom, ControlId, Func, Kind, Op, Stash, Stmt, Var};
+use crate::ir::{Atom, Call, CallKind, ControlId, Func, Kind, Op, Stash, Stmt, Var};
 use crate::names;
 
 /// Pairs the calls of `f` (a reverse program, after its tapes are trimmed) with their pullbacks.
@@ -55,10 +55,14 @@ fn single_entries(f: &Func) -> Vec<Ident> {
         for s in list {
             match s {
                 Stmt::Record { stack, .. }
-                | Stmt::Split {
-                    stash: Some(Stash::Push(stack)),
+                | Stmt::Call(Call {
+                    kind:
+                        CallKind::Split {
+                            stash: Some(Stash::Push(stack)),
+                            ..
+                        },
                     ..
-                } => pushes.push((stack.clone(), in_loop)),
+                }) => pushes.push((stack.clone(), in_loop)),
                 Stmt::If { then_, else_, .. } => {
                     visit(&then_.body, in_loop, pushes);
                     visit(&else_.body, in_loop, pushes);
@@ -194,7 +198,7 @@ fn stash_scope(
         let Some(key) = key else { continue };
         let once = keys.iter().flatten().filter(|k| *k == key).count() == 1;
         let pullbacks: Vec<usize> = (0..back.len())
-            .filter(|&k| matches!(&back[k], Stmt::CallVjp { path, args, .. } if (call_name(path), f.atoms(args)) == *key))
+            .filter(|&k| vjp_key(f, &back[k]).as_ref() == Some(key))
             .collect();
         let (true, [k]) = (once, pullbacks.as_slice()) else {
             continue;
@@ -211,18 +215,9 @@ fn stash_scope(
         let (dst, path, args) = (*dst, path.clone(), args.clone());
         let stack = call_tape(f, dst);
         let pullback = format_ident!("{}_pullback", f.name(dst));
-        split(&mut fwd[i], &pullback);
-        if let Stmt::Split { stash, .. } = &mut fwd[i] {
-            *stash = Some(Stash::Push(stack.clone()));
-        }
-        split(&mut back[*k], &pullback);
-        let pop = Stmt::Split {
-            dst,
-            pullback,
-            path,
-            args,
-            stash: Some(Stash::Pop(stack.clone())),
-        };
+        split_value(&mut fwd[i], &pullback, Some(Stash::Push(stack.clone())));
+        split_pullback(&mut back[*k], &pullback);
+        let pop = split_call(dst, path, args, pullback, Some(Stash::Pop(stack.clone())));
         let recalled = back
             .iter()
             .position(|s| matches!(s, Stmt::Let { dst: d, op: Op::Recall(_), .. } if *d == dst));
@@ -279,11 +274,12 @@ fn offer_buffers(f: &Func, list: &mut [Stmt]) {
     nested(list, &mut |l| offer_buffers(f, l));
     for k in 0..list.len() {
         let (head, rest) = list.split_at_mut(k + 1);
-        let (grads, into) = match &mut head[k] {
-            Stmt::CallVjp {
-                path, grads, into, ..
-            } if splittable(path) => (grads, into),
-            Stmt::Pullback { grads, into, .. } => (grads, into),
+        let Stmt::Call(c) = &mut head[k] else {
+            continue;
+        };
+        let (grads, into) = match &c.kind {
+            CallKind::Vjp(path) if splittable(path) => (&c.outs, &mut c.into),
+            CallKind::Pullback(_) => (&c.outs, &mut c.into),
             _ => continue,
         };
         // The additions of the call's gradients follow it, one per argument.
@@ -344,10 +340,8 @@ fn stash_loops(f: &Func, list: &mut [Stmt]) {
             let dst = *dst;
             if popped.contains(&dst) {
                 let name = call_tape(f, dst);
-                split(s, &format_ident!("{}_pullback", f.name(dst)));
-                if let Stmt::Split { stash, .. } = s {
-                    *stash = Some(Stash::Push(name.clone()));
-                }
+                let pullback = format_ident!("{}_pullback", f.name(dst));
+                split_value(s, &pullback, Some(Stash::Push(name.clone())));
                 tape.calls.push(name);
             }
         }
@@ -387,23 +381,28 @@ fn pop_calls(f: &Func, body: &mut Vec<Stmt>, calls: &[(Var, (String, String))]) 
     let mut k = 0;
     while k < body.len() {
         match &mut body[k] {
-            Stmt::Split { dst, stash, .. } if calls.iter().any(|(d, _)| d == dst) => {
-                *stash = Some(Stash::Pop(call_tape(f, *dst)));
-                popped.push(*dst);
+            Stmt::Call(Call {
+                kind: CallKind::Split { stash, .. },
+                outs,
+                ..
+            }) => {
+                if let Some(&(dst, _)) = calls.iter().find(|(d, _)| outs[..] == [Some(*d)]) {
+                    *stash = Some(Stash::Pop(call_tape(f, dst)));
+                    popped.push(dst);
+                }
             }
-            Stmt::CallVjp { path, args, .. } => {
+            Stmt::Call(Call {
+                kind: CallKind::Vjp(path),
+                args,
+                ..
+            }) => {
                 let key = (call_name(path), f.atoms(args));
                 let call = calls.iter().find(|(d, k)| *k == key && !popped.contains(d));
                 if let Some(&(dst, _)) = call {
                     let pullback = format_ident!("{}_pullback", f.name(dst));
-                    let pop = Stmt::Split {
-                        dst,
-                        pullback: pullback.clone(),
-                        path: path.clone(),
-                        args: args.clone(),
-                        stash: Some(Stash::Pop(call_tape(f, dst))),
-                    };
-                    split(&mut body[k], &pullback);
+                    let stash = Some(Stash::Pop(call_tape(f, dst)));
+                    let pop = split_call(dst, path.clone(), args.clone(), pullback.clone(), stash);
+                    split_pullback(&mut body[k], &pullback);
                     body.insert(k, pop);
                     popped.push(dst);
                     k += 1;
@@ -451,49 +450,71 @@ fn pair_in(f: &Func, list: &mut [Stmt]) {
             continue;
         }
         let key = (call_name(path), f.atoms(args));
-        let later = list[i + 1..].iter().position(|s| {
-            matches!(s, Stmt::CallVjp { path, args, .. } if (call_name(path), f.atoms(args)) == key)
-        });
+        let later = list[i + 1..]
+            .iter()
+            .position(|s| vjp_key(f, s).as_ref() == Some(&key));
         let Some(j) = later.map(|k| i + 1 + k) else {
             continue;
         };
         let pullback = format_ident!("{}_pullback", f.name(*dst));
-        split(&mut list[i], &pullback);
-        split(&mut list[j], &pullback);
+        split_value(&mut list[i], &pullback, None);
+        split_pullback(&mut list[j], &pullback);
     }
 }
 
-/// The call or pullback `s` as half of the split pair `pullback` names.
-fn split(s: &mut Stmt, pullback: &Ident) {
-    let pullback = pullback.clone();
-    *s = match std::mem::replace(s, Stmt::Item(Default::default())) {
-        Stmt::Let {
-            dst,
-            op: Op::Call(path),
-            args,
-            ..
-        } => Stmt::Split {
-            dst,
-            pullback,
-            path,
-            args,
-            stash: None,
-        },
-        Stmt::CallVjp {
-            args,
-            ct,
-            grads,
-            into,
-            ..
-        } => Stmt::Pullback {
-            pullback,
-            args,
-            ct,
-            grads,
-            into,
-        },
-        other => other,
+/// The call `s` (`y = g(args)`) as the first half of the split pair `pullback` names, its value
+/// and pullback kept or found as `stash` says.
+fn split_value(s: &mut Stmt, pullback: &Ident, stash: Option<Stash>) {
+    if let Stmt::Let {
+        dst,
+        op: Op::Call(path),
+        args,
+        ..
+    } = s
+    {
+        let args = std::mem::take(args);
+        *s = split_call(*dst, path.clone(), args, pullback.clone(), stash);
+    }
+}
+
+/// The pullback `s` (`vjp[g](args; ȳ)`) as the second half of the split pair `pullback` names.
+fn split_pullback(s: &mut Stmt, pullback: &Ident) {
+    if let Stmt::Call(Call {
+        kind: kind @ CallKind::Vjp(_),
+        ..
+    }) = s
+    {
+        *kind = CallKind::Pullback(pullback.clone());
+    }
+}
+
+/// `(dst, pullback) = split[path](args)`, its value and pullback kept or found as `stash` says.
+fn split_call(
+    dst: Var,
+    path: syn::Path,
+    args: Vec<Atom>,
+    pullback: Ident,
+    stash: Option<Stash>,
+) -> Stmt {
+    let kind = CallKind::Split {
+        path,
+        pullback,
+        stash,
     };
+    Stmt::Call(Call::new(kind, args, vec![Some(dst)]))
+}
+
+/// What identifies the pullback `vjp[g](args; ct)` of `s`, if it is one: the callee and the
+/// arguments.
+fn vjp_key(f: &Func, s: &Stmt) -> Option<(String, String)> {
+    match s {
+        Stmt::Call(Call {
+            kind: CallKind::Vjp(path),
+            args,
+            ..
+        }) => Some((call_name(path), f.atoms(args))),
+        _ => None,
+    }
 }
 
 fn call_name(path: &syn::Path) -> String {

@@ -6,7 +6,7 @@ use proc_macro2::Span;
 
 use super::residual::Residue;
 use super::Sweep;
-use crate::ir::{Atom, Kind, Op, Stmt, Var};
+use crate::ir::{Atom, Call, CallKind, Kind, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::rules::{Deriv, Rule};
 
@@ -102,14 +102,12 @@ impl Sweep {
                     .iter()
                     .map(|a| a.var().map(|_| self.b.temp(self.b.func.atom_kind(a))))
                     .collect();
-                let call = Stmt::CallVjp {
-                    path: path.clone(),
-                    args: args.to_vec(),
-                    ct: g,
-                    grads: grads.clone(),
+                let call = Call::new(CallKind::Vjp(path.clone()), args.to_vec(), grads.clone());
+                self.b.push(Stmt::Call(Call {
+                    ct: Some(g),
                     into: vec![None; args.len()],
-                };
-                self.b.push(call);
+                    ..call
+                }));
                 for (a, gv) in args.iter().zip(grads) {
                     if let Some(gv) = gv {
                         self.accumulate(a, Atom::Var(gv), span, mark);
