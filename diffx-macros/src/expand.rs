@@ -1,5 +1,5 @@
-//! The pipeline of `#[autodiff]`: adapt → parse → desugar → analyze → lower → check → derive the
-//! programs → emit → dress. Each stage is one call here, from one type to the next.
+//! The pipeline of `#[autodiff]`: adapt → parse → scopes → desugar → analyze → lower → check →
+//! derive the programs → emit → dress. Each stage is one call here, from one type to the next.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};

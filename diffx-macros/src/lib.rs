@@ -6,8 +6,9 @@
 //! Inside, `#[autodiff]` is a small compiler from a Rust numeric function to its derivative
 //! functions (see `expand.rs`): `adapt` brings tuple results and methods into the form the core
 //! takes, `parse` reads the attribute and signature, `desugar` rewrites Rust's conveniences into a
-//! small core, `analyze` finds what the body does with its names, `lower` turns the body into a Wengert list (`ir`), `check` refuses what the order
-//! asked for cannot go through, `forward` and `reverse` rewrite the list into tangent and adjoint
+//! small core (after `analyze` has given every binding a name of its own), `analyze` finds what
+//! the body does with each binding, `lower` turns the body into a Wengert list (`ir`), `check`
+//! refuses what the order asked for cannot go through, `forward` and `reverse` rewrite the list into tangent and adjoint
 //! programs using the one derivative table in `rules`, `emit` writes them as Rust, and `adapt`
 //! dresses what was written back in the user's form. All of it is plain Rust over
 //! `proc_macro2`, tested without a compiler; this file only connects it to rustc. The repository's
@@ -25,7 +26,7 @@
 //! | 0 | `rules`, `tokens`, `names` | the derivative table; token helpers; the generated names |
 //! | 1 | `ir` | the Wengert list and its notation for operands |
 //! | 2 | `parse` | the attribute's arguments and the signature |
-//! | 3 | `desugar`, `analyze` | Rust's conveniences rewritten into a small core (syn → syn); what the body does with its names, found once before lowering |
+//! | 3 | `desugar`, `analyze` | Rust's conveniences rewritten into a small core (syn → syn); every binding a name of its own, and what the body does with each, found once before lowering |
 //! | 4 | `builder`, `lower` | the core lowered to the Wengert list |
 //! | 5 | `liveness`, `tape`, `check` | analyses of the list: last reads; what a loop's tape keeps; what keeps the order asked for from being written |
 //! | 6 | `forward`, `reverse` | the transforms: the tangent program; the adjoint program |

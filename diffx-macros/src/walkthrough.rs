@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use quote::{quote, ToTokens};
 
 use crate::ir::{Func, Stmt};
-use crate::{desugar, expand, forward, parse, reverse, tape};
+use crate::{analyze, desugar, expand, forward, parse, reverse, tape};
 
 /// The committed document, at the repository's root.
 const DOCUMENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/internals.md");
@@ -52,16 +52,33 @@ The attribute's arguments and the signature: which parameters are differentiated
 unless `wrt(…)` names some), what kind each is (a number, a slice, a tensor, a parameter struct),
 and the float type the derivatives are computed in. Later stages read this summary.";
 
+const SCOPES: &str = "\
+## 2. Scopes (`analyze/scopes.rs`)
+
+Every binding gets a name of its own, so that whatever a later stage knows of a name it knows of
+one binding: a name bound again is renamed, with every use that resolves to it, the first binding
+keeping it. Here the closure's parameter `y` comes first and keeps its name; the `let mut y` gets
+another. Values are still named after the user's names in the lists below (`y`, `y_1`).";
+
 const DESUGAR: &str = "\
-## 2. Desugar (`desugar/`)
+## 3. Desugar (`desugar/`)
 
 Rust's conveniences are rewritten, syn to syn, into the small core that lowering knows, so every
 mode gets them at once: closures written out where they are called, iterator chains into loops,
 patterns into one `let` per name, `break`, `continue` and early `return` into flags and guarded
 remainders. Here the closure is gone, its body written out at its call:";
 
+const ANALYZE: &str = "\
+## 4. Analyze (`analyze/`)
+
+The desugared body is renamed apart again, for the names desugaring binds (here the closure's
+parameter, now a `let y`, is the only `y` left and keeps its name), and read once for what
+lowering needs to know of each binding: which vectors are written by element, which values are
+changed in place, indexed, passed by reference, read by tuple component or are of the user's
+types (`analyze/uses.rs`, from syn's tree). This function has none of them:";
+
 const LOWER: &str = "\
-## 3. Lower (`lower/`, `builder.rs`)
+## 5. Lower (`lower/`, `builder.rs`)
 
 The body becomes a Wengert list (`ir/`): each statement binds a fresh value to one operation of the
 rule table (`rules/table.rs`) on earlier values; a name assigned again gets a new value (`y_1`, `y_2`).
@@ -72,7 +89,7 @@ yields from each arm the new values of the names the arms rebind. Its condition,
 arm.";
 
 const FORWARD: &str = "\
-## 4. Forward mode (`forward.rs`)
+## 6. Forward mode (`forward.rs`)
 
 The list rewritten to carry a tangent beside each value, `x_dot` the tangent parameter: after each
 `z = op(a, b)` comes `ż = ∂z/∂a·ȧ + ∂z/∂b·ḃ`, the partials taken from the rule table. The loop
@@ -80,7 +97,7 @@ carries the tangent of its cell as one more cell (`y_dot_1`), and each arm of th
 tangents and yields them beside its values. Nothing is stored: the program runs once, forward.";
 
 const REVERSE: &str = "\
-## 5. Reverse mode (`reverse/`)
+## 7. Reverse mode (`reverse/`)
 
 Two sweeps. The forward sweep is the list itself, plus a tape and records: each iteration of a
 loop first pushes its entry state (cells, loop variables) on the tape, and each value of the body
@@ -96,7 +113,7 @@ it (`y_4_bar`) and restarts it at zero (`:=`) before adding its own contribution
 loop, `y = id(x)` hands it to `x_bar`.";
 
 const TRIM: &str = "\
-## 6. Trim the tapes (`tape.rs`, `liveness.rs`)
+## 8. Trim the tapes (`tape.rs`, `liveness.rs`)
 
 The backward sweep may hold more than its adjoints read (a loop that recomputes runs its whole
 body again). This pass drops the values no adjoint reads, then the tape entries and records
@@ -105,7 +122,7 @@ loop runs the range reversed. Here it finds nothing to drop: `y` stays on the ta
 `mul` need it, and `t2` is read by its own adjoint.";
 
 const EMIT: &str = "\
-## 7. Emit (`emit/`)
+## 9. Emit (`emit/`)
 
 Only here are lists written as Rust. Beside `f`, unchanged, the macro writes hidden functions
 (`__diffx_…`) that hold the programs, the public ones that call them, and what other expansions
@@ -114,7 +131,7 @@ look up (a caller's `hvp_` looks up `__diffx_hvp_f`; one differentiating a call 
 `hessian_f` are stubs whose use is a compile error that says to add it.";
 
 const EMIT_JVP: &str = "\
-The tangent program is step 4's list written one `let` per value, the loop a `for` whose cells are
+The tangent program is step 6's list written one `let` per value, the loop a `for` whose cells are
 `mut` locals written back at the end of each iteration; the hidden function takes any scalar
 tangent, and `jvp_f` gives each differentiated parameter a tangent and the others `Zero`:";
 
@@ -158,11 +175,16 @@ fn walkthrough() -> String {
     section(PARSE, "text", &signature(&sig));
 
     let mut core = item.clone();
-    *core.block = desugar::body(&item.block, &sig).unwrap();
+    let (block, user_names) = analyze::scopes(&item.block, &sig);
+    *core.block = block;
+    section(SCOPES, "rust", &pretty(syn::Item::Fn(core.clone())));
+
+    *core.block = desugar::body(&core.block, &sig).unwrap();
     section(DESUGAR, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    let (block, facts) = crate::analyze::body(&core.block, &sig, Default::default());
+    let (block, facts) = analyze::body(&core.block, &sig, user_names);
     *core.block = block;
+    section(ANALYZE, "text", &facts_text(&facts));
     let (primal, params) = crate::lower::function(&core, &sig, facts, false).unwrap();
     let primal_text = indented(&primal.func.to_string());
     section(LOWER, "text", &primal_text);
@@ -203,6 +225,35 @@ fn walkthrough() -> String {
     let vjp = ["__diffx_split_f", "__diffx_vjp_f", "grad_f"].map(program);
     section(EMIT_VJP, "rust", &vjp.join("\n"));
     format!("{doc}{OUTRO}\n")
+}
+
+/// What analysis found, one line per fact.
+fn facts_text(facts: &analyze::Facts) -> String {
+    let sets = [
+        ("written by element", &facts.written),
+        ("changed in place", &facts.changed_in_place),
+        ("indexed", &facts.indexed),
+        ("passed by reference", &facts.referenced),
+        ("read by tuple component", &facts.tuple_read),
+        ("of the user's types", &facts.own_types),
+    ];
+    let mut out = String::new();
+    for (what, names) in sets {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let names = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        };
+        let _ = writeln!(out, "{what}: {names}");
+    }
+    let renamed: Vec<String> = facts
+        .user_names
+        .iter()
+        .map(|(n, u)| format!("{n} (the user's {u})"))
+        .collect();
+    let _ = writeln!(out, "renamed: {}", renamed.join(", "));
+    out
 }
 
 /// What parsing found, one line per parameter.
