@@ -70,6 +70,42 @@ pub fn of_tokens(ts: TokenStream) -> Uses {
     u
 }
 
+/// Whether `e` reads a name for which `pred` holds, other than for its length (`x.len()` is an
+/// integer whatever `x` holds). Paths of more than one segment (`f64::EPSILON`) name no local.
+pub fn mentions(e: &Expr, pred: &mut dyn FnMut(&proc_macro2::Ident) -> bool) -> bool {
+    let mut m = Mentions { pred, found: false };
+    m.visit_expr(e);
+    m.found
+}
+
+struct Mentions<'p> {
+    pred: &'p mut dyn FnMut(&proc_macro2::Ident) -> bool,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Mentions<'_> {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let (None, Some(id)) = (&p.qself, p.path.get_ident()) {
+            self.found |= (self.pred)(id);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let length = m.method == "len" && m.args.is_empty() && ident(&m.receiver).is_some();
+        if !length {
+            visit::visit_expr_method_call(self, m);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let list = Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+        match m.parse_body_with(list) {
+            Ok(args) => args.iter().for_each(|a| self.visit_expr(a)),
+            Err(_) => self.found |= tokens::mentions(m.tokens.clone(), self.pred),
+        }
+    }
+}
+
 impl Uses {
     /// What the token scanners find in opaque tokens.
     fn scan(&mut self, ts: TokenStream) {
@@ -321,6 +357,20 @@ mod tests {
             "assigned [] parts [] elements [] changed [\"e\", \"it\", \"stack\"] indexed [] \
              referenced [\"k1\"] tuples [\"t\"] others [\"e\"]"
         );
+    }
+
+    #[test]
+    fn mentions_reads_names_not_lengths_fields_or_paths() {
+        let reads_x = |e: syn::Expr| super::mentions(&e, &mut |id| id == "x");
+        assert!(reads_x(syn::parse_quote!(f(y, x + 1.0))));
+        assert!(reads_x(syn::parse_quote!(P { a: 1.0, x })));
+        assert!(reads_x(syn::parse_quote!({
+            assert!(x > 0.0);
+            1.0
+        })));
+        assert!(reads_x(syn::parse_quote!(vec![x; 3])));
+        assert!(!reads_x(syn::parse_quote!(x.len() as f64)));
+        assert!(!reads_x(syn::parse_quote!(P { x: 1.0 }.x + f64::x(y))));
     }
 
     #[test]

@@ -3,14 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::TokenStream;
-use quote::ToTokens;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local};
 
 use super::patterns;
+use crate::analyze::uses;
 use crate::parse::Signature;
-use crate::tokens;
 
 /// The names that may hold a value depending on a differentiable parameter: those parameters,
 /// and every name bound or assigned from an expression that mentions one, to a fixed point. The
@@ -34,7 +32,7 @@ pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
     loop {
         let before = active.len();
         for (names, from) in &flows.0 {
-            if tokens::mentions(from.clone(), &mut |id| active.contains(&id.to_string())) {
+            if uses::mentions(from, &mut |id| active.contains(&id.to_string())) {
                 active.extend(names.iter().cloned());
             }
         }
@@ -44,43 +42,50 @@ pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
     }
 }
 
-/// Every binding and assignment: the names it writes and the tokens it reads.
-pub(super) struct Flows(pub(super) Vec<(Vec<String>, TokenStream)>);
+/// Every binding and assignment: the names it writes and the expression it reads.
+pub(super) struct Flows(pub(super) Vec<(Vec<String>, Expr)>);
 
 impl VisitMut for Flows {
     fn visit_local_mut(&mut self, l: &mut Local) {
         if let Some(init) = &l.init {
-            self.0
-                .push((patterns::names(&l.pat), init.expr.to_token_stream()));
+            self.0.push((patterns::names(&l.pat), (*init.expr).clone()));
         }
         visit_mut::visit_local_mut(self, l);
     }
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
-            Expr::Assign(a) => self
-                .0
-                .push((place_name(&a.left), a.right.to_token_stream())),
-            Expr::Binary(b) if is_compound(&b.op) => self
-                .0
-                .push((place_name(&b.left), b.right.to_token_stream())),
+            Expr::Assign(a) => self.0.push((place_name(&a.left), (*a.right).clone())),
+            Expr::Binary(b) if is_compound(&b.op) => {
+                self.0.push((place_name(&b.left), (*b.right).clone()))
+            }
             Expr::ForLoop(f) => {
-                self.0
-                    .push((patterns::names(&f.pat), f.expr.to_token_stream()));
+                self.0.push((patterns::names(&f.pat), (*f.expr).clone()));
                 // `for r in v.iter_mut() { *r = … }`: `v` holds what the body writes.
                 if let Some(v) = mutably_iterated(&f.expr) {
-                    self.0.push((v, f.body.to_token_stream()));
+                    let body = Expr::Block(syn::ExprBlock {
+                        attrs: Vec::new(),
+                        label: None,
+                        block: f.body.clone(),
+                    });
+                    self.0.push((v, body));
                 }
             }
             // `v.iter_mut().zip(x).for_each(|(r, a)| *r = …)`: `v` holds what the chain reads.
             Expr::MethodCall(m) if mutably_iterated(&m.receiver).is_some() => {
                 let v = mutably_iterated(&m.receiver).unwrap_or_default();
-                self.0.push((v, m.to_token_stream()));
+                self.0.push((v, Expr::MethodCall(m.clone())));
             }
             // `v.push(x)`, `v.extend_from_slice(&w)`: `v` holds what it is given.
-            Expr::MethodCall(m) if GROWS.contains(&m.method.to_string().as_str()) => self
-                .0
-                .push((place_name(&m.receiver), m.args.to_token_stream())),
+            // (Each argument, as the tuple of them.)
+            Expr::MethodCall(m) if GROWS.contains(&m.method.to_string().as_str()) => {
+                let args = Expr::Tuple(syn::ExprTuple {
+                    attrs: Vec::new(),
+                    paren_token: Default::default(),
+                    elems: m.args.clone(),
+                });
+                self.0.push((place_name(&m.receiver), args))
+            }
             _ => {}
         }
         visit_mut::visit_expr_mut(self, e);

@@ -91,10 +91,8 @@ impl Sugar {
             .find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, id)| *id))
     }
 
-    fn mentions_active(&self, e: &impl ToTokens) -> bool {
-        tokens::mentions(e.to_token_stream(), &mut |id| {
-            self.active.contains(&id.to_string())
-        })
+    fn mentions_active(&self, e: &Expr) -> bool {
+        crate::analyze::uses::mentions(e, &mut |id| self.active.contains(&id.to_string()))
     }
 
     /// The local closure a path names here, if it names one.
@@ -510,7 +508,7 @@ impl VisitMut for Sugar {
         // `v.extend_from_slice(&w)`, `v.extend(chain)`: a push of each element.
         if let Expr::MethodCall(m) = e {
             let extend = m.method == "extend_from_slice" || m.method == "extend";
-            if extend && m.args.len() == 1 && self.mentions_active(&m.args) {
+            if extend && m.args.len() == 1 && self.mentions_active(&m.args[0]) {
                 let (v, from) = (&m.receiver, &m.args[0]);
                 // (Not a `__diffx_` name: this loop is the user's, to be rewritten like one.)
                 self.counter += 1;

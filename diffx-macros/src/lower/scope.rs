@@ -73,7 +73,7 @@ impl Lowerer<'_> {
             }
             _ => match operands_of(e) {
                 Some(ops) => ops.iter().flatten().any(|o| self.mentions_active(o)),
-                None => tokens::mentions(e.to_token_stream(), &mut |id| self.is_active(id)),
+                None => super::uses::mentions(e, &mut |id| self.is_active(id)),
             },
         }
     }
