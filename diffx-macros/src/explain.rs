@@ -22,7 +22,7 @@ mod instrument;
 mod parts;
 mod tensors;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -107,7 +107,10 @@ pub fn function(
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let list = self_calls(&p.primal.func.to_string());
+    let list = self_calls(&as_written(
+        &p.primal.func.to_string(),
+        &p.primal.user_names,
+    ));
     let others: HashSet<Var> = p
         .params
         .iter()
@@ -120,7 +123,14 @@ pub fn function(
         return Ok(TokenStream::new());
     };
     let rec = Ident::new("__rec", Span::mixed_site());
-    let mut ins = Instrument::new(rec.clone(), sig.float.clone(), f, user_idents(item));
+    let shown_as = &p.primal.user_names;
+    let mut ins = Instrument::new(
+        rec.clone(),
+        sig.float.clone(),
+        f,
+        user_idents(item),
+        shown_as,
+    );
     if let Mode::Values = mode {
         let structs = tensors::structs(f, &others);
         ins.values = true;
@@ -242,7 +252,7 @@ fn inputs(ins: &Instrument, p: &Programs) -> Vec<TokenStream> {
                     let Atom::Field(_, path) = a else {
                         return TokenStream::new();
                     };
-                    let (value, shown) = (quote!(#x #path), pretty_expr(&place(f, a)));
+                    let (value, shown) = (quote!(#x #path), ins.pretty(&place(f, a)));
                     let probe = quote!(::diffx::explain::Probe::<#float, _>::new);
                     quote!(#rec.input_field(#shown, (&#probe(&#value)).probe(), (&#probe(&#dx #path)).probe());)
                 });
@@ -283,7 +293,7 @@ fn recorded_body(
         Some(r) => {
             let (value, expr, row) = (
                 place(f, r),
-                pretty_expr(&place(f, &ins.shown(r))),
+                ins.pretty(&place(f, &ins.shown(r))),
                 ins.source(r),
             );
             let float = &sig.float;
@@ -347,6 +357,27 @@ fn pretty_items<const N: usize>(emitted: &TokenStream, names: [Ident; N]) -> [St
             })
             .unwrap_or_default()
     })
+}
+
+/// The printed list `text` with each binding analysis renamed apart under the user's name (for
+/// the learner; the names in the code stay apart).
+fn as_written(text: &str, user_names: &BTreeMap<String, String>) -> String {
+    if user_names.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(user_names.get(&word).unwrap_or(&word));
+        word.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
 }
 
 /// An expression formatted on one line: `x1.ln()`, `v4 - v3`.

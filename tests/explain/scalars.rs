@@ -673,3 +673,39 @@ fn odd_shapes() {
     assert_eq!(t.value("rows_dot"), Some(rows_dot(0.5, &rows)));
     assert_both_modes(&t, -1.0, &[grad_rows_dot(0.5, &rows)]);
 }
+
+/// A closure called twice: each call's parameter is a binding of its own inside the macro, shown
+/// under the name the user gave it.
+#[autodiff]
+fn scaled_twice(x: f64) -> f64 {
+    let c = |v: f64| {
+        let w: f64 = v * 2.0;
+        w
+    };
+    let k: f64 = 1.5;
+    let k2: f64 = {
+        let k: f64 = 2.0;
+        k
+    };
+    c(k) * x + c(k2) * x * x
+}
+
+#[test]
+fn bindings_show_the_names_the_user_gave_them() {
+    let t = explain_scaled_twice(0.5, 1.0);
+    let text = format!("{t}\n{}", t.wengert_list());
+    assert!(!text.contains("diffx"), "{text}");
+    assert!(
+        text.contains("{ let v: f64 = k2; { let w: f64 = v * 2.0; w } } * x"),
+        "{text}"
+    );
+    assert!(
+        text.contains("k2 = const { let k : f64 = 2.0; k }"),
+        "{text}"
+    );
+    // f = 3x + 4x²: at x = 0.5, 2.5, and 3 + 8x = 7.
+    let (value, tangent) = jvp_scaled_twice(0.5, 1.0);
+    assert_close(value, 2.5, "value");
+    assert_close(tangent, 7.0, "tangent");
+    assert_close(grad_scaled_twice(0.5), 7.0, "gradient");
+}

@@ -8,7 +8,7 @@
 //! `s > 1.0`). Nothing here needs the tangent or adjoint programs: the recorder runs forward and
 //! reverse mode over the rows as they come.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
@@ -135,6 +135,8 @@ pub struct Instrument<'a> {
     grads: Ident,
     /// The function's own list, for names and kinds.
     pub(super) primal: &'a Func,
+    /// The bindings analysis renamed apart, with the user's names: code is shown with those.
+    shown_as: &'a BTreeMap<String, String>,
     /// Every constant local seen so far: `cond = s > 1.0` labels the arms of an `if`.
     consts: HashMap<String, TokenStream>,
     /// The identifiers of the user's function: the other names in a condition were generated
@@ -152,7 +154,15 @@ pub struct Instrument<'a> {
 }
 
 impl<'a> Instrument<'a> {
-    pub fn new(rec: Ident, float: Ident, primal: &'a Func, user: BTreeSet<String>) -> Self {
+    pub fn new(
+        rec: Ident,
+        float: Ident,
+        primal: &'a Func,
+        mut user: BTreeSet<String>,
+        shown_as: &'a BTreeMap<String, String>,
+    ) -> Self {
+        // (A binding renamed apart is the user's too.)
+        user.extend(shown_as.keys().cloned());
         let parts = super::parts::named_parts(primal, &user);
         Instrument {
             rec,
@@ -162,6 +172,7 @@ impl<'a> Instrument<'a> {
             struct_tangents: HashMap::new(),
             grads: Ident::new("__g", Span::mixed_site()),
             primal,
+            shown_as,
             consts: HashMap::new(),
             user,
             reads: HashMap::new(),
@@ -169,6 +180,19 @@ impl<'a> Instrument<'a> {
             parts,
             elements_written: elements_written(primal),
         }
+    }
+
+    /// Code as the learner reads it: formatted on one line, each binding analysis renamed apart
+    /// under the user's name.
+    pub(super) fn pretty(&self, e: &TokenStream) -> String {
+        let e = crate::tokens::substitute(e.clone(), &mut |id| {
+            let user = self.shown_as.get(&id.to_string())?;
+            Some(quote::ToTokens::into_token_stream(Ident::new(
+                user,
+                id.span(),
+            )))
+        });
+        pretty_expr(&e)
     }
 
     /// The name of the row of `dst`: its own, but for a value the macro named that is written
@@ -382,14 +406,14 @@ impl<'a> Instrument<'a> {
         let (rec, k) = (&self.rec, Self::key(dst));
         let name = self.row_name(dst);
         let shown: Vec<Atom> = args.iter().map(|a| self.shown(a)).collect();
-        let expr = pretty_expr(&emit::op_expr(f, dst, op, &shown));
+        let expr = self.pretty(&emit::op_expr(f, dst, op, &shown));
         let value = place(f, &Atom::Var(dst));
         let edges = args
             .iter()
             .zip(parts)
             .filter(|(a, _)| a.var().is_some())
             .map(|(a, p)| {
-                let (row, operand) = (self.source(a), pretty_expr(&place(f, &self.shown(a))));
+                let (row, operand) = (self.source(a), self.pretty(&place(f, &self.shown(a))));
                 quote!((#row, #p, #operand))
             });
         quote!(#rec.operation(#k, #name, #expr, #value, &[#(#edges),*]);)
@@ -457,7 +481,7 @@ impl<'a> Instrument<'a> {
                 .filter(|_| !self.user.contains(&name));
             generated.map(|e| tokens::paren(e.clone()))
         });
-        let text = pretty_expr(&expr).replace("::core::", "");
+        let text = self.pretty(&expr).replace("::core::", "");
         (!text.contains("__diffx")).then_some(text)
     }
 

@@ -14,7 +14,6 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
 
 use super::instrument::Instrument;
-use super::pretty_expr;
 use crate::builder::Builder;
 use crate::emit;
 use crate::ir::operands::{by_ref, place, value};
@@ -308,9 +307,9 @@ impl Instrument<'_> {
                         _ => by_ref(f, s),
                     })
                     .collect();
-                pretty_expr(&quote!(#path(#(#shown),*)))
+                self.pretty(&quote!(#path(#(#shown),*)))
             }
-            _ => pretty_expr(&emit::op_expr(f, dst, op, &shown)),
+            _ => self.pretty(&emit::op_expr(f, dst, op, &shown)),
         };
         let value = place(f, &Atom::Var(dst));
         // (An array, not `vec![…]`: a method's calls in it are rewritten to `self.g(…)` later,
@@ -320,7 +319,7 @@ impl Instrument<'_> {
 
     /// The operand `a` as its expression shows it: `x`, `model.layers[0].w`.
     fn operand_name(&self, a: &Atom) -> String {
-        pretty_expr(&place(self.primal, &self.shown(a)))
+        self.pretty(&place(self.primal, &self.shown(a)))
     }
 
     /// `dst = rule(args)` where values may be tensors: elementwise partials as values, linear maps
