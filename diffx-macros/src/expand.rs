@@ -90,10 +90,14 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
     let (asked, record) = (args.order, !args.recompute);
     let mut core = item.clone();
     let (block, user_names) = analyze::scopes(&item.block, sig);
-    let (block, facts) = analyze::body(&desugar::body(&block, sig)?, sig, user_names);
+    let as_written = |e| analyze::error_as_written(e, &user_names);
+    let desugared = desugar::body(&block, sig).map_err(as_written)?;
+    let (block, facts) = analyze::body(&desugared, sig, user_names.clone());
     *core.block = block;
     let second = asked.is_some_and(|o| o.n >= 2);
-    let (primal, params) = lower::function(&core, sig, facts, second)?;
+    let user_names = facts.user_names.clone();
+    let as_written = |e| analyze::error_as_written(e, &user_names);
+    let (primal, params) = lower::function(&core, sig, facts, second).map_err(as_written)?;
     let order = check::order(&primal, sig, item, asked)?;
     let fwd = forward::transform(&primal, &params)?;
     let typed: Vec<_> = params

@@ -22,7 +22,7 @@ mod instrument;
 mod parts;
 mod tensors;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -107,7 +107,7 @@ pub fn function(
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
-    let list = self_calls(&as_written(
+    let list = self_calls(&crate::analyze::as_written(
         &p.primal.func.to_string(),
         &p.primal.user_names,
     ));
@@ -357,27 +357,6 @@ fn pretty_items<const N: usize>(emitted: &TokenStream, names: [Ident; N]) -> [St
             })
             .unwrap_or_default()
     })
-}
-
-/// The printed list `text` with each binding analysis renamed apart under the user's name (for
-/// the learner; the names in the code stay apart).
-fn as_written(text: &str, user_names: &BTreeMap<String, String>) -> String {
-    if user_names.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    for c in text.chars().chain(std::iter::once(' ')) {
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
-            continue;
-        }
-        out.push_str(user_names.get(&word).unwrap_or(&word));
-        word.clear();
-        out.push(c);
-    }
-    out.pop();
-    out
 }
 
 /// An expression formatted on one line: `x1.ln()`, `v4 - v3`.

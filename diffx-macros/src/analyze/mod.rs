@@ -78,6 +78,42 @@ pub fn body(
     (block, facts)
 }
 
+/// `text` (a message, a printed list) with each binding renamed apart under the user's name: what
+/// the user reads names their bindings as they wrote them.
+pub fn as_written(text: &str, user_names: &BTreeMap<String, String>) -> String {
+    if user_names.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(user_names.get(&word).unwrap_or(&word));
+        word.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
+/// `e` with its messages [`as_written`].
+pub fn error_as_written(e: syn::Error, user_names: &BTreeMap<String, String>) -> syn::Error {
+    let mut each = e
+        .clone()
+        .into_iter()
+        .map(|e| syn::Error::new(e.span(), as_written(&e.to_string(), user_names)));
+    match each.next() {
+        Some(first) => each.fold(first, |mut all, e| {
+            all.combine(e);
+            all
+        }),
+        None => e,
+    }
+}
+
 /// The facts of a body whose bindings have names of their own.
 fn facts(block: &syn::Block) -> Facts {
     let uses = uses::of_block(block);

@@ -80,8 +80,9 @@ impl Apart {
             let fixed = self.keep.contains(&name) || names::is_generated(&name);
             let new = (*count > 1 && !fixed).then(|| self.fresh(&name));
             new_names.insert(name.clone(), new.clone());
-            let scope = self.scopes.last_mut().expect("the walk starts in a scope");
-            scope.insert(name, new);
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.insert(name, new);
+            }
         }
         rename_binders(pat, &new_names);
     }

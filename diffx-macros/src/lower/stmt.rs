@@ -277,7 +277,6 @@ impl Lowerer<'_> {
         let name = left.to_token_stream().to_string();
         let vector = matches!(&value, Atom::Var(v) if self.vectors.contains(v));
         if vector && self.nesting > 0 && !self.declared_here(&name) {
-            let name = self.b.user_names.get(&name).unwrap_or(&name);
             return err(
                 left.span(),
                 format!("a vector declared outside this loop or `if` cannot be replaced whole inside it yet: write its elements (`{name}[i] = …`)"),
