@@ -69,7 +69,7 @@ impl Apart {
     /// Binds the names of `pat` in the innermost scope, renaming those bound already.
     fn bind(&mut self, pat: &mut Pat) {
         let mut found = Vec::new();
-        binders(pat, &mut found);
+        each_binder(pat, &mut |id| found.push(id.to_string()));
         let mut new_names = BTreeMap::new();
         for name in found {
             if new_names.contains_key(&name) {
@@ -84,7 +84,11 @@ impl Apart {
                 scope.insert(name, new);
             }
         }
-        rename_binders(pat, &new_names);
+        each_binder(pat, &mut |id| {
+            if let Some(Some(new)) = new_names.get(&id.to_string()) {
+                *id = Ident::new(new, id.span());
+            }
+        });
     }
 
     /// A name for another binding of `name`, unused in the body.
@@ -195,30 +199,35 @@ impl VisitMut for Apart {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// The names `pat` binds, in order, with repeats (the alternatives of an or-pattern).
-fn binders(pat: &Pat, out: &mut Vec<String>) {
-    each_binder(pat, &mut |id| out.push(id.to_string()));
-}
-
-/// Calls `f` with each binding identifier of `pat` (not a constant or variant's name).
-fn each_binder(pat: &Pat, f: &mut dyn FnMut(&Ident)) {
+/// Calls `f` with each binding identifier of `pat` (not a constant's or variant's name), which it
+/// may rename; `S { x }` binding a renamed `x` becomes `S { x: x_diffx1 }`.
+fn each_binder(pat: &mut Pat, f: &mut dyn FnMut(&mut Ident)) {
     match pat {
         Pat::Ident(p) => {
             if is_binder(&p.ident) {
-                f(&p.ident);
+                f(&mut p.ident);
             }
-            if let Some((_, sub)) = &p.subpat {
+            if let Some((_, sub)) = &mut p.subpat {
                 each_binder(sub, f);
             }
         }
-        Pat::Or(o) => o.cases.iter().for_each(|c| each_binder(c, f)),
-        Pat::Paren(p) => each_binder(&p.pat, f),
-        Pat::Reference(r) => each_binder(&r.pat, f),
-        Pat::Slice(s) => s.elems.iter().for_each(|e| each_binder(e, f)),
-        Pat::Struct(s) => s.fields.iter().for_each(|fp| each_binder(&fp.pat, f)),
-        Pat::Tuple(t) => t.elems.iter().for_each(|e| each_binder(e, f)),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(|e| each_binder(e, f)),
-        Pat::Type(t) => each_binder(&t.pat, f),
+        Pat::Or(o) => o.cases.iter_mut().for_each(|c| each_binder(c, f)),
+        Pat::Paren(p) => each_binder(&mut p.pat, f),
+        Pat::Reference(r) => each_binder(&mut r.pat, f),
+        Pat::Slice(s) => s.elems.iter_mut().for_each(|e| each_binder(e, f)),
+        Pat::Struct(s) => {
+            for fp in s.fields.iter_mut() {
+                each_binder(&mut fp.pat, f);
+                if let (syn::Member::Named(m), Pat::Ident(p)) = (&fp.member, &*fp.pat) {
+                    if p.ident != *m {
+                        fp.colon_token = Some(Default::default());
+                    }
+                }
+            }
+        }
+        Pat::Tuple(t) => t.elems.iter_mut().for_each(|e| each_binder(e, f)),
+        Pat::TupleStruct(t) => t.elems.iter_mut().for_each(|e| each_binder(e, f)),
+        Pat::Type(t) => each_binder(&mut t.pat, f),
         _ => {}
     }
 }
@@ -228,55 +237,6 @@ fn each_binder(pat: &Pat, f: &mut dyn FnMut(&Ident)) {
 fn is_binder(id: &Ident) -> bool {
     let s = id.to_string();
     s != "self" && !s.starts_with(|c: char| c.is_uppercase())
-}
-
-/// `pat` with each binder in `new_names` given its new name (where it has one).
-fn rename_binders(pat: &mut Pat, new_names: &BTreeMap<String, Option<String>>) {
-    let new_name = |id: &Ident| -> Option<Ident> {
-        let new = new_names.get(&id.to_string())?.as_ref()?;
-        Some(Ident::new(new, id.span()))
-    };
-    match pat {
-        Pat::Ident(p) => {
-            if let Some(new) = is_binder(&p.ident).then(|| new_name(&p.ident)).flatten() {
-                p.ident = new;
-            }
-            if let Some((_, sub)) = &mut p.subpat {
-                rename_binders(sub, new_names);
-            }
-        }
-        Pat::Or(o) => o
-            .cases
-            .iter_mut()
-            .for_each(|c| rename_binders(c, new_names)),
-        Pat::Paren(p) => rename_binders(&mut p.pat, new_names),
-        Pat::Reference(r) => rename_binders(&mut r.pat, new_names),
-        Pat::Slice(s) => s
-            .elems
-            .iter_mut()
-            .for_each(|e| rename_binders(e, new_names)),
-        Pat::Struct(s) => {
-            for fp in s.fields.iter_mut() {
-                rename_binders(&mut fp.pat, new_names);
-                // `S { x }` binding a renamed `x` is `S { x: x_diffx1 }`.
-                if let (syn::Member::Named(m), Pat::Ident(p)) = (&fp.member, &*fp.pat) {
-                    if p.ident != *m {
-                        fp.colon_token = Some(Default::default());
-                    }
-                }
-            }
-        }
-        Pat::Tuple(t) => t
-            .elems
-            .iter_mut()
-            .for_each(|e| rename_binders(e, new_names)),
-        Pat::TupleStruct(t) => t
-            .elems
-            .iter_mut()
-            .for_each(|e| rename_binders(e, new_names)),
-        Pat::Type(t) => rename_binders(&mut t.pat, new_names),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
