@@ -184,7 +184,7 @@ fn rs_files(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module of a file: `emit/control.rs` → `emit`, `parse.rs` → `parse`.
+/// The top-level module of a file: `emit/control.rs` → `emit`, `liveness.rs` → `liveness`.
 fn top_module(file: &str) -> String {
     let first = file.split('/').next().unwrap();
     first.strip_suffix(".rs").unwrap_or(first).to_string()

@@ -46,7 +46,7 @@ const FUNCTION: &str = "\
 on a value that carries derivatives: the derivative is that of the path the run took.";
 
 const PARSE: &str = "\
-## 1. Parse (`parse.rs`)
+## 1. Parse (`parse/`)
 
 The attribute's arguments and the signature: which parameters are differentiated (the floats,
 unless `wrt(…)` names some), what kind each is (a number, a slice, a tensor, a parameter struct),
