@@ -89,7 +89,7 @@ yields from each arm the new values of the names the arms rebind. Its condition,
 arm.";
 
 const FORWARD: &str = "\
-## 6. Forward mode (`forward.rs`)
+## 6. Forward mode (`forward/`)
 
 The list rewritten to carry a tangent beside each value, `x_dot` the tangent parameter: after each
 `z = op(a, b)` comes `ż = ∂z/∂a·ȧ + ∂z/∂b·ḃ`, the partials taken from the rule table. The loop
