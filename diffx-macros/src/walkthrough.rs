@@ -46,7 +46,7 @@ const FUNCTION: &str = "\
 on a value that carries derivatives: the derivative is that of the path the run took.";
 
 const PARSE: &str = "\
-## 1. Parse (`parse.rs`)
+## 1. Parse (`parse/`)
 
 The attribute's arguments and the signature: which parameters are differentiated (the floats,
 unless `wrt(…)` names some), what kind each is (a number, a slice, a tensor, a parameter struct),
@@ -89,7 +89,7 @@ yields from each arm the new values of the names the arms rebind. Its condition,
 arm.";
 
 const FORWARD: &str = "\
-## 6. Forward mode (`forward.rs`)
+## 6. Forward mode (`forward/`)
 
 The list rewritten to carry a tangent beside each value, `x_dot` the tangent parameter: after each
 `z = op(a, b)` comes `ż = ∂z/∂a·ȧ + ∂z/∂b·ḃ`, the partials taken from the rule table. The loop

@@ -6,9 +6,9 @@
 //!    [`options`]: `if let` and `match` on an `Option` become `if`s.
 //! 1. [`conversions`]: a float converted to `f64` and back (`let x: f64 = v.into();`,
 //!    `T::from_f64(e).unwrap()`) computed in the function's float type;
-//!    [`sugar`]: local closures are written out where they are called, iterator chains become
-//!    loops ([`chains`]), an array's `map` an array written in a loop ([`array_map`]), and
-//!    patterns become one `let` per name ([`patterns`]).
+//!    [`sugar`]: local closures are written out where they are called ([`closures`]), iterator
+//!    chains become loops ([`iteration`], [`chains`]), an array's `map` an array written in a loop
+//!    ([`array_map`]), and patterns become one `let` per name ([`patterns`]).
 //!    [`mut_refs`]: `let r = &mut v[k]; *r = e;` (an `iter_mut()` chain's element) writes the place.
 //! 2. [`flow`]: `break`, `continue`, `loop` and early `return` become flags and guarded remainders.
 //! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
@@ -19,9 +19,11 @@ mod arms;
 mod array_map;
 mod captures;
 mod chains;
+mod closures;
 mod conversions;
 mod elements;
 mod flow;
+mod iteration;
 mod loop_values;
 mod mut_refs;
 mod options;

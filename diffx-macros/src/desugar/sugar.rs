@@ -6,24 +6,26 @@
 //! names of their own by now (`analyze::scopes`), but for the few it cannot rename (a name a
 //! format string reads), so the walk tracks which declaration each name refers to and refuses a
 //! call where a captured name was declared again since the closure was made.
+//!
+//! The walk is spread over three files: this one the walk itself (scopes, `let`s, patterns,
+//! repeated values), `closures.rs` the closures, `iteration.rs` chains and `for` loops.
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Block, Expr, Local, Pat, Stmt, Type};
+use syn::{Block, Expr, Local, Stmt, Type};
 
 use super::activity::{active, spread, Flows};
 use super::arms;
-use super::array_map;
 use super::captures::value_use;
-use super::chains::{self, strip, Consumer, Func};
+use super::chains;
+use super::closures::{closure_init, Closure};
 use super::patterns::{self, Elem, Temps};
 use crate::names;
 use crate::parse::Signature;
-use crate::tokens;
 
 /// The body with its closures, chains and patterns rewritten.
 pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
@@ -52,29 +54,21 @@ pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
     }
 }
 
-/// A local closure, written out where it is called.
-struct Closure {
-    name: String,
-    func: Func,
-    /// The names it reads from around it, with the declaration each referred to.
-    captures: Vec<(String, Option<usize>)>,
-}
-
-struct Sugar {
-    active: BTreeSet<String>,
-    float: Type,
+pub(super) struct Sugar {
+    pub(super) active: BTreeSet<String>,
+    pub(super) float: Type,
     /// The names declared in each scope, with their declaration's id.
-    scopes: Vec<Vec<(String, usize)>>,
-    closures: Vec<(usize, Closure)>,
-    next_id: usize,
-    counter: usize,
-    errors: Vec<syn::Error>,
+    pub(super) scopes: Vec<Vec<(String, usize)>>,
+    pub(super) closures: Vec<(usize, Closure)>,
+    pub(super) next_id: usize,
+    pub(super) counter: usize,
+    pub(super) errors: Vec<syn::Error>,
     /// How many parameters there are: the first declarations.
-    params: usize,
+    pub(super) params: usize,
 }
 
 impl Sugar {
-    fn declare(&mut self, name: &str) -> usize {
+    pub(super) fn declare(&mut self, name: &str) -> usize {
         self.next_id += 1;
         let id = self.next_id;
         self.scopes
@@ -84,50 +78,18 @@ impl Sugar {
         id
     }
 
-    fn lookup(&self, name: &str) -> Option<usize> {
+    pub(super) fn lookup(&self, name: &str) -> Option<usize> {
         self.scopes
             .iter()
             .rev()
             .find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, id)| *id))
     }
 
-    fn mentions_active(&self, e: &Expr) -> bool {
+    pub(super) fn mentions_active(&self, e: &Expr) -> bool {
         crate::analyze::uses::mentions(e, &mut |id| self.active.contains(&id.to_string()))
     }
 
-    /// The local closure a path names here, if it names one.
-    fn closure(&self, e: &Expr) -> Option<&Closure> {
-        let Expr::Path(p) = e else { return None };
-        self.closure_named(&p.path.get_ident()?.to_string())
-    }
-
-    fn closure_named(&self, name: &str) -> Option<&Closure> {
-        let id = self.lookup(name)?;
-        self.closures.iter().find(|(i, _)| *i == id).map(|(_, c)| c)
-    }
-
-    /// An error at `span` for each closure named in `e` whose captured names were declared again.
-    fn check_captures(&mut self, e: &impl ToTokens, span: Span) {
-        let mut names = BTreeSet::new();
-        tokens::idents(e.to_token_stream(), &mut names);
-        let mut errors = Vec::new();
-        for name in names {
-            let Some(c) = self.closure_named(&name) else {
-                continue;
-            };
-            for (captured, id) in &c.captures {
-                if self.lookup(captured) != *id {
-                    errors.push(syn::Error::new(span, format!(
-                        "the closure `{}` reads `{captured}`, which is declared again between the closure and here: \
-                         `#[autodiff]` writes a closure out where it is used, so it would read the new `{captured}`; \
-                         give one of them another name", c.name)));
-                }
-            }
-        }
-        self.errors.extend(errors);
-    }
-
-    fn temps(&mut self) -> Temps<'_> {
+    pub(super) fn temps(&mut self) -> Temps<'_> {
         Temps {
             counter: &mut self.counter,
         }
@@ -220,143 +182,6 @@ impl Sugar {
         }
     }
 
-    fn record(&mut self, name: String, c: syn::ExprClosure, rest: TokenStream) {
-        let inputs: Vec<Pat> = c.inputs.iter().cloned().collect();
-        let mut bound: BTreeSet<String> = inputs.iter().flat_map(patterns::names).collect();
-        Bound(&mut bound).visit_expr_mut(&mut (*c.body).clone());
-        let mut read = BTreeSet::new();
-        tokens::idents(c.body.to_token_stream(), &mut read);
-        let captures: Vec<(String, Option<usize>)> = read
-            .into_iter()
-            .filter(|n| !bound.contains(n))
-            .filter_map(|n| self.lookup(&n).map(|id| (n, Some(id))))
-            .collect();
-        if c.capture.is_some() {
-            let assigned = tokens::assigned(rest);
-            if let Some((n, _)) = captures.iter().find(|(n, _)| assigned.contains(n)) {
-                self.errors.push(syn::Error::new(c.span(), format!(
-                    "this `move` closure copies `{n}` when it is made, and `{n}` changes afterwards: `#[autodiff]` writes \
-                     the closure out where it is called, so copy the value into a new name first (`let {n}0 = {n};`) and \
-                     read that in the closure")));
-            }
-        }
-        let id = self.declare(&name);
-        let func = Func::Closure {
-            inputs,
-            body: *c.body,
-        };
-        self.closures.push((
-            id,
-            Closure {
-                name,
-                func,
-                captures,
-            },
-        ));
-    }
-
-    /// A chain ending in a consumer, as its loop.
-    fn chain(&mut self, e: &mut Expr) -> bool {
-        let found = {
-            let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
-            chains::consumed(e, &resolve)
-        };
-        self.rewrite_found(e, found, |s, (chain, consumer), span| {
-            chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span)
-        })
-    }
-
-    /// `e` written anew by `write` from what a recognizer `found` in it: nothing if it found
-    /// nothing, its error if it failed.
-    fn rewrite_found<T>(
-        &mut self,
-        e: &mut Expr,
-        found: Option<syn::Result<T>>,
-        write: impl FnOnce(&mut Self, T, proc_macro2::Span) -> syn::Result<Expr>,
-    ) -> bool {
-        let span = e.span();
-        match found {
-            None => false,
-            Some(Err(err)) => {
-                self.errors.push(err);
-                true
-            }
-            Some(Ok(parts)) => {
-                self.check_captures(e, span);
-                self.replace(e, |s| write(s, parts, span))
-            }
-        }
-    }
-
-    /// An array's `map` (`param.map(|x| …)`), as the array written element by element.
-    fn array_map(&mut self, e: &mut Expr) -> bool {
-        let found = {
-            let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
-            array_map::array_map(e, &resolve).map(|r| r.map(|(m, f)| (m.clone(), f)))
-        };
-        self.rewrite_found(e, found, |s, (m, f), span| {
-            array_map::written_out(&m, &f, &mut s.temps(), span)
-        })
-    }
-
-    /// A `for` over a chain, or with a pattern lowering does not bind, as a loop over positions.
-    fn for_loop(&mut self, e: &mut Expr) -> bool {
-        // `for v in [a, b]`: over the array's values, as `[a, b].iter().copied()` runs.
-        if let Expr::ForLoop(f) = e {
-            if matches!(&*f.expr, Expr::Array(_)) && self.mentions_active(&f.expr) {
-                let array = &f.expr;
-                *f.expr = syn::parse_quote_spanned!(array.span()=> #array.iter().copied());
-            }
-        }
-        // `for v in g(x)`: over a call's vector, held in a local first.
-        if let Expr::ForLoop(f) = e {
-            if matches!(&*f.expr, Expr::Call(_)) && self.mentions_active(&f.expr) {
-                let name = self.temps().fresh("items");
-                self.active.insert(name.to_string());
-                let (call, attrs, pat, body) = (&f.expr, &f.attrs, &f.pat, &f.body);
-                *e = syn::parse_quote_spanned!(call.span()=> {
-                    let #name = #call;
-                    #(#attrs)* for #pat in #name #body
-                });
-                self.visit_expr_mut(e);
-                return true;
-            }
-        }
-        let Expr::ForLoop(f) = &*e else { return false };
-        // A pattern lowering cannot bind is rewritten even over constants: the body may be active.
-        // (A local vector of constants too: lowering keeps one written in place as a vector.)
-        let needed =
-            !loop_binds(&f.pat) || self.mentions_active(&f.expr) || self.over_local(&f.expr);
-        if is_generated(&f.pat) || !needed {
-            return false;
-        }
-        let label = f.label.clone();
-        let found = {
-            let resolve = |p: &Expr| self.closure(p).map(|c| c.func.clone());
-            chains::header(&f.expr, &resolve)
-        };
-        let Some(found) = found else { return false };
-        let span = e.span();
-        match found {
-            Err(err) => {
-                self.errors.push(err);
-                true
-            }
-            // (Lowering loops over a parameter's elements itself; over a local vector's, by
-            // position, as a chain.)
-            Ok((chain, simple)) if !simple || !loop_binds(&f.pat) || self.over_local(&f.expr) => {
-                let consumer = Consumer::For((*f.pat).clone(), f.body.stmts.clone());
-                self.check_captures(&f.expr, span);
-                self.replace(e, |s| {
-                    let looped =
-                        chains::desugar(chain, consumer, &s.float.clone(), &mut s.temps(), span);
-                    looped.map(|l| labelled(l, label))
-                })
-            }
-            Ok(_) => false,
-        }
-    }
-
     /// `[x; N]` or `vec![x; n]` of a differentiable `x`, written with the value once.
     fn repeated(&mut self, e: &Expr) -> Option<Expr> {
         let (value, len, vec) = match e {
@@ -415,27 +240,11 @@ impl Sugar {
         })
     }
 
-    /// Whether a loop's iterable (`&v`, `v.iter()`, `v.iter().enumerate()`) runs over a local
-    /// vector's elements rather than a parameter's.
-    fn over_local(&self, iterable: &Expr) -> bool {
-        let mut e = iterable;
-        loop {
-            e = match e {
-                Expr::Reference(r) => &r.expr,
-                Expr::MethodCall(m) => &m.receiver,
-                Expr::Paren(p) => &p.expr,
-                Expr::Path(p) => {
-                    let name = p.path.get_ident().map(|i| i.to_string());
-                    return name
-                        .and_then(|n| self.lookup(&n))
-                        .is_some_and(|id| id > self.params);
-                }
-                _ => return false,
-            };
-        }
-    }
-
-    fn replace(&mut self, e: &mut Expr, f: impl FnOnce(&mut Self) -> syn::Result<Expr>) -> bool {
+    pub(super) fn replace(
+        &mut self,
+        e: &mut Expr,
+        f: impl FnOnce(&mut Self) -> syn::Result<Expr>,
+    ) -> bool {
         match f(self) {
             Ok(new) => {
                 *e = new;
@@ -449,23 +258,6 @@ impl Sugar {
             Err(err) => self.errors.push(err),
         }
         true
-    }
-
-    /// A call of a local closure, written out.
-    fn call(&mut self, e: &mut Expr) -> bool {
-        let Expr::Call(c) = e else { return false };
-        let Some(func) = self.closure(&c.func).map(|c| c.func.clone()) else {
-            return false;
-        };
-        let span = e.span();
-        let Expr::Call(c) = e else { return false };
-        for a in c.args.iter_mut() {
-            self.visit_expr_mut(a);
-        }
-        let args: Vec<Elem> = c.args.iter().cloned().map(Elem::of).collect();
-        let func_path = (*c.func).clone();
-        self.check_captures(&func_path, span);
-        self.replace(e, |s| chains::apply(&func, args, &mut s.temps(), span))
     }
 }
 
@@ -582,54 +374,4 @@ impl VisitMut for Sugar {
             _ => visit_mut::visit_expr_mut(self, e),
         }
     }
-}
-
-/// The names a closure body binds itself (its own `let`s, loop variables, inner closures'
-/// parameters): not captures.
-struct Bound<'a>(&'a mut BTreeSet<String>);
-
-impl VisitMut for Bound<'_> {
-    fn visit_pat_mut(&mut self, p: &mut Pat) {
-        self.0.extend(patterns::names(p));
-    }
-}
-
-/// The name and closure of `let name = |…| …;`.
-fn closure_init(l: &Local) -> Option<(String, syn::ExprClosure)> {
-    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    match (&l.pat, strip(&init.expr)) {
-        (Pat::Ident(p), Expr::Closure(c)) if p.subpat.is_none() && p.by_ref.is_none() => {
-            Some((p.ident.to_string(), c.clone()))
-        }
-        _ => None,
-    }
-}
-
-/// Whether the loop's pattern is one lowering binds itself: a name, `&name` or `_`.
-fn loop_binds(pat: &Pat) -> bool {
-    match pat {
-        Pat::Reference(r) => loop_binds(&r.pat),
-        Pat::Wild(_) => true,
-        p => patterns::is_plain(p),
-    }
-}
-
-/// Whether `pat` is a loop variable this desugaring wrote (its loops are in the core already).
-fn is_generated(pat: &Pat) -> bool {
-    matches!(pat, Pat::Ident(p) if names::is_generated(&p.ident.to_string()))
-}
-
-/// The loop a chain became (the `for` in the block `chains::desugar` writes), with the label of
-/// the loop it was (`'rows: for v in x.iter().take(n)`), which `continue 'rows` names.
-fn labelled(mut e: Expr, label: Option<syn::Label>) -> Expr {
-    let Some(label) = label else { return e };
-    if let Expr::Block(b) = &mut e {
-        for s in b.block.stmts.iter_mut().rev() {
-            if let Stmt::Expr(Expr::ForLoop(f), _) = s {
-                f.label = Some(label);
-                break;
-            }
-        }
-    }
-    e
 }

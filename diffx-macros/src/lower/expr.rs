@@ -1,6 +1,6 @@
-//! Expressions: operators, casts, float methods and calls, each differentiable operation a row of
-//! the rule table applied to its lowered operands (or folded into a constant when none of them
-//! is differentiable), and calls of other `#[autodiff]` functions.
+//! Expressions: operators, casts and float methods, each differentiable operation a row of the
+//! rule table applied to its lowered operands (or folded into a constant when none of them is
+//! differentiable). Calls are in `calls.rs`, values of the user's own types in `own.rs`.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -9,7 +9,7 @@ use syn::{BinOp, Expr, UnOp};
 
 use super::messages::{err, reject, unsupported};
 use super::Lowerer;
-use crate::ir::{operands, Atom, Kind, Op, Var};
+use crate::ir::{operands, Atom, Kind, Op};
 use crate::names;
 use crate::rules::{self, template, Rule};
 use crate::tokens;
@@ -158,130 +158,6 @@ impl Lowerer<'_> {
         self.apply_or_fold(rule(name), vec![l, r], e, before)
     }
 
-    /// Whether `a` is a value of the user's type: one a method of the type, or another operator
-    /// of it, returned, a parameter of a type the macro cannot see or a copy of one (where the
-    /// body does nothing tensors do), or a parameter read by place or a call's value that the
-    /// body calls such a method of anywhere (`a.norm2()`, `let b = e.cauchy_green(); … b.det()`),
-    /// which is then recorded as one. (In tensor code, another parameter read by place may be a
-    /// tensor under another name, `type T = Tensor<f64>`, whose operators are the table's.)
-    pub(super) fn own_type(&mut self, a: &Atom) -> bool {
-        let Atom::Var(v) = a else { return false };
-        if self.b.func.own_values.contains(v) {
-            return true;
-        }
-        if self.unseen_param(*v) {
-            self.mark_own(a);
-            return true;
-        }
-        let name = self.b.func.vars[v.0].name.to_string();
-        let param = self.b.func.kind(*v) == Kind::Other && self.param_types.contains_key(v);
-        if !self.facts.own_types.contains(&name) {
-            return false;
-        }
-        param || self.returned_own_value(*v)
-    }
-
-    /// Whether `v` is a parameter of a type the macro cannot see, or a copy of one, in code that
-    /// does nothing tensors do ([`crate::analyze::Facts::tensor_code`]): a value of the user's
-    /// type, whose operators are its impls'.
-    pub(super) fn unseen_param(&self, mut v: Var) -> bool {
-        loop {
-            if self.b.func.kind(v) != Kind::Other {
-                return false;
-            }
-            if self.param_types.contains_key(&v) {
-                let name = self.b.func.vars[v.0].name.to_string();
-                let tensor = self.facts.tensor_code || self.facts.float_receivers.contains(&name);
-                return !tensor || self.facts.with_fields.contains(&name);
-            }
-            let copied = self.b.func.body.iter().rev().find_map(|s| match s {
-                crate::ir::Stmt::Let {
-                    dst,
-                    op: Op::Id,
-                    args,
-                    ..
-                } if *dst == v => match args[0] {
-                    Atom::Var(u) => Some(u),
-                    _ => None,
-                },
-                _ => None,
-            });
-            match copied {
-                Some(u) => v = u,
-                None => return false,
-            }
-        }
-    }
-
-    /// A constant bound to a struct literal (`let mut acc = V2 { x: 0.0, y: 0.0 };`), as a value
-    /// of the user's type (a copy of it); any other operand as it is.
-    pub(super) fn struct_constant(&mut self, a: Atom, span: Span) -> Atom {
-        match &a {
-            Atom::Const(name) if self.struct_consts.contains(&name.to_string()) => {
-                self.constant_of_type(a, span)
-            }
-            _ => a,
-        }
-    }
-
-    /// The constant `a` as a value of the user's type (a copy of it).
-    fn constant_of_type(&mut self, a: Atom, span: Span) -> Atom {
-        let v = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
-        self.b.func.vars[v.0].by_value = true;
-        self.b.func.own_values.push(v);
-        Atom::Var(v)
-    }
-
-    /// Records the value `a` as one of the user's type, read by place.
-    fn mark_own(&mut self, a: &Atom) {
-        if let Atom::Var(v) = a {
-            self.b.func.vars[v.0].kind = Kind::Other;
-            if !self.b.func.own_values.contains(v) {
-                self.b.func.own_values.push(*v);
-            }
-        }
-    }
-
-    /// `*p` of a parameter `p: &T` of a type the macro cannot see (a struct, `[[f64; 3]; 3]`): a
-    /// copy, the value itself (`Self::from_matrix(*m)`, `*self` returned); the operand itself
-    /// otherwise.
-    fn dereferenced(&mut self, a: Atom, span: Span) -> Atom {
-        match a {
-            Atom::Var(v) if self.b.func.vars[v.0].is_ref && self.b.func.kind(v) == Kind::Other => {
-                let own = self.own_type(&a);
-                let copy = self.b.op_of_kind(Op::Id, vec![a], span, Kind::Other);
-                self.b.func.vars[copy.0].by_value = true;
-                if own {
-                    self.b.func.own_values.push(copy);
-                }
-                Atom::Var(copy)
-            }
-            a => a,
-        }
-    }
-
-    /// Whether `v` is a call's value (not a vector): then recorded as a value of the user's type,
-    /// read by place.
-    pub(super) fn returned_own_value(&mut self, v: Var) -> bool {
-        if self.b.func.kind(v) == Kind::Slice {
-            return false;
-        }
-        let mut returned = false;
-        for s in &self.b.func.body {
-            s.walk(&mut |s| {
-                returned |=
-                    matches!(s, crate::ir::Stmt::Let { dst, op: Op::Call(_), .. } if *dst == v);
-            });
-        }
-        if returned {
-            self.b.func.vars[v.0].kind = Kind::Other;
-            if !self.b.func.own_values.contains(&v) {
-                self.b.func.own_values.push(v);
-            }
-        }
-        returned
-    }
-
     /// The operator `op` of the user's type on `operands`, called through the derivative
     /// methods of its `#[autodiff]` impl, which takes them by value (copies here); its value is
     /// of the type too.
@@ -420,219 +296,7 @@ impl Lowerer<'_> {
         self.apply_or_fold(rule, args, e, before)
     }
 
-    /// Whether `receiver.name(…)` calls a method of the user's type: the receiver is a
-    /// differentiable value the macro reads by place (a parameter struct or a part of one) and
-    /// `name` is no float or tensor method.
-    fn user_method(&self, receiver: &Atom, name: &str) -> bool {
-        // (A part's kind is its base's: where every value is a number, a field reads as one.)
-        receiver
-            .var()
-            .is_some_and(|base| self.b.func.kind(base) == Kind::Other)
-            && rules::find_method(name, false).is_none()
-            && rules::find_method(name, true).is_none()
-    }
-
-    /// Whether `receiver.name(…)` calls a method of the user's type on a value a call returned
-    /// (`e.cauchy_green().det()`, `KM::from_matrix(m).trace()`): the value is then taken to be of
-    /// that type, read by place as a parameter struct is (it is of the user's type, or rustc
-    /// finds no such method).
-    fn user_value(&mut self, receiver: &Atom, name: &str) -> bool {
-        let Atom::Var(v) = receiver else { return false };
-        // (The cheap test first: the walk is over the whole list so far.)
-        let rule =
-            rules::find_method(name, false).is_some() || rules::find_method(name, true).is_some();
-        !rule && self.returned_own_value(*v)
-    }
-
-    /// A call: a function of the rule table (`sigmoid(x)`, `f64::sin(x)`), a constant, or another
-    /// `#[autodiff]` function, called through its derivative functions.
-    fn call(&mut self, c: &syn::ExprCall, e: &Expr) -> syn::Result<Atom> {
-        let before = self.b.func.body.len();
-        let vector = std::mem::take(&mut self.vector_call);
-        let tuple = std::mem::take(&mut self.tuple_call);
-        let Expr::Path(fp) = &*c.func else {
-            return err(c.func.span(), "call a function by its name or path here");
-        };
-        let path = &fp.path;
-        let last = path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        if rules::CONSTANT_FUNCTIONS.contains(&last.as_str()) && is_runtime_path(path) {
-            return Ok(self.constant_atom(e));
-        }
-        // `f64::floor(x)`: piecewise constant in path form too.
-        if rules::PIECEWISE_CONSTANT.contains(&last.as_str()) && float_path(path, &self.b.float) {
-            return Ok(self.constant_atom(e));
-        }
-        let mut args = Vec::new();
-        for a in &c.args {
-            args.push(self.call_arg(a)?);
-        }
-        if let Some(rule) = function_rule(path, &self.b.float) {
-            self.check_arity(rule, args.len(), path.span())?;
-            // These functions take numbers: a parameter struct's field (or a value computed from
-            // one) passed to one is a number.
-            let args = args
-                .into_iter()
-                .map(|a| match a {
-                    Atom::Field(..) | Atom::Var(_) if self.b.func.atom_kind(&a) == Kind::Other => {
-                        Atom::Var(
-                            self.b
-                                .op_of_kind(Op::Id, vec![a], path.span(), Kind::Scalar),
-                        )
-                    }
-                    a => a,
-                })
-                .collect();
-            return self.apply_or_fold(rule, args, e, before);
-        }
-        if path
-            .get_ident()
-            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
-        {
-            return err(path.span(), "calling a local value is not supported: write a separate `#[autodiff]` function and call it");
-        }
-        let kind = match vector {
-            true => Kind::Slice,
-            false => self.b.call_kind,
-        };
-        let parts = parts_path(path);
-        let own_value = self.returns_self(path);
-        let mut path = path.clone();
-        if let (true, Some(last)) = (tuple, path.segments.last_mut()) {
-            last.ident = names::array(&last.ident);
-        }
-        // (With a function argument, the callee's version taking it with its partials.)
-        let functions = c.args.iter().any(|a| self.function_argument(a).is_some());
-        if let (true, Some(last)) = (functions, path.segments.last_mut()) {
-            last.ident = names::with_partials(&last.ident);
-        }
-        let v = self
-            .b
-            .op_of_kind(Op::Call(path.clone()), args, path.span(), kind);
-        if vector {
-            // Read element by element, as a local vector is.
-            self.vectors.insert(v);
-        }
-        if tuple {
-            self.tuple_values.insert(v, parts);
-        }
-        if own_value {
-            self.b.func.vars[v.0].kind = Kind::Other;
-            self.b.func.own_values.push(v);
-        }
-        Ok(Atom::Var(v))
-    }
-
-    /// A function of the derivative table passed by path (`f64::add`, `f64::max`), as a callee's
-    /// function parameter takes it in derivative code: with its partials
-    /// (`diffx::with_partials(f64::max, |a, b, z| [∂a, ∂b])`, see `adapt/functions.rs`).
-    fn function_argument(&self, a: &Expr) -> Option<TokenStream> {
-        let Expr::Path(p) = a else { return None };
-        let float = &self.b.float;
-        if p.qself.is_some() || !float_path(&p.path, float) {
-            return None;
-        }
-        let name = p.path.segments.last()?.ident.to_string();
-        let rule = rules::find_method(&name, false)
-            .filter(|r| r.syntax == rules::Syntax::Method)
-            .or_else(|| {
-                rules::find(&name).filter(|r| matches!(r.syntax, rules::Syntax::Infix(_)))
-            })?;
-        let rules::Deriv::Partials(partials) = rule.deriv else {
-            return None;
-        };
-        if !(1..=2).contains(&partials.len()) || partials.iter().any(|d| d.is_empty()) {
-            return None;
-        }
-        let operands: Vec<Ident> = ["a", "b"][..partials.len()]
-            .iter()
-            .map(|n| Ident::new(n, p.span()))
-            .collect();
-        let z = Ident::new("z", p.span());
-        let bindings: Vec<(&str, TokenStream)> = ["a", "b", "z"]
-            .iter()
-            .map(|n| (*n, Ident::new(n, p.span()).to_token_stream()))
-            .collect();
-        let written = partials
-            .iter()
-            .map(|d| template::write(d, float, &bindings).ok())
-            .collect::<Option<Vec<_>>>()?;
-        let (path, n) = (&p.path, partials.len());
-        let floats = vec![float; n];
-        // (As function pointers: the argument is written again at each use, one type each time.)
-        Some(quote! {
-            ::diffx::with_partials(
-                #path as fn(#(#floats),*) -> #float,
-                (|#(#operands: #float,)* #z: #float| [#(#written),*]) as fn(#(#floats,)* #float) -> [#float; #n],
-            )
-        })
-    }
-
-    /// Whether `path` (`Self::f`, `KM::f`) names a function of the `impl` block that returns
-    /// the block's type.
-    fn returns_self(&self, path: &syn::Path) -> bool {
-        let [ty, f] = path.segments.iter().collect::<Vec<_>>()[..] else {
-            return false;
-        };
-        let own = ty.ident == "Self" || Some(&ty.ident) == self.self_type.as_ref();
-        own && self.returning_self.contains(&f.ident)
-    }
-
-    /// An argument of a call, lowered: a local vector passed by value goes as a copy of its own, a
-    /// field passed by value as a number.
-    fn call_arg(&mut self, a: &Expr) -> syn::Result<Atom> {
-        if let Some(f) = self.function_argument(a) {
-            return Ok(Atom::Const(f));
-        }
-        // `&g(…)` passed on: a call's vector, by reference.
-        self.vector_call = self.b.call_kind == Kind::Scalar
-            && matches!(a, Expr::Reference(r) if matches!(&*r.expr, Expr::Call(_)));
-        let mut arg = self.expr(a)?;
-        self.vector_call = false;
-        // (A loop's element bound by reference, `layer` of `for layer in &model.layers`, is a
-        // reference already.)
-        let bound_by_ref = matches!(a, Expr::Path(p)
-            if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string())));
-        let by_value = !matches!(a, Expr::Reference(_)) && !bound_by_ref;
-        match &arg {
-            // A local vector passed by value (`g(p)` for `p: [f64; 2]`) goes as a copy of its
-            // own, so that `h(&p)` elsewhere still passes a reference.
-            Atom::Var(v)
-                if by_value
-                    && self.b.func.kind(*v) == Kind::Slice
-                    && !self.b.func.vars[v.0].is_ref =>
-            {
-                let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Slice);
-                self.b.func.vars[copy.0].by_value = true;
-                arg = Atom::Var(copy);
-            }
-            // A value of a type the macro cannot see passed by value (`from_matrix(m)`) goes as
-            // a copy of its own too, so that `g(&m)` elsewhere still passes a reference.
-            Atom::Var(v)
-                if by_value
-                    && self.b.func.kind(*v) == Kind::Other
-                    && !self.b.func.vars[v.0].is_ref
-                    && self.param_types.contains_key(v) =>
-            {
-                let copy = self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Other);
-                self.b.func.vars[copy.0].by_value = true;
-                arg = Atom::Var(copy);
-            }
-            Atom::Var(v) if by_value => self.b.func.vars[v.0].by_value = true,
-            _ => {}
-        }
-        if by_value && matches!(arg, Atom::Field(..)) && self.b.func.atom_kind(&arg) == Kind::Other
-        {
-            // A field passed by value is `Copy`: a number (a tensor would be moved out).
-            arg = Atom::Var(self.b.op_of_kind(Op::Id, vec![arg], a.span(), Kind::Scalar));
-        }
-        Ok(arg)
-    }
-
-    fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {
+    pub(super) fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {
         if rule.arity() == n {
             Ok(())
         } else {
@@ -745,34 +409,9 @@ pub(super) fn compound(op: &BinOp) -> Option<(&'static Rule, &'static str)> {
     }
 }
 
-/// `sigmoid`, `diffx::sigmoid`, `::diffx::sigmoid`, `diffx_runtime::sigmoid`.
-fn is_runtime_path(path: &syn::Path) -> bool {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    segs.len() == 1 || (segs.len() == 2 && matches!(segs[0].as_str(), "diffx" | "diffx_runtime"))
-}
-
 /// Whether `e` is `self`.
 pub(super) fn is_self(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("self"))
-}
-
-/// Whether `path` is a float method in path form: `f64::sin`, `T::sin` where the function
-/// computes in the type parameter `T`, or the trait's `Float::sin`, `num_traits::Float::sin`.
-fn float_path(path: &syn::Path, float: &Ident) -> bool {
-    let n = path.segments.len();
-    n >= 2 && {
-        let owner = &path.segments[n - 2].ident;
-        owner == "Float" || n == 2 && (owner == "f64" || owner == "f32" || owner == float)
-    }
-}
-
-/// The rule for `f64::sin(x)`-style paths and the runtime's functions.
-fn function_rule(path: &syn::Path, float: &Ident) -> Option<&'static Rule> {
-    let last = path.segments.last()?.ident.to_string();
-    if float_path(path, float) {
-        return rules::find_method(&last, false).filter(|r| r.syntax == rules::Syntax::Method);
-    }
-    rules::find_function(&last).filter(|_| is_runtime_path(path))
 }
 
 /// `p.offset.unwrap()` (or `expect`) and `p.offset.unwrap_or(v)` of an optional field: its value
@@ -788,21 +427,4 @@ fn option_read(m: &syn::ExprMethodCall) -> Option<Expr> {
         )),
         _ => None,
     }
-}
-
-/// The const holding where the parts of `f`'s tuple result start in its array version, by the
-/// path of `f` (`m::__DIFFX_PARTS_f`, `Self::__DIFFX_PARTS_f` for a method called `self.f(…)`).
-fn parts_path(path: &syn::Path) -> TokenStream {
-    let mut p = path.clone();
-    if p.segments
-        .first()
-        .is_some_and(|s| s.ident == names::SELF_PARAM)
-    {
-        p.segments[0].ident = Ident::new("Self", p.segments[0].ident.span());
-    }
-    if let Some(last) = p.segments.last_mut() {
-        last.ident = names::parts(&last.ident);
-        last.arguments = syn::PathArguments::None;
-    }
-    quote!(#p)
 }

@@ -8,7 +8,9 @@
 //!
 //! The lowering is spread over files by what it lowers: `scope.rs` the names in scope and what an
 //! expression reads through them; `stmt.rs` statements, `let` and assignment; `expr.rs`
-//! operators, casts, methods and calls; `places.rs` fields, indexing and the parts of a call's
+//! operators, casts and methods; `calls.rs` calls of other functions (the table's, other
+//! `#[autodiff]` functions) and their arguments; `own.rs` values of the user's own types;
+//! `places.rs` fields, indexing and the parts of a call's
 //! tuple; `constants.rs` code kept as written; `messages.rs` the errors; `branches.rs` `if` and
 //! `match`; `loops.rs` loops; `vectors.rs` local vectors written element by element;
 //! `function.rs` the function as a whole.
@@ -22,11 +24,13 @@ use crate::ir::{Atom, Index};
 use crate::rules::{self, template, Rule};
 
 mod branches;
+mod calls;
 mod constants;
 mod expr;
 mod function;
 mod loops;
 mod messages;
+mod own;
 mod places;
 mod scope;
 mod stmt;
