@@ -67,7 +67,12 @@ pub fn format_names(tokens: TokenStream, out: &mut BTreeSet<String>) {
             TokenTree::Group(g) => format_names(g.stream(), out),
             TokenTree::Literal(l) => {
                 let s = l.to_string();
-                if !s.starts_with('"') {
+                // (`"…"` or a raw string, `r"…"`, `r#"…"#`.)
+                if !s
+                    .trim_start_matches('r')
+                    .trim_start_matches('#')
+                    .starts_with('"')
+                {
                     continue;
                 }
                 for piece in s.split('{').skip(1) {
@@ -364,6 +369,7 @@ mod tests {
     fn finds_format_arguments() {
         let mut names = BTreeSet::new();
         format_names(quote!(println!("{x} {y:.3} {{}} {0}", z)), &mut names);
-        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["x", "y"]);
+        format_names(quote!(println!(r"{w}"); print!(r#"{v:?}"#)), &mut names);
+        assert_eq!(names.into_iter().collect::<Vec<_>>(), ["v", "w", "x", "y"]);
     }
 }
