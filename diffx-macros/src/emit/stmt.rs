@@ -444,19 +444,21 @@ pub(super) fn body_parts(
     let same = |_: usize, t: TokenStream| t;
     let stacks = f.stacks.iter().filter(|s| !f.slots.contains(s));
     let slots = f.slots.iter();
-    let mut forward = quote! {
+    let declared = quote! {
         #(let mut #stacks = ::std::vec::Vec::new();)*
         #(let mut #slots = ::core::option::Option::None;)*
     };
+    // (Streams joined as streams: `extend` with a stream would take it apart tree by tree, each
+    // tree crossing the compiler's bridge twice.)
     match at {
         None => {
-            forward.extend(list(f, &f.body, &mutable, &moved));
+            let forward = TokenStream::from_iter([declared, list(f, &f.body, &mutable, &moved)]);
             (forward, TokenStream::new())
         }
         Some(at) => {
-            forward.extend(list_with(f, &f.body[..at], &mutable, &moved, &same));
+            let forward = list_with(f, &f.body[..at], &mutable, &moved, &same);
             let backward = list_with(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a), wrap);
-            (forward, backward)
+            (TokenStream::from_iter([declared, forward]), backward)
         }
     }
 }
@@ -481,18 +483,19 @@ pub(super) fn list_with(
     moved: &dyn Fn(usize, &Atom) -> bool,
     wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
 ) -> TokenStream {
-    let mut out = TokenStream::new();
+    // (The statements' streams joined once, as streams: see `body_parts`.)
+    let mut out = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {
         if let Some(taken) = taken(f, &body[i], body.get(i + 1), mutable) {
-            out.extend(taken);
+            out.push(taken);
             i += 2;
             continue;
         }
-        out.extend(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
+        out.push(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
         i += 1;
     }
-    out
+    TokenStream::from_iter(out)
 }
 
 /// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for
