@@ -72,8 +72,8 @@ fn variables(trees: &[Option<&TokenTree>]) -> Vec<bool> {
     let mut out = Vec::with_capacity(trees.len());
     let mut after_dot = false;
     for (i, tt) in trees.iter().enumerate() {
-        let next_is_colons = matches!(punct(i + 1), Some((':', _)))
-            && matches!(punct(i + 2), Some((':', _)));
+        let next_is_colons =
+            matches!(punct(i + 1), Some((':', _))) && matches!(punct(i + 2), Some((':', _)));
         // `name!(…)` is a macro; `name != …` is not (its `!` is joint with `=`).
         let next_is_bang = punct(i + 1) == Some(('!', Spacing::Alone));
         out.push(
@@ -84,8 +84,8 @@ fn variables(trees: &[Option<&TokenTree>]) -> Vec<bool> {
         );
         // A field follows one `.`; the end of a range follows `..`.
         let range = i > 0 && matches!(punct(i - 1), Some(('.', _)));
-        after_dot = matches!(punct(i), Some((':', _)))
-            || (matches!(punct(i), Some(('.', _))) && !range);
+        after_dot =
+            matches!(punct(i), Some((':', _))) || (matches!(punct(i), Some(('.', _))) && !range);
     }
     out
 }
