@@ -4,6 +4,7 @@
 # attribute, printing milliseconds per function and per statement.
 #   benches/compile-time/run.sh              # the two shapes at their full sizes
 #   benches/compile-time/run.sh --smoke      # small sizes (CI): checks the script still works
+#   INSTRUCTIONS=1 benches/compile-time/run.sh   # instructions (valgrind) instead of milliseconds
 # Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3),
 # ARGS (the attribute's arguments, e.g. "order = 2"), STRAIGHT and MANY (the sizes to run, e.g.
 # STRAIGHT="50" MANY="" for the 100-statement function alone), MACRO_OPT (the opt-level the macro
@@ -77,7 +78,20 @@ time_check() {
   echo "$best"
 }
 
-printf "%-34s %10s %10s %10s %14s %14s\n" shape "with ms" "without ms" "added ms" "ms/function" "ms/statement"
+# Millions of instructions of the `rustc` that `cargo check` runs on the crate (valgrind's
+# callgrind counts them: the same from run to run, where the machine's load moves milliseconds),
+# its incremental cache warm as in `time_check`.
+count_check() {
+  local dir="$work/$1"
+  (cd "$dir" && cargo check -q 2>/dev/null) || { (cd "$dir" && cargo check); exit 1; }
+  touch "$dir/src/lib.rs"
+  local cmd; cmd=$(cd "$dir" && cargo check -v 2>&1 | sed -n "s/^ *Running \`\(.*--crate-name $1 .*\)\`$/\1/p")
+  (cd "$dir" && eval valgrind --tool=callgrind --callgrind-out-file=/dev/null "$cmd" 2>&1) |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk '{ printf "%d", $1 / 1000000 }'
+}
+if [ -n "${INSTRUCTIONS:-}" ]; then time_check() { count_check "$@"; }; unit="M instr"; else unit="ms"; fi
+
+printf "%-34s %10s %10s %10s %14s %14s\n" shape "with $unit" "without" "added" "per function" "per statement"
 row() { # label functions statements-per-function writer
   local label=$1 fns=$2 stmts=$3 writer=$4
   crate "ct_with" "$writer" 1; crate "ct_without" "$writer" 0

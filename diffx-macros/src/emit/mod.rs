@@ -18,6 +18,7 @@ pub(crate) mod signature;
 pub mod split;
 mod stmt;
 pub mod third;
+mod trees;
 pub mod tuples;
 
 pub(crate) use functions::*;

@@ -3,9 +3,10 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Delimiter, Ident, Span, TokenStream};
 use quote::quote;
 
+use super::trees::{operand_trees, place_trees, Trees};
 use super::{calls, control, generic};
 use crate::ir::operands::{by_ref, owned, place, value};
 use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
@@ -21,10 +22,6 @@ pub(super) fn operand(f: &Func, a: &Atom) -> TokenStream {
     } else {
         by_ref(f, a)
     }
-}
-
-pub(super) fn atoms(f: &Func, args: &[Atom]) -> Vec<TokenStream> {
-    args.iter().map(|a| operand(f, a)).collect()
 }
 
 /// The arguments of a call as the user passed them: vectors by reference, except those passed
@@ -156,36 +153,91 @@ fn symbol(method: &Ident) -> Option<(TokenStream, bool)> {
 /// The right-hand side of `dst = op(args)` as Rust: `x1.ln()`, `a * b`.
 #[cfg_attr(not(feature = "explain"), allow(dead_code))]
 pub fn op_expr(f: &Func, dst: Var, op: &Op, args: &[Atom]) -> TokenStream {
-    op_expr_moving(f, dst, op, args, &|_| false)
+    op_expr_moving(f, dst, op, args, &|_| false).into_stream()
 }
 
 /// [`op_expr`], handing over the operands for which `moved` holds: `t1 + &b`, not `&t1 + &b`.
+/// The common forms (operators, methods, the table's functions, copies) are written as trees.
 pub(super) fn op_expr_moving(
     f: &Func,
     dst: Var,
     op: &Op,
     args: &[Atom],
     moved: &dyn Fn(&Atom) -> bool,
-) -> TokenStream {
-    let mut a = atoms(f, args);
-    if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_) | Syntax::Prefix(_)))
-        && moved(&args[0])
-    {
-        a[0] = place(f, &args[0]);
-    }
-    if matches!(op, Op::Rule(r) if matches!(r.syntax, Syntax::Infix(_))) && moved(&args[1]) {
-        a[1] = place(f, &args[1]);
-    }
+) -> Trees {
+    // An operand as the operator or function takes it: by value if handed over here.
+    let operator_operand = |k: usize| match moved(&args[k]) {
+        true => place_trees(f, &args[k]),
+        false => operand_trees(f, &args[k]),
+    };
+    let mut t = Trees::default();
     if let Some(name) = in_place(f, op, args, moved) {
-        let (m, t) = (Ident::new(name, Span::call_site()), place(f, &args[0]));
-        return quote!(::diffx::__private::owned::#m(#t));
+        t.path("::diffx::__private::owned").punct("::").word(name);
+        t.list(Delimiter::Parenthesis, vec![place_trees(f, &args[0])]);
+        return t;
     }
     match op {
-        Op::Id if f.kind(dst) == Kind::Scalar || moved(&args[0]) => place(f, &args[0]),
-        Op::Id => {
-            let p = place(f, &args[0]);
-            quote!(#p.clone())
+        Op::Id if f.kind(dst) == Kind::Scalar || moved(&args[0]) => {
+            return place_trees(f, &args[0])
         }
+        Op::Id => {
+            t.append(place_trees(f, &args[0])).punct(".").word("clone");
+            t.list(Delimiter::Parenthesis, Vec::new());
+        }
+        Op::Rule(rule) => match &rule.syntax {
+            Syntax::Infix(_) => {
+                t.append(operator_operand(0))
+                    .tree(rule.operator_punct().into());
+                t.append(operator_operand(1));
+            }
+            Syntax::Prefix(_) => {
+                t.tree(rule.operator_punct().into())
+                    .append(operator_operand(0));
+            }
+            Syntax::Method | Syntax::TensorMethod => {
+                let rest = args[1..].iter().map(|x| match rule.syntax {
+                    Syntax::Method => place_trees(f, x),
+                    _ => Trees::from(by_ref(f, x)),
+                });
+                match (&args[0], &f.float) {
+                    // `f64::atan2(0.5 * -0.3, x)`: a literal receiver has no type of its own.
+                    (Atom::Const(_), Some(float)) if rule.syntax == Syntax::Method => {
+                        // (`#float::#m(#recv, #(#rest),*)`: a comma after the receiver always.)
+                        let mut inner = place_trees(f, &args[0]);
+                        inner.punct(",");
+                        let rest: Vec<Trees> = rest.collect();
+                        inner.separated(rest);
+                        t.ident(float).punct("::").word(rule.name);
+                        t.list(Delimiter::Parenthesis, vec![inner]);
+                    }
+                    _ => {
+                        t.append(place_trees(f, &args[0]))
+                            .punct(".")
+                            .word(rule.name);
+                        t.list(Delimiter::Parenthesis, rest.collect());
+                    }
+                }
+            }
+            Syntax::Func(path) => {
+                // (Forward over reverse's product of numbers: an element of a nested container,
+                // a value of a kind the macro cannot see, is a number there, passed by value.)
+                let by_value = *path == names::TANGENT_PRODUCT_PATH;
+                let a = args.iter().map(|x| match by_value {
+                    true => place_trees(f, x),
+                    false => operand_trees(f, x),
+                });
+                t.path(path).list(Delimiter::Parenthesis, a.collect());
+            }
+        },
+        _ => return Trees::from(other_op_expr(f, op, args, moved)),
+    }
+    t
+}
+
+/// [`op_expr_moving`] of the operations written with `quote!`: fits, zeros, recalls, maps, set
+/// parts and calls.
+fn other_op_expr(f: &Func, op: &Op, args: &[Atom], moved: &dyn Fn(&Atom) -> bool) -> TokenStream {
+    match op {
         Op::Fit => fit(f, args, moved),
         Op::Zeros(ty) => zeros(f, ty, &args[0]),
         Op::Recall(stack) => {
@@ -207,42 +259,7 @@ pub(super) fn op_expr_moving(
             quote!({ let mut __diffx_set = #base; __diffx_set #path = #value; __diffx_set })
         }
         Op::Call(path) => call(path, call_args(f, args)),
-        Op::Rule(rule) => match &rule.syntax {
-            Syntax::Infix(_) | Syntax::Prefix(_) => {
-                let o = rule.operator();
-                if a.len() == 1 {
-                    quote!(#o #(#a)*)
-                } else {
-                    let (l, r) = (&a[0], &a[1]);
-                    quote!(#l #o #r)
-                }
-            }
-            Syntax::Method | Syntax::TensorMethod => {
-                let m = Ident::new(rule.name, Span::call_site());
-                let recv = place(f, &args[0]);
-                let rest = if rule.syntax == Syntax::Method {
-                    args[1..].iter().map(|x| place(f, x)).collect::<Vec<_>>()
-                } else {
-                    args[1..].iter().map(|x| by_ref(f, x)).collect()
-                };
-                match (&args[0], &f.float) {
-                    // `f64::atan2(0.5 * -0.3, x)`: a literal receiver has no type of its own.
-                    (Atom::Const(_), Some(float)) if rule.syntax == Syntax::Method => {
-                        quote!(#float::#m(#recv, #(#rest),*))
-                    }
-                    _ => quote!(#recv.#m(#(#rest),*)),
-                }
-            }
-            Syntax::Func(path) => {
-                // (Forward over reverse's product of numbers: an element of a nested container,
-                // a value of a kind the macro cannot see, is a number there, passed by value.)
-                if *path == names::TANGENT_PRODUCT_PATH {
-                    a = args.iter().map(|x| place(f, x)).collect();
-                }
-                let path = template::path(path);
-                quote!(#path(#(#a),*))
-            }
-        },
+        Op::Id | Op::Rule(_) => TokenStream::new(),
     }
 }
 
@@ -309,7 +326,6 @@ pub(super) fn stmt(
     mutable: &HashSet<Var>,
     moved: &dyn Fn(&Atom) -> bool,
 ) -> TokenStream {
-    let m = |v: &Var| mutable.contains(v).then(|| quote!(mut));
     match s {
         Stmt::If { .. }
         | Stmt::Loop { .. }
@@ -321,12 +337,15 @@ pub(super) fn stmt(
         | Stmt::Record { .. }
         | Stmt::Undo { .. } => control::stmt(f, s, mutable),
         Stmt::Let { dst, op, args, .. } => {
-            let (mt, name, e) = (
-                m(dst),
-                f.name(*dst),
-                op_expr_moving(f, *dst, op, args, moved),
-            );
-            quote!(let #mt #name = #e;)
+            let mut t = Trees::default();
+            t.word("let");
+            if mutable.contains(dst) {
+                t.word("mut");
+            }
+            t.ident(f.name(*dst)).punct("=");
+            t.append(op_expr_moving(f, *dst, op, args, moved))
+                .punct(";");
+            t.into_stream()
         }
         Stmt::Accum {
             dst,
@@ -334,7 +353,7 @@ pub(super) fn stmt(
             like,
             first,
         } => {
-            let (d, v) = (place(f, dst), f.name(*value));
+            let (d, v) = (place_trees(f, dst), f.name(*value));
             if f.atom_kind(dst) == Kind::Slice {
                 return quote!(::diffx::__private::add_elems(&mut #d, &#v););
             }
@@ -344,9 +363,18 @@ pub(super) fn stmt(
             let like = like.as_ref().filter(|_| !f.numbers || whole);
             match (like, first) {
                 // `a = a + b`: `+=` is not among num-traits' `Float` operations.
-                (None, false) if generic(f) => quote!(#d = #d + #v;),
-                (None, false) => quote!(#d += #v;),
-                (None, true) => quote!(#d = #v;),
+                // (Written as trees, as `let`s are: the commonest statements of an adjoint.)
+                (None, false) if generic(f) => {
+                    let mut t = d.clone();
+                    t.punct("=").append(d).punct("+").ident(v).punct(";");
+                    t.into_stream()
+                }
+                (None, first) => {
+                    let mut t = d;
+                    t.punct(if *first { "=" } else { "+=" });
+                    t.ident(v).punct(";");
+                    t.into_stream()
+                }
                 (Some(like), false) => {
                     let l = by_ref(f, like);
                     quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);)
@@ -444,19 +472,21 @@ pub(super) fn body_parts(
     let same = |_: usize, t: TokenStream| t;
     let stacks = f.stacks.iter().filter(|s| !f.slots.contains(s));
     let slots = f.slots.iter();
-    let mut forward = quote! {
+    let declared = quote! {
         #(let mut #stacks = ::std::vec::Vec::new();)*
         #(let mut #slots = ::core::option::Option::None;)*
     };
+    // (Streams joined as streams: `extend` with a stream would take it apart tree by tree, each
+    // tree crossing the compiler's bridge twice.)
     match at {
         None => {
-            forward.extend(list(f, &f.body, &mutable, &moved));
+            let forward = TokenStream::from_iter([declared, list(f, &f.body, &mutable, &moved)]);
             (forward, TokenStream::new())
         }
         Some(at) => {
-            forward.extend(list_with(f, &f.body[..at], &mutable, &moved, &same));
+            let forward = list_with(f, &f.body[..at], &mutable, &moved, &same);
             let backward = list_with(f, &f.body[at..], &mutable, &|i, a| moved(i + at, a), wrap);
-            (forward, backward)
+            (TokenStream::from_iter([declared, forward]), backward)
         }
     }
 }
@@ -481,18 +511,19 @@ pub(super) fn list_with(
     moved: &dyn Fn(usize, &Atom) -> bool,
     wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
 ) -> TokenStream {
-    let mut out = TokenStream::new();
+    // (The statements' streams joined once, as streams: see `body_parts`.)
+    let mut out = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {
         if let Some(taken) = taken(f, &body[i], body.get(i + 1), mutable) {
-            out.extend(taken);
+            out.push(taken);
             i += 2;
             continue;
         }
-        out.extend(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
+        out.push(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
         i += 1;
     }
-    out
+    TokenStream::from_iter(out)
 }
 
 /// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for

@@ -115,8 +115,13 @@ impl Rule {
 
     /// The operator of an infix or prefix row as a token (`+` for `add`): each is one character.
     pub fn operator(&self) -> proc_macro2::TokenStream {
+        self.operator_punct().into_token_stream()
+    }
+
+    /// [`Rule::operator`] as the one tree it is.
+    pub fn operator_punct(&self) -> proc_macro2::Punct {
         let op = self.syntax_op().chars().next().unwrap_or('+');
-        proc_macro2::Punct::new(op, proc_macro2::Spacing::Alone).into_token_stream()
+        proc_macro2::Punct::new(op, proc_macro2::Spacing::Alone)
     }
 
     /// What the graph of `explain_` writes on an operand's edge: `⊙ tanh′` for an elementwise

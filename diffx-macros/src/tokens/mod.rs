@@ -20,37 +20,74 @@ pub use scan::{
 };
 
 /// Replaces each identifier that names a variable (not a field, method or path segment) for which
-/// `f` gives tokens.
+/// `f` gives tokens. Tokens where nothing is replaced are returned as they came: walking costs a
+/// call across the compiler's bridge per group, rebuilding one more per group and every token
+/// crossing again, and most calls (the scans that only look) replace nothing.
 pub fn substitute(
     tokens: TokenStream,
     f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
 ) -> TokenStream {
-    let mut out = Vec::new();
-    let mut after_dot = false;
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    substituted(&trees, f).unwrap_or(tokens)
+}
+
+/// [`substitute`] of one level's trees, `None` if nothing in them was replaced.
+fn substituted(
+    trees: &[TokenTree],
+    f: &mut dyn FnMut(&Ident) -> Option<TokenStream>,
+) -> Option<TokenStream> {
+    let view: Vec<Option<&TokenTree>> = trees.iter().map(Some).collect();
+    let variables = variables(&view);
+    // (Built from the first replacement on, with the trees before it.)
+    let mut out: Option<Vec<TokenTree>> = None;
     for (i, tt) in trees.iter().enumerate() {
-        let next_is_colons = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
-            && matches!(trees.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-        // `name!(…)` is a macro; `name != …` is not (its `!` is joint with `=`).
-        let next_is_bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' && p.spacing() == Spacing::Alone);
         let replaced = match tt {
-            TokenTree::Ident(id) if !after_dot && !next_is_colons && !next_is_bang => f(id),
+            TokenTree::Ident(id) if variables[i] => f(id),
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                substituted(&inner, f).map(|stream| {
+                    let mut ng = Group::new(g.delimiter(), stream);
+                    ng.set_span(g.span());
+                    TokenStream::from(TokenTree::Group(ng))
+                })
+            }
             _ => None,
         };
-        match (replaced, tt) {
-            (Some(ts), _) => out.extend(ts),
-            (None, TokenTree::Group(g)) => {
-                let mut ng = Group::new(g.delimiter(), substitute(g.stream(), f));
-                ng.set_span(g.span());
-                out.push(TokenTree::Group(ng));
-            }
-            (None, other) => out.push(other.clone()),
+        match (replaced, &mut out) {
+            (Some(ts), out) => out.get_or_insert_with(|| trees[..i].to_vec()).extend(ts),
+            (None, Some(out)) => out.push(tt.clone()),
+            (None, None) => {}
         }
-        // A field follows one `.`; the end of a range follows `..`.
-        let range = i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-        after_dot = matches!(tt, TokenTree::Punct(p) if p.as_char() == ':' || (p.as_char() == '.' && !range));
     }
-    out.into_iter().collect()
+    out.map(TokenStream::from_iter)
+}
+
+/// Which of one level's trees name a variable in the sense of [`substitute`] (`None` stands for a
+/// tree that is no identifier or punctuation: [`scan::mentions`]' `0` for a length).
+fn variables(trees: &[Option<&TokenTree>]) -> Vec<bool> {
+    let punct = |i: usize| match trees.get(i) {
+        Some(Some(TokenTree::Punct(p))) => Some((p.as_char(), p.spacing())),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(trees.len());
+    let mut after_dot = false;
+    for (i, tt) in trees.iter().enumerate() {
+        let next_is_colons =
+            matches!(punct(i + 1), Some((':', _))) && matches!(punct(i + 2), Some((':', _)));
+        // `name!(…)` is a macro; `name != …` is not (its `!` is joint with `=`).
+        let next_is_bang = punct(i + 1) == Some(('!', Spacing::Alone));
+        out.push(
+            matches!(tt, Some(TokenTree::Ident(_)))
+                && !after_dot
+                && !next_is_colons
+                && !next_is_bang,
+        );
+        // A field follows one `.`; the end of a range follows `..`.
+        let range = i > 0 && matches!(punct(i - 1), Some(('.', _)));
+        after_dot =
+            matches!(punct(i), Some((':', _))) || (matches!(punct(i), Some(('.', _))) && !range);
+    }
+    out
 }
 
 /// Replaces every identifier for which `f` gives tokens, wherever it stands.

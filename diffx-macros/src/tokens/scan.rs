@@ -4,8 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::{Group, Ident, Spacing, TokenStream, TokenTree};
+use proc_macro2::{Ident, Spacing, TokenStream, TokenTree};
 
+#[cfg(doc)]
 use super::substitute;
 
 /// Every identifier in `tokens`, at any depth (to avoid collisions when naming new values).
@@ -22,42 +23,36 @@ pub fn idents(tokens: TokenStream, out: &mut BTreeSet<String>) {
 }
 
 /// Whether `tokens` mention a variable for which `pred` holds (in the sense of [`substitute`]),
-/// other than for its length: `x.len()` is an integer whatever `x` holds.
+/// other than for its length: `x.len()` is an integer whatever `x` holds. Every variable is
+/// asked, in order; the tokens are read, never rebuilt.
 pub fn mentions(tokens: TokenStream, pred: &mut dyn FnMut(&Ident) -> bool) -> bool {
     let mut found = false;
-    substitute(without_lengths(tokens), &mut |id| {
-        found |= pred(id);
-        None
-    });
+    mentioned(tokens, &mut |id| found |= pred(id));
     found
 }
 
-/// `tokens` with each `name.len()` replaced by `0`.
-fn without_lengths(tokens: TokenStream) -> TokenStream {
+/// Calls `f` with each variable of `tokens` outside `name.len()`, at any depth.
+fn mentioned(tokens: TokenStream, f: &mut dyn FnMut(&Ident)) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out: Vec<TokenTree> = Vec::new();
+    // `name.len()` reads as one tree that is neither identifier nor punctuation (`None`).
+    let mut view: Vec<Option<&TokenTree>> = Vec::with_capacity(trees.len());
     let mut i = 0;
     while i < trees.len() {
         let is_len = matches!(&trees[i], TokenTree::Ident(_))
             && matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
             && matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "len")
             && matches!(trees.get(i + 3), Some(TokenTree::Group(g)) if g.stream().is_empty());
-        if is_len {
-            out.push(TokenTree::Literal(proc_macro2::Literal::usize_unsuffixed(
-                0,
-            )));
-            i += 4;
-            continue;
-        }
-        out.push(match &trees[i] {
-            TokenTree::Group(g) => {
-                TokenTree::Group(Group::new(g.delimiter(), without_lengths(g.stream())))
-            }
-            other => other.clone(),
-        });
-        i += 1;
+        view.push((!is_len).then_some(&trees[i]));
+        i += if is_len { 4 } else { 1 };
     }
-    out.into_iter().collect()
+    let variables = super::variables(&view);
+    for (tt, variable) in view.iter().zip(variables) {
+        match tt {
+            Some(TokenTree::Ident(id)) if variable => f(id),
+            Some(TokenTree::Group(g)) => mentioned(g.stream(), f),
+            _ => {}
+        }
+    }
 }
 
 /// The names used as inline arguments of format strings (`"{x}"`, `"{x:.3}"`) in `tokens`.
