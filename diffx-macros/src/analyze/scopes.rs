@@ -23,10 +23,9 @@ use crate::{names, tokens};
 /// `block` (whose function has the parameters `params`) with its bindings renamed apart, and for
 /// each new name the user's.
 pub(super) fn apart(block: &Block, params: &[String]) -> (Block, BTreeMap<String, String>) {
-    let mut used = BTreeSet::new();
-    tokens::idents(block.to_token_stream(), &mut used);
-    let mut keep = BTreeSet::new();
-    tokens::format_names(block.to_token_stream(), &mut keep);
+    let mut names = Identifiers::default();
+    syn::visit::Visit::visit_block(&mut names, block);
+    let Identifiers { used, keep } = names;
     let mut apart = Apart {
         scopes: vec![params.iter().map(|p| (p.clone(), None)).collect()],
         bound: params.iter().map(|p| (p.clone(), 1)).collect(),
@@ -37,6 +36,26 @@ pub(super) fn apart(block: &Block, params: &[String]) -> (Block, BTreeMap<String
     let mut block = block.clone();
     apart.visit_block_mut(&mut block);
     (block, apart.renamed)
+}
+
+/// Every identifier of a body (new names avoid them), and the names its macros' format strings
+/// read (never renamed), from syn's tree: only a macro's tokens are walked as tokens.
+#[derive(Default)]
+struct Identifiers {
+    used: BTreeSet<String>,
+    keep: BTreeSet<String>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Identifiers {
+    fn visit_ident(&mut self, id: &'ast Ident) {
+        self.used.insert(id.to_string());
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        syn::visit::visit_macro(self, m);
+        tokens::idents(m.tokens.clone(), &mut self.used);
+        tokens::format_names(m.tokens.clone(), &mut self.keep);
+    }
 }
 
 /// The walk: scopes from the outermost in, each name bound in one to its new name (`None`: kept).
