@@ -3,7 +3,8 @@
 //! does not rediscover them.
 //!
 //! First [`scopes`] gives every binding a name of its own; the facts, keyed by name, are then
-//! keyed by binding.
+//! keyed by binding. [`uses`] reads them from syn's tree, for the whole body here and for the
+//! expression or block at hand in lowering.
 
 use std::collections::{BTreeMap, BTreeSet};
 

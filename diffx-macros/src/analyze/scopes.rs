@@ -1,15 +1,17 @@
-//! Scopes resolved once: every binding of the desugared body gets a name of its own, so that a
-//! fact about a name is a fact about one binding. A binding whose name is bound already (a
-//! parameter, an earlier `let`, another loop's `i`, `let x = x * 2.0;`) is renamed apart, with
-//! every use that resolves to it; the first binding of each name keeps it. This is the
-//! "Barendregt convention" of compilers: after it, the analyses below and lowering, which key
-//! their facts and scopes by name, key them by binding.
+//! Scopes resolved: every binding of a body gets a name of its own, so that a fact about a name
+//! is a fact about one binding. A binding whose name is bound already (a parameter, an earlier
+//! `let`, another loop's `i`, `let x = x * 2.0;`) is renamed apart, with every use that resolves
+//! to it; the first binding of each name keeps it. This is the "Barendregt convention" of
+//! compilers: after it, desugaring, analysis and lowering, which key their facts and scopes by
+//! name, key them by binding. It runs on the user's body, before desugaring, and again on the
+//! desugared body, for the names desugaring binds.
 //!
-//! What is not renamed keeps today's sharing (more names kept in locals, more copies; never a
-//! different value): the macro's own names, names a format string reads (`"{x}"`, which the
-//! macro cannot rename inside the literal), and names starting with an uppercase letter (a
-//! pattern of that name may be a constant or a variant, not a binding). Names inside a macro's
-//! arguments (`assert!(x > 0.0)`) are renamed as the scope says, as rustc resolves them.
+//! What is not renamed shares its facts with the other bindings of its name (more names kept in
+//! locals, more copies; never a different value): the macro's own names, names a format string
+//! reads (`"{x}"`, which the macro cannot rename inside the literal), and names starting with an
+//! uppercase letter (a pattern of that name may be a constant or a variant, not a binding). Names
+//! inside a macro's arguments (`assert!(x > 0.0)`) are renamed as the scope says, as rustc
+//! resolves them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
