@@ -98,10 +98,9 @@ impl<'ast> Visit<'ast> for Mentions<'_> {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let list = Punctuated::<Expr, syn::Token![,]>::parse_terminated;
-        match m.parse_body_with(list) {
-            Ok(args) => args.iter().for_each(|a| self.visit_expr(a)),
-            Err(_) => self.found |= tokens::mentions(m.tokens.clone(), self.pred),
+        match macro_args(m) {
+            Some(args) => args.iter().for_each(|a| self.visit_expr(a)),
+            None => self.found |= tokens::mentions(m.tokens.clone(), self.pred),
         }
     }
 }
@@ -140,6 +139,19 @@ impl Uses {
     }
 }
 
+/// A macro's arguments as the expressions they are: a list (`assert!(x > 0.0, "…", v[0])`), or
+/// the one array a `vec![x; n]` writes; `None` for arguments that are not expressions.
+fn macro_args(m: &syn::Macro) -> Option<Vec<Expr>> {
+    let list = Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+    if let Ok(args) = m.parse_body_with(list) {
+        return Some(args.into_iter().collect());
+    }
+    let ts = &m.tokens;
+    syn::parse2::<Expr>(quote::quote!([#ts]))
+        .ok()
+        .map(|e| vec![e])
+}
+
 /// The name `e` is, if it is one.
 fn ident(e: &Expr) -> Option<&proc_macro2::Ident> {
     match e {
@@ -174,12 +186,6 @@ fn float_method(m: &str) -> bool {
     rules::find_method(m, false).is_some_and(|r| r.syntax == rules::Syntax::Method)
 }
 
-/// Methods that only read their receiver.
-const READ_ONLY: [&str; 14] = [
-    "len", "is_empty", "iter", "get", "contains", "clone", "first", "last", "to_vec", "as_slice",
-    "powi", "abs", "min", "max",
-];
-
 impl<'ast> Visit<'ast> for Uses {
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         self.written(&a.left);
@@ -199,7 +205,7 @@ impl<'ast> Visit<'ast> for Uses {
             if method == "push" {
                 self.element_written.insert(id.to_string());
             }
-            if !READ_ONLY.contains(&method.as_str()) && !float_method(&method) {
+            if !tokens::READ_ONLY.contains(&method.as_str()) && !float_method(&method) {
                 self.changed_at(id);
             }
             if !super::known_method(&method) {
@@ -262,18 +268,12 @@ impl<'ast> Visit<'ast> for Uses {
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        let list = Punctuated::<Expr, syn::Token![,]>::parse_terminated;
-        if let Ok(args) = m.parse_body_with(list) {
-            self.referenced_items(&args);
-            args.iter().for_each(|a| self.visit_expr(a));
-        } else if let Ok(e) = syn::parse2::<Expr>({
-            let ts = &m.tokens;
-            quote::quote!([#ts])
-        }) {
-            // `vec![x; n]`
-            self.visit_expr(&e);
-        } else {
-            self.scan(m.tokens.clone());
+        match macro_args(m) {
+            Some(args) => {
+                self.referenced_items(&args);
+                args.iter().for_each(|a| self.visit_expr(a));
+            }
+            None => self.scan(m.tokens.clone()),
         }
     }
 }

@@ -16,7 +16,7 @@ pub use literals::{
 };
 pub use scan::{
     assigned, component_read, element_read, element_written, find_ident, format_names, idents,
-    mentions, method_receivers, parts_assigned, receivers_of_others, referenced,
+    mentions, method_receivers, parts_assigned, receivers_of_others, referenced, READ_ONLY,
 };
 
 /// Replaces each identifier that names a variable (not a field, method or path segment) for which

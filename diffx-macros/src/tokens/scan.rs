@@ -93,6 +93,12 @@ pub fn assigned(tokens: TokenStream) -> BTreeSet<String> {
     out
 }
 
+/// Methods that only read their receiver (`len`, `iter`, …).
+pub const READ_ONLY: [&str; 14] = [
+    "len", "is_empty", "iter", "get", "contains", "clone", "first", "last", "to_vec", "as_slice",
+    "powi", "abs", "min", "max",
+];
+
 /// Names that a method is called on in `tokens` (`stack.pop()`, `rng.next()`), but for methods
 /// that only read (`len`, `iter`, `get`, …, and those `also_reads` admits), and names borrowed
 /// mutably (`&mut it`), each with where it is first.
@@ -100,10 +106,6 @@ pub fn method_receivers(
     tokens: TokenStream,
     also_reads: &dyn Fn(&str) -> bool,
 ) -> BTreeMap<String, proc_macro2::Span> {
-    const READ_ONLY: [&str; 14] = [
-        "len", "is_empty", "iter", "get", "contains", "clone", "first", "last", "to_vec",
-        "as_slice", "powi", "abs", "min", "max",
-    ];
     let mut out = BTreeMap::new();
     method_calls(tokens.clone(), &mut |id, method| {
         if !READ_ONLY.contains(&method) && !also_reads(method) {
