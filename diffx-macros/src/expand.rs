@@ -228,7 +228,9 @@ fn over(program: &Builder, seeded: &[Option<Var>]) -> syn::Result<forward::Forwa
             0,
             Stmt::Verbatim {
                 binds: Vec::new(),
-                tokens: quote!(let mut #log: ::std::vec::Vec<(usize, #float)> = ::std::vec::Vec::new();),
+                tokens:
+                    quote!(let mut #log: ::std::vec::Vec<(usize, #float)> = ::std::vec::Vec::new();)
+                        .into(),
             },
         );
     }

@@ -285,7 +285,7 @@ fn recorded_body(
         .flat_map(|r| ins.touches(std::slice::from_ref(r)));
     let touches: TokenStream = touches
         .map(|s| match s {
-            crate::ir::Stmt::Verbatim { tokens, .. } => tokens,
+            crate::ir::Stmt::Verbatim { tokens, .. } => tokens.tokens().clone(),
             _ => TokenStream::new(),
         })
         .collect();

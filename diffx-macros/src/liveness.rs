@@ -10,7 +10,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use proc_macro2::{Ident, TokenStream};
 use quote::ToTokens;
 
-use crate::ir::{Atom, Call, CallKind, Func, Kind, LoopHead, Nested, Op, Stmt, Tape, Var};
+use crate::ir::{
+    Atom, Call, CallKind, Code, Func, Index, Kind, LoopHead, Nested, Op, Stmt, Tape, Var,
+};
 use crate::rules::{template, Syntax};
 use crate::tokens;
 
@@ -86,19 +88,23 @@ pub(crate) fn by_name(f: &Func) -> HashMap<String, Var> {
 
 /// The values statement `s` reads (once per mention).
 pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
-    let named = |t: &TokenStream| {
-        let mut out = Vec::new();
-        tokens::substitute(t.clone(), &mut |id| {
-            out.extend(by_name.get(&id.to_string()));
-            None
-        });
-        out
+    let named = |names: &[&str]| {
+        names
+            .iter()
+            .filter_map(|n| by_name.get(*n).copied())
+            .collect::<Vec<_>>()
+    };
+    let code = |c: &Code| {
+        c.variables()
+            .iter()
+            .filter_map(|n| by_name.get(n).copied())
+            .collect::<Vec<_>>()
     };
     // A constant operand may still name values (`f64::from(t13 > 0.0)`, a partial's condition).
     let atoms = |a: &[Atom]| {
         a.iter()
             .flat_map(|x| match x {
-                Atom::Const(t) => named(t),
+                Atom::Const(c) => code(c),
                 _ => x.var().into_iter().collect(),
             })
             .collect::<Vec<_>>()
@@ -107,7 +113,11 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         Stmt::If {
             cond, then_, else_, ..
         } => {
-            let mut r = named(&cond.to_token_stream());
+            let mut r: Vec<Var> = by_name
+                .get(&cond.to_string())
+                .copied()
+                .into_iter()
+                .collect();
             for b in [then_, else_] {
                 r.extend(b.body.iter().flat_map(|s| reads(s, by_name)));
                 r.extend(atoms(&b.yields));
@@ -119,11 +129,11 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = match head {
                 LoopHead::For { iter, exit, .. } => {
-                    let mut r = named(iter.tokens());
-                    r.extend(exit.iter().flat_map(named));
+                    let mut r = code(iter.code());
+                    r.extend(exit.iter().flat_map(code));
                     r
                 }
-                LoopHead::While { cond } => named(cond),
+                LoopHead::While { cond } => code(cond),
             };
             r.extend(cells.iter().copied());
             r.extend(body.body.iter().flat_map(|s| reads(s, by_name)));
@@ -147,12 +157,12 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
         } => {
             let mut r = vec![*vec];
             r.extend(value.var());
-            r.extend(named(&index.tokens()));
+            r.extend(named(&index.variables()));
             r
         }
         Stmt::Undo { vec, at, .. } => {
             let mut r = vec![*vec];
-            r.extend(at.iter().flat_map(|i| named(&i.tokens())));
+            r.extend(at.iter().flat_map(|i| named(&i.variables())));
             r
         }
         Stmt::Pop { vec, .. } => vec![*vec],
@@ -171,10 +181,10 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
             r.extend(like.as_ref().and_then(Atom::var));
             r
         }
-        Stmt::Const { expr, .. } => named(expr),
+        Stmt::Const { expr, .. } => code(expr),
         Stmt::Verbatim { binds, tokens } => {
             let mut r: Vec<Var> = binds.iter().filter_map(|(_, a)| a.var()).collect();
-            r.extend(named(tokens));
+            r.extend(code(tokens));
             r
         }
         Stmt::Item(_) => Vec::new(),
@@ -211,14 +221,22 @@ impl Mentions<'_> {
         tokens::idents(t.clone(), self.out);
     }
 
+    fn code(&mut self, c: &Code) {
+        self.out.extend(c.idents().iter().cloned());
+    }
+
+    fn index(&mut self, i: &Index) {
+        self.out.extend(i.idents().into_iter().map(str::to_string));
+    }
+
     fn atom(&mut self, a: &Atom) {
         match a {
             Atom::Var(v) => self.name(*v),
             Atom::Field(v, path) => {
                 self.name(*v);
-                self.tokens(&path.to_token_stream());
+                self.out.extend(path.idents());
             }
-            Atom::Const(t) => self.tokens(t),
+            Atom::Const(c) => self.code(c),
         }
     }
 
@@ -253,14 +271,14 @@ impl Mentions<'_> {
             Stmt::Const { name, ty, expr, .. } => {
                 self.out.insert(name.to_string());
                 self.tokens(&ty.to_token_stream());
-                self.tokens(expr);
+                self.code(expr);
             }
             Stmt::Verbatim { binds, tokens } => {
                 for (name, a) in binds {
                     self.out.insert(name.to_string());
                     self.atom(a);
                 }
-                self.tokens(tokens);
+                self.code(tokens);
             }
             Stmt::Item(tokens) => self.tokens(tokens),
             Stmt::Call(c) => {
@@ -292,7 +310,7 @@ impl Mentions<'_> {
                 ..
             } => {
                 self.name(*vec);
-                self.tokens(&index.tokens());
+                self.index(index);
                 self.atom(value);
                 self.out.extend(log.iter().map(Ident::to_string));
             }
@@ -300,7 +318,7 @@ impl Mentions<'_> {
                 vec, log, mark, at, ..
             } => {
                 if let Some(at) = at {
-                    self.tokens(&at.tokens());
+                    self.index(at);
                 }
                 self.name(*vec);
                 self.out.insert(log.to_string());
@@ -364,11 +382,11 @@ impl Mentions<'_> {
                     LoopHead::For {
                         pat, iter, exit, ..
                     } => {
-                        self.tokens(pat);
-                        self.tokens(iter.tokens());
-                        exit.iter().for_each(|x| self.tokens(x));
+                        self.code(pat);
+                        self.code(iter.code());
+                        exit.iter().for_each(|x| self.code(x));
                     }
-                    LoopHead::While { cond } => self.tokens(cond),
+                    LoopHead::While { cond } => self.code(cond),
                 }
                 self.names(cells.iter().copied());
                 self.body(&body.body);

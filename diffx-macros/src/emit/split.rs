@@ -277,24 +277,6 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
     }
 }
 
-/// The identifiers in `tokens`.
-fn idents(tokens: &TokenStream) -> HashSet<String> {
-    let mut out = HashSet::new();
-    let mut stack = vec![tokens.clone()];
-    while let Some(ts) = stack.pop() {
-        for t in ts {
-            match t {
-                TokenTree::Ident(i) => {
-                    out.insert(i.to_string());
-                }
-                TokenTree::Group(g) => stack.push(g.stream()),
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
 /// Whether every value of the forward sweep (`f.body[..at]`) that the backward
 /// sweep mentions is owned, so the closure can take it: not a loop's tape (its entries may borrow
 /// the arguments), a reference a kept statement made, or a copy of a borrowed parameter. (The
@@ -306,7 +288,7 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
     let mut borrowing_cells = BTreeSet::new();
     for s in forward {
         match s {
-            Stmt::Const { name, expr, .. } if borrows(expr) => {
+            Stmt::Const { name, expr, .. } if borrows(expr.tokens()) => {
                 borrowing.insert(name.to_string());
             }
             Stmt::Let {
@@ -314,7 +296,7 @@ fn hands_over(forward: &[Stmt], f: &Func, mentioned: &BTreeSet<String>) -> bool 
                 op: Op::Id,
                 args,
                 ..
-            } if matches!(&args[..], [Atom::Const(c)] if idents(c).iter().any(|n| borrowing.contains(n))) =>
+            } if matches!(&args[..], [Atom::Const(c)] if c.idents().iter().any(|n| borrowing.contains(n))) =>
             {
                 borrowing_cells.insert(*dst);
             }
@@ -391,10 +373,12 @@ fn owned_after(
                 || !mentioned.contains(&f.name(*dst).to_string())
         }
         Stmt::Const { name, ty, expr, .. } => {
-            !(borrows(expr) || ty.as_ref().is_some_and(|t| borrows(&t.to_token_stream())))
+            !(borrows(expr.tokens()) || ty.as_ref().is_some_and(|t| borrows(&t.to_token_stream())))
                 || !mentioned.contains(&name.to_string())
         }
-        Stmt::Verbatim { tokens, .. } => !(borrows(tokens) && idents(tokens).contains("let")),
+        Stmt::Verbatim { tokens, .. } => {
+            !(borrows(tokens.tokens()) && tokens.idents().iter().any(|n| n == "let"))
+        }
         Stmt::If { outs, .. } => outs.iter().all(|o| {
             matches!(f.kind(*o), Kind::Scalar | Kind::Tensor)
                 || !mentioned.contains(&f.name(*o).to_string())

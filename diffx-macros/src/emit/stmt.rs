@@ -400,7 +400,7 @@ pub(super) fn stmt(
             let ty = ty.as_ref().map(|t| quote!(: #t));
             quote!(let #mt #name #ty = #expr;)
         }
-        Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.clone(),
+        Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.tokens().clone(),
         Stmt::Verbatim { binds, tokens } => {
             let names = binds.iter().map(|(n, _)| n);
             // A value of a kind the macro cannot see (a number from a call, a field) is bound as
@@ -423,7 +423,7 @@ pub(super) fn stmt(
                 })
                 .map(|(n, _)| n.to_string())
                 .collect();
-            let tokens = crate::tokens::without_borrow(tokens.clone(), &borrowed);
+            let tokens = crate::tokens::without_borrow(tokens.tokens().clone(), &borrowed);
             quote!({ #(let #names = #values;)* #tokens })
         }
         Stmt::Item(tokens) => tokens.clone(),

@@ -232,7 +232,7 @@ impl<'a> Instrument<'a> {
     pub(super) fn record(tokens: TokenStream) -> Stmt {
         Stmt::Verbatim {
             binds: Vec::new(),
-            tokens,
+            tokens: tokens.into(),
         }
     }
 
@@ -338,7 +338,7 @@ impl<'a> Instrument<'a> {
                 Ok(())
             }
             Stmt::Const { name, expr, .. } => {
-                self.consts.insert(name.to_string(), expr.clone());
+                self.consts.insert(name.to_string(), expr.tokens().clone());
                 b.push(s.clone());
                 Ok(())
             }
@@ -424,7 +424,7 @@ impl<'a> Instrument<'a> {
     fn call(&self, dst: Var, path: &syn::Path, args: &[Atom]) -> TokenStream {
         let f = self.primal;
         let mut with_ct = args.to_vec();
-        with_ct.push(Atom::Const(quote!(1.0)));
+        with_ct.push(Atom::constant(quote!(1.0)));
         let vjp = Op::Call(emit::derived_path(path, "vjp"));
         let pullback = emit::op_expr(f, dst, &vjp, &with_ct);
         let g = &self.grads;

@@ -48,7 +48,7 @@ impl TupleNames {
             }
             None => name,
         };
-        Some(Atom::Const(
+        Some(Atom::constant(
             TokenTree::Group(Group::new(Delimiter::None, read)).into(),
         ))
     }
@@ -77,7 +77,7 @@ fn tuple_element(path: &Path) -> Option<(TokenStream, usize, Option<usize>)> {
         Some(Index::Known(j, _)) => Some(*j),
         Some(_) => return None,
     };
-    Some((starts.clone(), *part, j))
+    Some((starts.tokens().clone(), *part, j))
 }
 
 /// For each call whose tuple result the user destructured or read by part, the names of its

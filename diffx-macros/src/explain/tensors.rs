@@ -464,7 +464,7 @@ impl Instrument<'_> {
         let copied: Vec<Atom> = args
             .iter()
             .zip(&copies)
-            .map(|(a, c)| Atom::Const(passed(a, &c.to_token_stream())))
+            .map(|(a, c)| Atom::constant(passed(a, &c.to_token_stream())))
             .collect();
         // What each copy is made of: the referent of an argument written `&(…)`, whose temporary
         // would not outlive the statement; a vector as an owned one (`x.to_vec()` of a slice).
@@ -516,7 +516,7 @@ impl Instrument<'_> {
                 let [dt, t, dg, z, grad] = ["dt", "t", "dg", "z", "grad"].map(names::local);
                 let mut with_tangents = args.to_vec();
                 with_tangents.extend((0..args.len()).map(|j| {
-                    Atom::Const(if i == j {
+                    Atom::constant(if i == j {
                         passed(a, &quote!(#t))
                     } else {
                         quote!(::diffx::__private::Zero)
@@ -524,7 +524,7 @@ impl Instrument<'_> {
                 }));
                 let forward = emit::op_expr(f, dst, &jvp, &with_tangents);
                 let mut with_ct = copied.clone();
-                with_ct.push(Atom::Const(quote!(::diffx::explain::cast(#dg, &#z))));
+                with_ct.push(Atom::constant(quote!(::diffx::explain::cast(#dg, &#z))));
                 let pullback = emit::op_expr(f, dst, &vjp, &with_ct);
                 let k = proc_macro2::Literal::usize_unsuffixed(i);
                 let (row, name) = (&rows[i], self.operand_name(a));
@@ -572,7 +572,7 @@ fn shown_callee(path: &syn::Path) -> syn::Path {
 /// Whether `a` is a constant argument written as a borrow, `&(x * 0.5)`.
 fn borrows(a: &Atom) -> bool {
     let Atom::Const(t) = a else { return false };
-    let mut t = t.clone();
+    let mut t = t.tokens().clone();
     loop {
         let first = t.clone().into_iter().next();
         match first {

@@ -78,13 +78,13 @@ pub fn zero(b: &Builder, a: &Atom) -> Atom {
     let own = matches!(a, Atom::Var(v) if b.func.own_values.contains(v));
     let number = b.func.numbers && b.func.atom_kind(a) == Kind::Other && !own;
     if b.func.atom_kind(a) == Kind::Scalar || number {
-        return Atom::Const(quote::quote!(0.0));
+        return Atom::constant(quote::quote!(0.0));
     }
     let r = by_ref(&b.func, a);
     if b.func.atom_kind(a) == Kind::Slice {
-        return Atom::Const(quote::quote!(::diffx::__private::zero_elems(#r)));
+        return Atom::constant(quote::quote!(::diffx::__private::zero_elems(#r)));
     }
-    Atom::Const(quote::quote!(::diffx::__private::zero_like(#r)))
+    Atom::constant(quote::quote!(::diffx::__private::zero_like(#r)))
 }
 
 /// A new tangent `v_dot` of `v`, holding a copy of `value`, recorded as `v`'s tangent.

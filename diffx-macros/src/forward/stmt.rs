@@ -39,7 +39,7 @@ pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> sy
     {
         b.push(s.clone());
         if let Some(d) = dot.get(vec).copied() {
-            let value = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            let value = tangent(dot, value).unwrap_or(Atom::constant(quote::quote!(0.0)));
             let log = log.as_ref().map(|l| tangent_log(b, l));
             b.push(Stmt::SetElem {
                 vec: d,
@@ -55,7 +55,7 @@ pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> sy
     if let Stmt::Push { vec, value, log } = s {
         b.push(s.clone());
         if let Some(d) = dot.get(vec).copied() {
-            let value = tangent(dot, value).unwrap_or(Atom::Const(quote::quote!(0.0)));
+            let value = tangent(dot, value).unwrap_or(Atom::constant(quote::quote!(0.0)));
             let log = log.as_ref().map(|l| tangent_log(b, l));
             b.push(Stmt::Push { vec: d, value, log });
         }

@@ -3,15 +3,17 @@
 
 use proc_macro2::TokenStream;
 
+use super::Code;
+
 /// What a `for` loop runs over, as written (with the user's names bound), and whether it is a
 /// range, decided once when the loop is lowered: a range's items are owned numbers, and one with
 /// both ends can be run reversed by the backward sweep instead of taping the index.
 #[derive(Clone)]
 pub enum LoopIter {
     /// `a..b`, `a..=b` (`bounded`), or `a..`.
-    Range { tokens: TokenStream, bounded: bool },
+    Range { code: Code, bounded: bool },
     /// Anything else: `x.iter()`, `&v`, `(0..n).rev()`.
-    Other(TokenStream),
+    Other(Code),
 }
 
 impl LoopIter {
@@ -19,16 +21,21 @@ impl LoopIter {
     pub fn new(expr: &syn::Expr, tokens: TokenStream) -> LoopIter {
         match expr {
             syn::Expr::Range(r) => LoopIter::Range {
-                tokens,
+                code: Code::new(tokens),
                 bounded: r.start.is_some() && r.end.is_some(),
             },
-            _ => LoopIter::Other(tokens),
+            _ => LoopIter::Other(Code::new(tokens)),
         }
     }
 
     pub fn tokens(&self) -> &TokenStream {
+        self.code().tokens()
+    }
+
+    /// The iterated expression with the names it mentions.
+    pub fn code(&self) -> &Code {
         match self {
-            LoopIter::Range { tokens, .. } | LoopIter::Other(tokens) => tokens,
+            LoopIter::Range { code, .. } | LoopIter::Other(code) => code,
         }
     }
 }

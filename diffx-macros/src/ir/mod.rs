@@ -10,11 +10,13 @@ use proc_macro2::{Ident, Span, TokenStream};
 
 use crate::rules::Rule;
 
+mod code;
 mod iter;
 pub mod operands;
 mod path;
 mod print;
 
+pub use code::Code;
 pub use iter::LoopIter;
 pub use path::{Index, Path, Step};
 
@@ -59,10 +61,15 @@ pub enum Atom {
     Var(Var),
     /// `base` followed by a path of fields and constant indices, `.l1.w` or `.layers[0].b`.
     Field(Var, Path),
-    Const(TokenStream),
+    Const(Code),
 }
 
 impl Atom {
+    /// Code kept as written as an operand, its names found now.
+    pub fn constant(tokens: TokenStream) -> Atom {
+        Atom::Const(Code::new(tokens))
+    }
+
     /// The value this operand is or is a field of: `Some` for differentiable operands.
     pub fn var(&self) -> Option<Var> {
         match self {
@@ -91,7 +98,7 @@ impl Atom {
     /// Whether this is the literal `1.0` (or `-1.0` with `negative`), so products can be skipped.
     pub fn is_unit(&self, negative: bool) -> bool {
         let want = if negative { "- 1.0" } else { "1.0" };
-        matches!(self, Atom::Const(t) if crate::tokens::literal_value(t).as_deref() == Some(want))
+        matches!(self, Atom::Const(t) if crate::tokens::literal_value(t.tokens()).as_deref() == Some(want))
     }
 }
 
@@ -164,13 +171,13 @@ pub enum Stmt {
         name: Ident,
         mutable: bool,
         ty: Option<syn::Type>,
-        expr: TokenStream,
+        expr: Code,
     },
     /// A statement with no value, such as `println!(…)`, run as written after binding the user's
     /// names it mentions to their current values.
     Verbatim {
         binds: Vec<(Ident, Atom)>,
-        tokens: TokenStream,
+        tokens: Code,
     },
     /// An item declared in the body (`const K: f64 = 2.0;`).
     Item(TokenStream),
@@ -428,13 +435,13 @@ pub enum LoopHead {
     /// `for pat in iter`, binding `vars` (constants: indices, elements).
     /// `exit`: a condition checked before each iteration (from a `break`).
     For {
-        pat: TokenStream,
+        pat: Code,
         iter: LoopIter,
         vars: Vec<Ident>,
-        exit: Option<TokenStream>,
+        exit: Option<Code>,
     },
     /// `while cond`.
-    While { cond: TokenStream },
+    While { cond: Code },
 }
 
 /// The statements of one arm of an `if`, and what it yields.

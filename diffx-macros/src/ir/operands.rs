@@ -21,11 +21,12 @@ pub fn place(f: &Func, a: &Atom) -> TokenStream {
         Atom::Const(t) => match &f.float {
             // A literal the transforms wrote (a zero, a seed) in a function generic over `T`.
             Some(float)
-                if crate::tokens::is_generic(float) && crate::tokens::is_bare_literal(t) =>
+                if crate::tokens::is_generic(float)
+                    && crate::tokens::is_bare_literal(t.tokens()) =>
             {
-                paren(crate::tokens::typed_floats(t.clone(), float))
+                paren(crate::tokens::typed_floats(t.tokens().clone(), float))
             }
-            _ => paren(t.clone()),
+            _ => paren(t.tokens().clone()),
         },
     }
 }

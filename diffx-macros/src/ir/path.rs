@@ -6,6 +6,8 @@ use core::fmt;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
+use super::Code;
+
 /// The fields and indices after an operand's base, in order; empty for the base itself.
 #[derive(Clone, Default, PartialEq)]
 pub struct Path(pub Vec<Step>);
@@ -29,11 +31,11 @@ pub enum Index {
     Known(usize, TokenStream),
     /// Any other constant (`i`, `n - 1`), kept as written: it may be any element, so it is the
     /// same index as another only if written the same.
-    Expr(TokenStream),
+    Expr(Code),
     /// Part `part` of a call's tuple result held as the array of its numbers, whose parts start
     /// at the constant `starts` (`P[k]`), or element `within` of that part (`P[k] + j`).
     Part {
-        starts: TokenStream,
+        starts: Code,
         part: usize,
         within: Option<Box<Index>>,
     },
@@ -57,7 +59,7 @@ impl Index {
         };
         match value {
             Some(k) => Index::Known(k, tokens),
-            None => Index::Expr(tokens),
+            None => Index::Expr(Code::new(tokens)),
         }
     }
 
@@ -83,10 +85,38 @@ impl Index {
         }
     }
 
+    /// The names of the values the index reads (`i` and `n` in `[n - i]`), once per mention.
+    pub fn variables(&self) -> Vec<&str> {
+        match self {
+            Index::Expr(c) => c.variables().iter().map(String::as_str).collect(),
+            Index::Part { starts, within, .. } => {
+                let mut out: Vec<&str> = starts.variables().iter().map(String::as_str).collect();
+                out.extend(within.iter().flat_map(|j| j.variables()));
+                out
+            }
+            Index::Known(..) | Index::Inner => Vec::new(),
+        }
+    }
+
+    /// Every identifier the index is written with, for passes that keep what is named.
+    pub fn idents(&self) -> Vec<&str> {
+        match self {
+            Index::Expr(c) => c.idents().iter().map(String::as_str).collect(),
+            Index::Part { starts, within, .. } => {
+                let mut out: Vec<&str> = starts.idents().iter().map(String::as_str).collect();
+                out.extend(within.iter().flat_map(|j| j.idents()));
+                out
+            }
+            Index::Known(..) => Vec::new(),
+            Index::Inner => vec!["diffx", "__private", "Inner"],
+        }
+    }
+
     /// The index as written, without brackets.
     pub fn tokens(&self) -> TokenStream {
         match self {
-            Index::Known(_, t) | Index::Expr(t) => t.clone(),
+            Index::Known(_, t) => t.clone(),
+            Index::Expr(c) => c.tokens().clone(),
             Index::Part {
                 starts,
                 part,
@@ -107,7 +137,7 @@ impl PartialEq for Index {
     fn eq(&self, other: &Index) -> bool {
         match (self, other) {
             (Index::Known(a, _), Index::Known(b, _)) => a == b,
-            (Index::Expr(a), Index::Expr(b)) => crate::tokens::same(a, b),
+            (Index::Expr(a), Index::Expr(b)) => crate::tokens::same(a.tokens(), b.tokens()),
             (
                 Index::Part {
                     starts: a,
@@ -119,7 +149,7 @@ impl PartialEq for Index {
                     part: l,
                     within: j,
                 },
-            ) => crate::tokens::same(a, b) && k == l && i == j,
+            ) => crate::tokens::same(a.tokens(), b.tokens()) && k == l && i == j,
             (Index::Inner, Index::Inner) => true,
             _ => false,
         }
@@ -127,6 +157,19 @@ impl PartialEq for Index {
 }
 
 impl Path {
+    /// Every identifier the path is written with: its fields' names and its indices'.
+    pub fn idents(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for step in &self.0 {
+            match step {
+                Step::Field(syn::Member::Named(name)) => out.push(name.to_string()),
+                Step::Field(syn::Member::Unnamed(_)) => {}
+                Step::Index(i) => out.extend(i.idents().into_iter().map(str::to_string)),
+            }
+        }
+        out
+    }
+
     /// `.k`: part `k` of a tuple.
     pub fn part(k: usize) -> Path {
         Path(vec![Step::Field(syn::Member::Unnamed(syn::Index::from(k)))])

@@ -104,7 +104,8 @@ impl Func {
                 writeln!(f, "{} {op} {}", self.atom(dst), self.name(*value))
             }
             Stmt::Const { name, expr, .. } => writeln!(f, "{name} = const {expr}"),
-            Stmt::Verbatim { tokens, .. } | Stmt::Item(tokens) => writeln!(f, "{tokens}"),
+            Stmt::Verbatim { tokens, .. } => writeln!(f, "{tokens}"),
+            Stmt::Item(tokens) => writeln!(f, "{tokens}"),
             Stmt::Push { vec, value, .. } => {
                 writeln!(f, "{}.push({})", self.name(*vec), self.atom(value))
             }

@@ -63,7 +63,7 @@ impl Lowerer<'_> {
             name: cond.clone(),
             mutable: false,
             ty: None,
-            expr,
+            expr: expr.into(),
         });
         let before = self.visible();
         self.arm_depth += 1;
@@ -110,7 +110,7 @@ impl Lowerer<'_> {
         self.rebind_outputs(&names, &outs, &constant);
         Ok(match (want_value, outs.last()) {
             (true, Some(v)) => self.output_atom(constant[outs.len() - 1], *v),
-            _ => Atom::Const(quote!(())),
+            _ => Atom::constant(quote!(())),
         })
     }
 
@@ -158,7 +158,7 @@ impl Lowerer<'_> {
         let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == names::NEVER);
         let fill = |v: &Option<Atom>, other: &Option<Atom>| match v {
             Some(a) if never(a) => other.as_ref().filter(|o| !never(o)).map(|o| {
-                Atom::Const(match self.b.func.atom_kind(o) {
+                Atom::constant(match self.b.func.atom_kind(o) {
                     Kind::Scalar => quote!(0.0),
                     _ => quote!(::core::default::Default::default()),
                 })
@@ -205,7 +205,7 @@ impl Lowerer<'_> {
     /// (a counter) stays a plain local.
     fn output_atom(&self, constant: bool, o: Var) -> Atom {
         if constant {
-            Atom::Const(self.b.func.name(o).to_token_stream())
+            Atom::constant(self.b.func.name(o).to_token_stream())
         } else {
             Atom::Var(o)
         }
@@ -227,9 +227,9 @@ impl Lowerer<'_> {
                     name: held.clone(),
                     mutable: true,
                     ty: None,
-                    expr: out.into_token_stream(),
+                    expr: out.into_token_stream().into(),
                 });
-                self.rebind(n, Atom::Const(held.into_token_stream()));
+                self.rebind(n, Atom::constant(held.into_token_stream()));
             }
         }
     }
@@ -285,8 +285,8 @@ impl Lowerer<'_> {
             Atom::Const(c)
                 if self.mutable_consts.contains(n) && self.facts.changed_in_place.contains(n) =>
             {
-                let c = crate::tokens::respan(c.clone(), at);
-                Atom::Const(quote::quote_spanned!(at=> ::diffx::__private::replayed(&#c)))
+                let c = crate::tokens::respan(c.tokens().clone(), at);
+                Atom::constant(quote::quote_spanned!(at=> ::diffx::__private::replayed(&#c)))
             }
             a => a.clone(),
         }
@@ -299,14 +299,14 @@ impl Lowerer<'_> {
                 continue;
             };
             let copy = self.b.user_name(n);
-            let current = crate::tokens::respan(current, *at);
+            let current = crate::tokens::respan(current.tokens().clone(), *at);
             self.b.push(Stmt::Const {
                 name: copy.clone(),
                 mutable: true,
                 ty: None,
-                expr: quote::quote_spanned!(*at=> ::diffx::__private::replayed(&#current)),
+                expr: quote::quote_spanned!(*at=> ::diffx::__private::replayed(&#current)).into(),
             });
-            self.rebind(n, Atom::Const(copy.into_token_stream()));
+            self.rebind(n, Atom::constant(copy.into_token_stream()));
         }
     }
 
@@ -334,7 +334,7 @@ impl Lowerer<'_> {
             name: scrutinee.clone(),
             mutable: false,
             ty: None,
-            expr,
+            expr: expr.into(),
         });
         // A plain name (`m if m > 100 =>`) is the scrutinee itself.
         let body = |arm: &syn::Arm| {
@@ -359,7 +359,7 @@ impl Lowerer<'_> {
             Expr::Block(b) if want_value => self.block_expr(&b.block),
             Expr::Block(b) => {
                 self.block(&b.block.stmts, false)?;
-                Ok(Atom::Const(quote!(())))
+                Ok(Atom::constant(quote!(())))
             }
             other => err(other.span(), "could not read this `match`"),
         }

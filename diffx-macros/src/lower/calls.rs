@@ -155,7 +155,7 @@ impl Lowerer<'_> {
     /// field passed by value as a number.
     pub(super) fn call_arg(&mut self, a: &Expr) -> syn::Result<Atom> {
         if let Some(f) = self.function_argument(a) {
-            return Ok(Atom::Const(f));
+            return Ok(Atom::constant(f));
         }
         // `&g(…)` passed on: a call's vector, by reference.
         self.vector_call = self.b.call_kind == Kind::Scalar

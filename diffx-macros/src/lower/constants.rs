@@ -32,7 +32,7 @@ impl Lowerer<'_> {
         let value = self.constant(e);
         match self.reads_written(e) {
             true => self.snapshot(value),
-            false => Atom::Const(value),
+            false => Atom::constant(value),
         }
     }
 
@@ -42,9 +42,9 @@ impl Lowerer<'_> {
         let name = self.b.fresh_name("c");
         self.b.push(Stmt::Verbatim {
             binds: Vec::new(),
-            tokens: quote!(let #name = #value;),
+            tokens: quote!(let #name = #value;).into(),
         });
-        Atom::Const(quote!(#name))
+        Atom::constant(quote!(#name))
     }
 
     /// `e` as a constant: the user's names replaced by the values they stand for now.
@@ -107,21 +107,24 @@ impl Lowerer<'_> {
                 let a = match a {
                     Atom::Field(..) | Atom::Var(_) if self.refs.contains(&n) => {
                         let place = operands::place(&self.b.func, &a);
-                        Atom::Const(quote!(&#place))
+                        Atom::constant(quote!(&#place))
                     }
                     Atom::Const(c)
                         if changed.contains_key(&n) && self.mutable_consts.contains(&n) =>
                     {
-                        Atom::Const(quote!(&mut #c))
+                        Atom::constant(quote!(&mut #c))
                     }
                     Atom::Field(..) if self.copied.contains(&n) => {
-                        Atom::Const(operands::place(&self.b.func, &a))
+                        Atom::constant(operands::place(&self.b.func, &a))
                     }
                     a => a,
                 };
                 (Ident::new(&n, Span::call_site()), a)
             })
             .collect();
-        self.b.push(Stmt::Verbatim { binds, tokens: ts });
+        self.b.push(Stmt::Verbatim {
+            binds,
+            tokens: ts.into(),
+        });
     }
 }

@@ -37,7 +37,7 @@ impl Lowerer<'_> {
         match e {
             Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                 Some(a) => Ok(a.clone()),
-                None => Ok(Atom::Const(self.constant(e))),
+                None => Ok(Atom::constant(self.constant(e))),
             },
             Expr::Paren(p) => {
                 self.expect_own = own;
@@ -191,7 +191,7 @@ impl Lowerer<'_> {
                 Atom::Const(_) if tokens::is_generic(&self.b.float) => {
                     let value = self.constant(&c.expr);
                     let float = &self.b.float;
-                    Ok(Atom::Const(
+                    Ok(Atom::constant(
                         quote!(::diffx::__private::cast::<#float, _>(#value)),
                     ))
                 }
@@ -291,7 +291,7 @@ impl Lowerer<'_> {
             // In path form: `(3.0).ln()` alone would leave Rust to guess the literal's type.
             let (float, method) = (&self.b.float, &m.method);
             let args = args.iter().map(|a| operands::place(&self.b.func, a));
-            return Ok(Atom::Const(quote!(#float::#method(#(#args),*))));
+            return Ok(Atom::constant(quote!(#float::#method(#(#args),*))));
         }
         self.apply_or_fold(rule, args, e, before)
     }
@@ -323,7 +323,7 @@ impl Lowerer<'_> {
         before: usize,
     ) -> syn::Result<Atom> {
         if args.iter().all(|a| a.var().is_none()) {
-            return Ok(Atom::Const(match self.b.func.body.len() > before {
+            return Ok(Atom::constant(match self.b.func.body.len() > before {
                 true => self.folded(rule, &args),
                 false => self.constant(e),
             }));

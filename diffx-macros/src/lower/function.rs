@@ -63,7 +63,10 @@ pub fn function(
             params.push(Some(v));
         } else {
             l.b.reserve(&p.name);
-            l.bind(&p.name.to_string(), Atom::Const(p.name.to_token_stream()));
+            l.bind(
+                &p.name.to_string(),
+                Atom::constant(p.name.to_token_stream()),
+            );
             params.push(None);
         }
     }

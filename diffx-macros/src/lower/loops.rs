@@ -125,7 +125,7 @@ impl Lowerer<'_> {
         let (mut head, bindings) = self.loop_head(e)?;
         let (exit, stmts_of_body) = self.exit_check(body)?;
         if let LoopHead::For { exit: e, .. } = &mut head {
-            *e = exit;
+            *e = exit.map(Into::into);
         }
         // A constant the body changes in place (`stack.pop()`) is changed in a copy made at the
         // start of each iteration, which the iteration writes back: the cell keeps the value the
@@ -263,7 +263,7 @@ impl Lowerer<'_> {
         if active {
             Atom::Var(cell)
         } else {
-            Atom::Const(self.b.func.name(cell).to_token_stream())
+            Atom::constant(self.b.func.name(cell).to_token_stream())
         }
     }
 
@@ -279,7 +279,7 @@ impl Lowerer<'_> {
                     .map(|v| {
                         (
                             v.to_string(),
-                            Atom::Const(self.b.as_written(v).to_token_stream()),
+                            Atom::constant(self.b.as_written(v).to_token_stream()),
                         )
                     })
                     .collect();
@@ -287,7 +287,8 @@ impl Lowerer<'_> {
                 let head = LoopHead::For {
                     pat: tokens::substitute(pat, &mut |id| {
                         Some(self.b.as_written(id).into_token_stream())
-                    }),
+                    })
+                    .into(),
                     vars: vars.iter().map(|v| self.b.as_written(v)).collect(),
                     iter: LoopIter::new(&f.expr, self.constant(&f.expr)),
                     exit: None,
@@ -297,7 +298,7 @@ impl Lowerer<'_> {
             // (`while let` is a `loop` by now: `desugar/options.rs`.)
             Expr::While(w) => Ok((
                 LoopHead::While {
-                    cond: self.constant(&w.cond),
+                    cond: self.constant(&w.cond).into(),
                 },
                 Vec::new(),
             )),
@@ -342,9 +343,9 @@ impl Lowerer<'_> {
         let i = self.b.fresh_name("i");
         let x = operands::place(&self.b.func, &Atom::Field(base, path.clone()));
         let head = LoopHead::For {
-            pat: i.to_token_stream(),
+            pat: i.to_token_stream().into(),
             iter: LoopIter::Range {
-                tokens: quote!(0..#x.len()),
+                code: quote!(0..#x.len()).into(),
                 bounded: true,
             },
             vars: vec![i.clone()],
@@ -359,12 +360,12 @@ impl Lowerer<'_> {
         } else {
             self.refs.insert(name.clone());
         }
-        let index = Index::Expr(i.to_token_stream());
+        let index = Index::Expr(i.to_token_stream().into());
         let mut bindings = vec![
-            (i.to_string(), Atom::Const(i.to_token_stream())),
+            (i.to_string(), Atom::constant(i.to_token_stream())),
             (name, Atom::Field(base, path.then(Step::Index(index)))),
         ];
-        bindings.extend(index_name.map(|n| (n, Atom::Const(i.to_token_stream()))));
+        bindings.extend(index_name.map(|n| (n, Atom::constant(i.to_token_stream()))));
         Ok((head, bindings))
     }
 }

@@ -67,7 +67,7 @@ impl Lowerer<'_> {
     fn tuple_part(&mut self, v: crate::ir::Var, k: usize, span: Span) -> Atom {
         let offset = match self.tuple_values.get(&v) {
             Some(parts) => Index::Part {
-                starts: parts.clone(),
+                starts: parts.clone().into(),
                 part: k,
                 within: None,
             },
@@ -101,7 +101,7 @@ impl Lowerer<'_> {
                 };
                 let index = offset
                     .within(inner.clone())
-                    .unwrap_or_else(|| Index::Expr(quote!(#offset + #inner)));
+                    .unwrap_or_else(|| Index::Expr(quote!(#offset + #inner).into()));
                 let place = Atom::Field(tuple, Path::index(index));
                 Ok(Atom::Var(self.b.op(Op::Id, vec![place], span)))
             }

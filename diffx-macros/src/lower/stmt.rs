@@ -39,7 +39,7 @@ impl Lowerer<'_> {
     fn stmt(&mut self, s: &SynStmt, last: bool) -> syn::Result<Option<Atom>> {
         if is_never(s) {
             let never = Ident::new(names::NEVER, Span::call_site());
-            return Ok(last.then(|| Atom::Const(quote!(#never))));
+            return Ok(last.then(|| Atom::constant(quote!(#never))));
         }
         match s {
             SynStmt::Local(local) => self.local(local).map(|()| None),
@@ -133,7 +133,9 @@ impl Lowerer<'_> {
                     return self.set_part(&b.left, value);
                 }
                 let value = match (&old, &rhs) {
-                    (Atom::Const(l), Atom::Const(r)) => Atom::Const(super::expr::infix(rule, l, r)),
+                    (Atom::Const(l), Atom::Const(r)) => {
+                    Atom::constant(super::expr::infix(rule, l.tokens(), r.tokens()))
+                },
                     _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
                 };
                 self.assign(&b.left, value, mark, false)
@@ -383,7 +385,7 @@ impl Lowerer<'_> {
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
             Atom::Const(expr) => {
                 let float = &self.b.float;
-                let holds_floats = tokens::has_float(expr.clone(), float)
+                let holds_floats = tokens::has_float(expr.tokens().clone(), float)
                     || ty
                         .as_ref()
                         .is_some_and(|t| tokens::has_float(t.to_token_stream(), float));
@@ -405,7 +407,7 @@ impl Lowerer<'_> {
                     ty,
                     expr,
                 });
-                self.bind(name, Atom::Const(fresh.into_token_stream()));
+                self.bind(name, Atom::constant(fresh.into_token_stream()));
             }
         }
     }

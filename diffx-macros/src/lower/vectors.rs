@@ -98,10 +98,12 @@ impl Lowerer<'_> {
                     vec![Atom::Field(*v, Path::index(index.clone()))],
                     e.span(),
                 )),
-                _ => Atom::Const(self.constant(target)),
+                _ => Atom::constant(self.constant(target)),
             };
             value = match (&old, &value) {
-                (Atom::Const(l), Atom::Const(r)) => Atom::Const(super::expr::infix(rule, l, r)),
+                (Atom::Const(l), Atom::Const(r)) => {
+                    Atom::constant(super::expr::infix(rule, l.tokens(), r.tokens()))
+                }
                 _ => Atom::Var(self.b.op(Op::Rule(rule), vec![old, value], e.span())),
             };
         }
@@ -159,7 +161,7 @@ impl Lowerer<'_> {
             _ => None,
         });
         if let Some((ty @ None, expr)) = declared {
-            if empty_vec(expr) {
+            if empty_vec(expr.tokens()) {
                 *ty = Some(syn::parse_quote!(::std::vec::Vec<#float>));
             }
         }
@@ -226,7 +228,7 @@ impl Lowerer<'_> {
         };
         let v = self
             .b
-            .op_of_kind(Op::Id, vec![Atom::Const(zeros)], span, Kind::Slice);
+            .op_of_kind(Op::Id, vec![Atom::constant(zeros)], span, Kind::Slice);
         self.vectors.insert(v);
         for (i, e) in elems.iter().enumerate() {
             let value = self.expr(e)?;

@@ -156,12 +156,15 @@ fn once(s: &Stmt, iter: &Ident, step: &Ident) -> Stmt {
         ..
     } = &mut s
     {
-        *it = LoopIter::Other(quote! {
-            ::core::iter::once(
-                ::core::iter::Iterator::nth(&mut ::core::clone::Clone::clone(&#iter), #step)
-                    .expect("the schedule reverses the iterations the loop ran"),
-            )
-        });
+        *it = LoopIter::Other(
+            quote! {
+                ::core::iter::once(
+                    ::core::iter::Iterator::nth(&mut ::core::clone::Clone::clone(&#iter), #step)
+                        .expect("the schedule reverses the iterations the loop ran"),
+                )
+            }
+            .into(),
+        );
     }
     s
 }

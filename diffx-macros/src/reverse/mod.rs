@@ -116,7 +116,7 @@ pub fn transform(
         .iter()
         .map(|(_, l)| Stmt::Verbatim {
             binds: Vec::new(),
-            tokens: quote::quote!(let mut #l = ::std::vec::Vec::new();),
+            tokens: quote::quote!(let mut #l = ::std::vec::Vec::new();).into(),
         })
         .chain(body.iter().cloned())
         .collect();

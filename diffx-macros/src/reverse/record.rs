@@ -97,9 +97,9 @@ impl Recorded {
             (Kept::Value(v), _) => Atom::Var(*v),
             // (A constant a loop carries may be a vector changed in place, read again after.)
             (Kept::Condition(c), After::Loop(_)) => {
-                Atom::Const(quote::quote!(::core::clone::Clone::clone(&#c)))
+                Atom::constant(quote::quote!(::core::clone::Clone::clone(&#c)))
             }
-            (Kept::Condition(c), After::Def) => Atom::Const(c.to_token_stream()),
+            (Kept::Condition(c), After::Def) => Atom::constant(c.to_token_stream()),
         };
         Stmt::Record {
             stack: self.stack.clone(),
@@ -176,9 +176,7 @@ fn reads_written(f: &Func, list: &[Stmt], written: &HashSet<Var>) -> HashSet<Str
     for s in list {
         s.walk(&mut |s| {
             if let Stmt::Const { name, expr, .. } = s {
-                let mut mentioned = BTreeSet::new();
-                crate::tokens::idents(expr.clone(), &mut mentioned);
-                if mentioned.iter().any(|n| names.contains(n)) {
+                if expr.idents().iter().any(|n| names.contains(n)) {
                     out.insert(name.to_string());
                 }
             }
@@ -281,9 +279,10 @@ fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
 /// Whether a loop's range mentions no value of the list: only constants, loop variables and
 /// parameters, which the backward sweep has as they were (the constants computed again).
 fn names_no_value(iter: &crate::ir::LoopIter, by_name: &HashMap<String, Var>) -> bool {
-    let mut mentioned = BTreeSet::new();
-    crate::tokens::idents(iter.tokens().clone(), &mut mentioned);
-    mentioned.iter().all(|n| !by_name.contains_key(n))
+    iter.code()
+        .idents()
+        .iter()
+        .all(|n| !by_name.contains_key(n))
 }
 
 /// The vectors `list` writes, at any depth.

@@ -95,7 +95,7 @@ impl Tapes<'_> {
                         name: mark.clone(),
                         mutable: false,
                         ty: None,
-                        expr: quote::quote!(#log.len()),
+                        expr: quote::quote!(#log.len()).into(),
                     });
                 }
                 if !marks.is_empty() {

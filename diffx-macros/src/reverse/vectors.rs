@@ -47,7 +47,7 @@ impl Sweep {
         self.b.push(Stmt::SetElem {
             vec: bar,
             index: index.clone(),
-            value: Atom::Const(quote::quote!(0.0)),
+            value: Atom::constant(quote::quote!(0.0)),
             log: None,
             init: false,
         });

@@ -62,6 +62,35 @@ fn substituted(
     out.map(TokenStream::from_iter)
 }
 
+/// The identifiers of `tokens`, at any depth: those that name a variable in the sense of
+/// [`substitute`], in order and once per mention, and every identifier (fields, methods and path
+/// segments too). One walk, for [`crate::ir::Code`], which keeps them beside the tokens.
+pub fn names(tokens: TokenStream) -> (Vec<String>, Vec<String>) {
+    fn walk(tokens: TokenStream, variables_out: &mut Vec<String>, all: &mut Vec<String>) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let view: Vec<Option<&TokenTree>> = trees.iter().map(Some).collect();
+        let variable = variables(&view);
+        for (tt, variable) in trees.into_iter().zip(variable) {
+            match tt {
+                TokenTree::Ident(id) => {
+                    let name = id.to_string();
+                    if variable {
+                        variables_out.push(name.clone());
+                    }
+                    all.push(name);
+                }
+                TokenTree::Group(g) => walk(g.stream(), variables_out, all),
+                _ => {}
+            }
+        }
+    }
+    let (mut variables_out, mut all) = (Vec::new(), Vec::new());
+    walk(tokens, &mut variables_out, &mut all);
+    all.sort_unstable();
+    all.dedup();
+    (variables_out, all)
+}
+
 /// Which of one level's trees name a variable in the sense of [`substitute`] (`None` stands for a
 /// tree that is no identifier or punctuation: [`scan::mentions`]' `0` for a length).
 fn variables(trees: &[Option<&TokenTree>]) -> Vec<bool> {

@@ -1,0 +1,71 @@
+//! Code kept as written ([`Code`]): a constant expression, a statement such as `println!`, a
+//! loop's head. AD does not look inside it, but the passes must know which values it reads, so
+//! the names are found once, where the code is made, and kept beside its tokens.
+
+use std::rc::Rc;
+
+use proc_macro2::TokenStream;
+
+/// Tokens opaque to AD, with the names they mention.
+#[derive(Clone)]
+pub struct Code {
+    tokens: TokenStream,
+    names: Rc<Names>,
+}
+
+struct Names {
+    /// The identifiers that name a variable (not a field, method, macro or path segment), once
+    /// per mention, in order: the values the code reads are among them.
+    variables: Vec<String>,
+    /// Every identifier, sorted, each once: what the code may refer to by name.
+    all: Vec<String>,
+}
+
+impl Code {
+    /// `tokens`, with the names found in them.
+    pub fn new(tokens: TokenStream) -> Code {
+        let (variables, all) = crate::tokens::names(tokens.clone());
+        Code {
+            tokens,
+            names: Rc::new(Names { variables, all }),
+        }
+    }
+
+    pub fn tokens(&self) -> &TokenStream {
+        &self.tokens
+    }
+
+    /// The identifiers in variable position, once per mention (`x` and `n` in `x.len() + n`).
+    pub fn variables(&self) -> &[String] {
+        &self.names.variables
+    }
+
+    /// Every identifier, each once (`x`, `len` and `n` in `x.len() + n`).
+    pub fn idents(&self) -> &[String] {
+        &self.names.all
+    }
+}
+
+impl quote::ToTokens for Code {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        self.tokens.to_tokens(out);
+    }
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.tokens)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.tokens)
+    }
+}
+
+impl From<TokenStream> for Code {
+    fn from(tokens: TokenStream) -> Code {
+        Code::new(tokens)
+    }
+}
