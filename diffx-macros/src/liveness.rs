@@ -7,14 +7,12 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use proc_macro2::{Ident, TokenStream};
-use quote::ToTokens;
+use proc_macro2::Ident;
 
 use crate::ir::{
     Atom, Call, CallKind, Code, Func, Index, Kind, LoopHead, Nested, Op, Stmt, Tape, Var,
 };
 use crate::rules::{template, Syntax};
-use crate::tokens;
 
 /// `(statement index, value)` pairs where the statement is the value's last reader and the value is
 /// an owned tensor (or a value of another type, such as a contribution to a parameter-struct field)
@@ -77,7 +75,7 @@ fn single_last_reads(
         .collect()
 }
 
-/// Each value of `f` by its name (statements that keep user code as tokens mention values by name).
+/// Each value of `f` by its name (code kept as written mentions values by name).
 pub(crate) fn by_name(f: &Func) -> HashMap<String, Var> {
     f.vars
         .iter()
@@ -198,9 +196,10 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
     }
 }
 
-/// Every name the statements of `body` mention, at any depth: the values it reads or writes (destinations,
-/// loop cells, tapes and logs) and every identifier of the code it keeps as tokens (constants,
-/// conditions, loop heads, indices, linear maps, paths, types), as they read when written out.
+/// Every name the statements of `body` mention, at any depth: the values it reads or writes
+/// (destinations, loop cells, tapes and logs), every identifier of the code it keeps as written
+/// (constants, loop heads, indices: the names each [`crate::ir::Code`] found when it was made),
+/// and the functions it calls. Types and items are not read: they cannot name a local.
 /// For passes that drop what nothing mentions (`tape::trim`), so it errs on the side of more: a
 /// name missing here would drop a value the derivative reads.
 pub(crate) fn mentions(f: &Func, body: &[Stmt], out: &mut BTreeSet<String>) {
@@ -217,8 +216,10 @@ impl Mentions<'_> {
         self.out.insert(self.f.name(v).to_string());
     }
 
-    fn tokens(&mut self, t: &TokenStream) {
-        tokens::idents(t.clone(), self.out);
+    /// A called function's path: a local closure is called by its name.
+    fn path(&mut self, path: Option<&syn::Path>) {
+        let segments = path.into_iter().flat_map(|p| &p.segments);
+        self.out.extend(segments.map(|s| s.ident.to_string()));
     }
 
     fn code(&mut self, c: &Code) {
@@ -268,9 +269,9 @@ impl Mentions<'_> {
                     self.atoms(like);
                 }
             }
-            Stmt::Const { name, ty, expr, .. } => {
+            // (Its type names no local value: Rust types cannot.)
+            Stmt::Const { name, expr, .. } => {
                 self.out.insert(name.to_string());
-                self.tokens(&ty.to_token_stream());
                 self.code(expr);
             }
             Stmt::Verbatim { binds, tokens } => {
@@ -280,9 +281,10 @@ impl Mentions<'_> {
                 }
                 self.code(tokens);
             }
-            Stmt::Item(tokens) => self.tokens(tokens),
+            // An item cannot read the function's locals.
+            Stmt::Item(_) => {}
             Stmt::Call(c) => {
-                self.tokens(&c.kind.path().to_token_stream());
+                self.path(c.kind.path());
                 self.atoms(&c.args);
                 self.atoms(c.tangents.iter().flatten().chain(c.kind.ct_dot()));
                 let outs = c.outs.iter().chain(&c.into).flatten();
@@ -332,21 +334,23 @@ impl Mentions<'_> {
         match op {
             // A map's operands are its arguments; what else it names is the runtime's.
             Op::Map { .. } => {}
-            Op::Zeros(ty) => self.tokens(ty),
+            Op::Zeros(_) => {}
             Op::Fit => {}
             Op::Recall(stack) => {
                 self.out.insert(stack.to_string());
             }
-            Op::Call(path) => self.tokens(&path.to_token_stream()),
+            Op::Call(path) => self.path(Some(path)),
             Op::Rule(rule) => match rule.syntax {
                 Syntax::Method | Syntax::TensorMethod => {
                     self.out.insert(rule.name.to_string());
                 }
-                Syntax::Func(path) => self.tokens(&template::path(path)),
+                Syntax::Func(path) => self
+                    .out
+                    .extend(template::segments(path).map(str::to_string)),
                 Syntax::Infix(_) | Syntax::Prefix(_) => {}
             },
             Op::Id => {}
-            Op::SetPart(path) => self.tokens(&quote::quote!(#path)),
+            Op::SetPart(path) => self.out.extend(path.idents()),
         }
         self.atoms(args);
     }
@@ -431,7 +435,7 @@ impl Mentions<'_> {
             Some(Nested::Runs(runs)) => {
                 self.out.insert(runs.to_string());
             }
-            Some(Nested::Again(range)) => self.tokens(range),
+            Some(Nested::Again(range)) => self.code(range),
             None => {}
         }
         if let Some((var, range)) = &t.range {

@@ -375,7 +375,7 @@ impl Instrument<'_> {
         args: &[Atom],
         i: usize,
         jvp: &str,
-        vjp: &str,
+        vjp: &'static str,
         map: &str,
     ) -> syn::Result<TokenStream> {
         let f = self.primal;
@@ -399,14 +399,15 @@ impl Instrument<'_> {
         bwd.push(("z", z.to_token_stream()));
         bwd.push(("g", g.to_token_stream()));
         let transpose = template::write(vjp, float, &bwd)?;
-        // Copies of what the transpose reads, for the reverse sweep.
-        let mut read = std::collections::BTreeSet::new();
-        crate::tokens::idents(transpose.clone(), &mut read);
+        // Copies of the operands the transpose reads, for the reverse sweep.
+        let read = template::placeholders(vjp);
         let values: Vec<TokenStream> = args.iter().map(|a| value(f, a)).collect();
         let kept = copies
             .iter()
             .zip(&values)
-            .filter(|(c, _)| read.contains(&c.to_string()));
+            .zip(names)
+            .filter(|(_, n)| read.contains(n))
+            .map(|(kept, _)| kept);
         let (kept, kept_values): (Vec<&Ident>, Vec<&TokenStream>) = kept.unzip();
         let operand = &values[i];
         let result = place(f, &Atom::Var(dst));

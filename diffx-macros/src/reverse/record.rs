@@ -257,7 +257,7 @@ fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
                 t.nest = Some(match (&t.range, head) {
                     // (A range that names no value of the list is the same in the backward sweep.)
                     (Some(_), LoopHead::For { iter, .. }) if names_no_value(iter, &by_name) => {
-                        Nested::Again(iter.tokens().clone())
+                        Nested::Again(iter.code().clone())
                     }
                     _ => {
                         let runs = b.fresh_name(&format!("{}_runs", t.name));

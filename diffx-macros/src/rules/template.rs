@@ -53,9 +53,13 @@ pub fn write(
 
 /// A path of the runtime written in the table (`::diffx::sigmoid`), as tokens.
 pub fn path(path: &str) -> TokenStream {
-    let segments = path.split("::").filter(|s| !s.is_empty());
-    let segments = segments.map(|s| Ident::new(s, Span::call_site()));
+    let segments = segments(path).map(|s| Ident::new(s, Span::call_site()));
     quote!(#(::#segments)*)
+}
+
+/// The names of a rule's function path, `f64::max`: `f64`, `max`.
+pub fn segments(path: &str) -> impl Iterator<Item = &str> {
+    path.split("::").filter(|s| !s.is_empty())
 }
 
 /// The placeholders `template` reads, in the order of [`PLACEHOLDERS`]: the operands of the
