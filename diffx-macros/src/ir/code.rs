@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 /// Tokens opaque to AD, with the names they mention.
 #[derive(Clone)]
@@ -43,6 +43,33 @@ impl Code {
     /// Every identifier, each once (`x`, `len` and `n` in `x.len() + n`).
     pub fn idents(&self) -> &[String] {
         &self.names.all
+    }
+
+    /// Whether the code is the name `name` alone.
+    pub fn is_name(&self, name: &str) -> bool {
+        self.name() == Some(name)
+    }
+
+    /// The name the code is, if it is one name alone (`k`, not `k + 1` or `f(k)`).
+    pub fn name(&self) -> Option<&str> {
+        let [name] = &self.names.variables[..] else {
+            return None;
+        };
+        let mut trees = self.tokens.clone().into_iter();
+        match (trees.next(), trees.next()) {
+            (Some(TokenTree::Ident(_)), None) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// Whether the code is `()`.
+    pub fn is_unit(&self) -> bool {
+        let mut trees = self.tokens.clone().into_iter();
+        matches!(
+            (trees.next(), trees.next()),
+            (Some(TokenTree::Group(g)), None)
+                if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty()
+        )
     }
 }
 

@@ -151,11 +151,10 @@ impl Lowerer<'_> {
         else_value: Option<Atom>,
     ) -> (Option<Atom>, Option<Atom>) {
         // `()` (an arm ending in a unit `if`) is no value.
-        let unit =
-            |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.to_string() == "()"));
+        let unit = |v: Option<Atom>| v.filter(|a| !matches!(a, Atom::Const(t) if t.is_unit()));
         let (then_value, else_value) = (unit(then_value), unit(else_value));
         // An arm that stopped early (`return` inside it) has a placeholder that nothing reads.
-        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.to_string() == names::NEVER);
+        let never = |v: &Atom| matches!(v, Atom::Const(t) if t.is_name(names::NEVER));
         let fill = |v: &Option<Atom>, other: &Option<Atom>| match v {
             Some(a) if never(a) => other.as_ref().filter(|o| !never(o)).map(|o| {
                 Atom::constant(match self.b.func.atom_kind(o) {

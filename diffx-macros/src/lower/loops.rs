@@ -192,7 +192,7 @@ impl Lowerer<'_> {
                 .var()
                 .is_some_and(|v| self.b.func.own_values.contains(&v))
                 || matches!(init, Atom::Var(v) if self.unseen_param(v))
-                || matches!(&init, Atom::Const(c) if self.struct_consts.contains(&c.to_string()));
+                || matches!(&init, Atom::Const(c) if c.name().is_some_and(|n| self.struct_consts.contains(n)));
             let cell = match kinds.get(n) {
                 Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
                 None => self.b.op(Op::Id, vec![init], e.span()),

@@ -68,7 +68,7 @@ impl Lowerer<'_> {
     /// of the user's type (a copy of it); any other operand as it is.
     pub(super) fn struct_constant(&mut self, a: Atom, span: Span) -> Atom {
         match &a {
-            Atom::Const(name) if self.struct_consts.contains(&name.to_string()) => {
+            Atom::Const(c) if c.name().is_some_and(|n| self.struct_consts.contains(n)) => {
                 self.constant_of_type(a, span)
             }
             _ => a,

@@ -310,7 +310,7 @@ impl Lowerer<'_> {
                 let float = &self.b.float;
                 Some(syn::parse_quote!(#float))
             }
-            Atom::Const(name) => self.const_types.get(&name.to_string()).cloned(),
+            Atom::Const(c) => c.name().and_then(|n| self.const_types.get(n)).cloned(),
             _ => None,
         }
     }
