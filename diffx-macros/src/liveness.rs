@@ -51,13 +51,22 @@ fn single_last_reads(
     tail: &[Atom],
     keep: &dyn Fn(Var) -> bool,
 ) -> HashSet<(usize, Var)> {
+    let owned = |v: Var| {
+        let info = &f.vars[v.0];
+        matches!(info.kind, Kind::Tensor | Kind::Other) && !info.is_ref
+    };
+    // (Numbers are copied, not handed over: a function of numbers has nothing to find.)
+    if !(0..f.vars.len()).any(|v| owned(Var(v))) {
+        return HashSet::new();
+    }
     let by_name = by_name(f);
-    let mut last: HashMap<Var, (usize, usize)> = HashMap::new();
+    // For each value: the statement of its last read, and how many reads that statement makes.
+    let mut last: Vec<Option<(usize, usize)>> = vec![None; f.vars.len()];
     let tail_reads = tail.iter().filter_map(Atom::var).collect::<Vec<_>>();
     let lists = body.iter().map(|s| reads(s, &by_name)).chain([tail_reads]);
     for (i, list) in lists.enumerate() {
-        for v in list {
-            let entry = last.entry(v).or_insert((i, 0));
+        for v in list.into_iter().filter(|v| owned(*v)) {
+            let entry = last[v.0].get_or_insert((i, 0));
             if entry.0 != i {
                 *entry = (i, 0);
             }
@@ -65,12 +74,9 @@ fn single_last_reads(
         }
     }
     last.into_iter()
-        .filter(|(v, (_, count))| {
-            *count == 1
-                && matches!(f.kind(*v), Kind::Tensor | Kind::Other)
-                && !f.vars[v.0].is_ref
-                && keep(*v)
-        })
+        .enumerate()
+        .filter_map(|(v, at)| Some((Var(v), at?)))
+        .filter(|(v, (_, count))| *count == 1 && keep(*v))
         .map(|(v, (i, _))| (i, v))
         .collect()
 }

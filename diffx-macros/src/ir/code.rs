@@ -31,6 +31,17 @@ impl Code {
         }
     }
 
+    /// A literal (`2.0`, `"text"`), which names nothing.
+    pub fn literal(tokens: TokenStream) -> Code {
+        Code {
+            tokens,
+            names: Rc::new(Names {
+                variables: Vec::new(),
+                all: Vec::new(),
+            }),
+        }
+    }
+
     pub fn tokens(&self) -> &TokenStream {
         &self.tokens
     }

@@ -9,7 +9,7 @@ use quote::{quote, ToTokens};
 use syn::Expr;
 
 use super::Lowerer;
-use crate::ir::{operands, Atom, Stmt};
+use crate::ir::{operands, Atom, Code, Stmt};
 use crate::tokens;
 
 impl Lowerer<'_> {
@@ -29,6 +29,10 @@ impl Lowerer<'_> {
     /// body writes or changes a value in place (`(stack.pop().unwrap_or(0.5) + x).trunc()`), so
     /// that it runs once, where it is, and not again where a partial or a tangent reads it.
     pub(super) fn constant_atom(&mut self, e: &Expr) -> Atom {
+        // (The commonest constant, and rule templates are full of them.)
+        if let Expr::Lit(lit) = e {
+            return Atom::Const(Code::literal(lit.to_token_stream()));
+        }
         let value = self.constant(e);
         match self.reads_written(e) {
             true => self.snapshot(value),

@@ -58,6 +58,10 @@ pub(super) fn take_shapes(b: &mut Builder, backward: usize) -> usize {
 /// as the `like` of top-level `fit`s and `accumulate`s.
 fn shape_only_reads(b: &Builder, backward: usize) -> HashSet<Var> {
     let f = &b.func;
+    // (Only tensors are read for their shape.)
+    if !f.vars.iter().any(|v| v.kind == Kind::Tensor) {
+        return HashSet::new();
+    }
     let by_name = liveness::by_name(f);
     let (mut likes, mut other) = (HashSet::new(), HashSet::new());
     for s in &f.body[backward..] {
