@@ -297,7 +297,7 @@ impl Operator {
             return;
         };
         let number = &self.self_ty;
-        let lhs = syn::Ident::new("__diffx_lhs", proc_macro2::Span::call_site());
+        let lhs = crate::names::local("lhs");
         let block = &item.block;
         let body =
             crate::tokens::replace_all(quote!(#block), &mut |id| match id.to_string().as_str() {
@@ -336,7 +336,7 @@ impl Operator {
         let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first_mut() else {
             return;
         };
-        let acc = syn::Ident::new("__diffx_acc", proc_macro2::Span::call_site());
+        let acc = crate::names::local("acc");
         *r = syn::parse_quote!(self);
         let ty = self.home();
         item.sig.output = syn::parse_quote!(-> #ty);

@@ -183,15 +183,12 @@ pub(crate) const TANGENT_PRODUCT_PATH: &str = "::diffx::__private::tangent_produ
 /// deliberately not a [`PREFIX`] name: that loop is the user's, to be rewritten like one.
 pub(crate) const EXTENDED: &str = "__extended";
 
-/// `__diffx_{what}` at the call site: a generated local of `explain`'s code (`__diffx_dt`,
-/// `__diffx_rows`, …).
-#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+/// `__diffx_{what}` at the call site: a generated local (`__diffx_acc`, `explain`'s `__diffx_dt`).
 pub(crate) fn local(what: &str) -> Ident {
     local_at(what, Span::call_site())
 }
 
 /// `__diffx_{what}` with the span `span` (`Span::mixed_site()` for a hygienic one).
-#[cfg_attr(not(feature = "explain"), allow(dead_code))]
 pub(crate) fn local_at(what: &str, span: Span) -> Ident {
     Ident::new(&format!("{PREFIX}{what}"), span)
 }

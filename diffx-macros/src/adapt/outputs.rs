@@ -344,7 +344,7 @@ impl Output {
     /// the user's function does.
     fn take_as_written(&self, f: &mut ItemFn, kind: &str) {
         let (name, user) = (&self.name, &self.user);
-        let written = Ident::new("__diffx_written", Span::mixed_site());
+        let written = crate::names::local_at("written", Span::mixed_site());
         for input in f.sig.inputs.iter_mut() {
             if param_name(input) == Some(name) {
                 *input = syn::parse_quote!(#name: #user);
@@ -389,7 +389,7 @@ impl Output {
     /// (and its incoming tangent, if the output is read); both results are written.
     fn write_value_and_tangent(&self, f: &mut ItemFn, written: &Ident, prologue: &mut Vec<Stmt>) {
         let (user, dot) = (&self.user, format_ident!("{}_dot", self.name));
-        let written_dot = Ident::new("__diffx_written_dot", Span::mixed_site());
+        let written_dot = crate::names::local_at("written_dot", Span::mixed_site());
         let had_dot = takes(f, &dot);
         f.sig.inputs = std::mem::take(&mut f.sig.inputs)
             .into_iter()

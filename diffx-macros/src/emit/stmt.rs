@@ -56,7 +56,8 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
                 // (`acc += v` through the type's `AddAssign`, as a value.)
                 [a, b] if assign => {
                     let o = compound(&o, op.ident.span());
-                    quote!({ let mut __diffx_acc = #a; __diffx_acc #o #b; __diffx_acc })
+                    let acc = names::local("acc");
+                    quote!({ let mut #acc = #a; #acc #o #b; #acc })
                 }
                 // (`v.__diffx_vjp_rmul(k, ct)` is `k * v`: the method's receiver is on the right.)
                 [a, b] if reflected => quote!(((#b) #o (#a))),
@@ -256,7 +257,8 @@ fn other_op_expr(f: &Func, op: &Op, args: &[Atom], moved: &dyn Fn(&Atom) -> bool
                 false => owned(f, a),
             };
             let (base, value) = (take(&args[0]), take(&args[1]));
-            quote!({ let mut __diffx_set = #base; __diffx_set #path = #value; __diffx_set })
+            let set = names::local("set");
+            quote!({ let mut #set = #base; #set #path = #value; #set })
         }
         Op::Call(path) => call(path, call_args(f, args)),
         Op::Id | Op::Rule(_) => TokenStream::new(),

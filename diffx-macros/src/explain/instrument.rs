@@ -482,7 +482,7 @@ impl<'a> Instrument<'a> {
             generated.map(|e| tokens::paren(e.clone()))
         });
         let text = self.pretty(&expr).replace("::core::", "");
-        (!text.contains("__diffx")).then_some(text)
+        (!text.contains(crate::names::PREFIX)).then_some(text)
     }
 
     fn if_stmt(

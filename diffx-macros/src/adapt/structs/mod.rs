@@ -8,7 +8,7 @@
 //! `e.cauchy_green().det()` goes through both methods.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Expr, ItemFn, Pat, ReturnType, Stmt, Type};
 
@@ -238,7 +238,7 @@ impl Layout {
                     Some(true)
                 }
                 _ => {
-                    let v = Ident::new("__diffx_rows", Span::mixed_site());
+                    let v = crate::names::local_at("rows", Span::mixed_site());
                     let items = self.elements(&quote!(#v));
                     *e = syn::parse_quote!({ let #v = #e; [#(#items),*] });
                     Some(true)
@@ -271,7 +271,7 @@ impl Layout {
                 }
                 (Some(_), Expr::Array(_) | Expr::Repeat(_)) => return None,
                 (Some(n), e) => {
-                    let name = format_ident!("__diffx_field_{}", taken.len());
+                    let name = crate::names::numbered("field_", taken.len());
                     taken.push(quote!(let #name = #e;));
                     numbers.extend((0..*n).map(|k| quote!(#name[#k])));
                 }
