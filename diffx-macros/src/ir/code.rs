@@ -107,3 +107,39 @@ impl From<TokenStream> for Code {
         Code::new(tokens)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::Code;
+
+    #[test]
+    fn names_are_found_once_with_their_positions() {
+        let c = Code::new(quote!(x.len() + n * x[i] + f64::from(k) + m!(y)));
+        // Variables: not fields, methods, path segments or macro names; once per mention.
+        assert_eq!(c.variables(), ["x", "n", "x", "i", "k", "y"]);
+        assert_eq!(
+            c.idents(),
+            ["f64", "from", "i", "k", "len", "m", "n", "x", "y"]
+        );
+    }
+
+    #[test]
+    fn a_name_alone_and_unit_are_told_by_their_tokens() {
+        assert_eq!(Code::new(quote!(k)).name(), Some("k"));
+        assert!(Code::new(quote!(k)).is_name("k"));
+        assert_eq!(Code::new(quote!((k))).name(), None);
+        assert_eq!(Code::new(quote!(k + 1)).name(), None);
+        assert!(Code::new(quote!(())).is_unit());
+        assert!(!Code::new(quote!((1.0))).is_unit());
+        assert!(!Code::new(quote!(() + ())).is_unit());
+    }
+
+    #[test]
+    fn a_literal_names_nothing() {
+        let c = Code::literal(quote!(2.5));
+        assert!(c.variables().is_empty() && c.idents().is_empty());
+        assert_eq!(c.tokens().to_string(), "2.5");
+    }
+}
