@@ -4,13 +4,15 @@
 //!
 //! First [`scopes`] gives every binding a name of its own; the facts, keyed by name, are then
 //! keyed by binding. [`uses`] reads them from syn's tree, for the whole body here and for the
-//! expression or block at hand in lowering.
+//! expression or block at hand in lowering. [`activity`] says which bindings may carry
+//! derivatives, which desugaring reads to rewrite only the code that may.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::parse::Signature;
 use crate::rules;
 
+pub mod activity;
 mod scopes;
 pub mod uses;
 

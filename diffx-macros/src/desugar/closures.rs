@@ -11,7 +11,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Local, Pat};
 
 use super::chains::{self, strip, Func};
-use super::patterns::{self, Elem};
+use super::patterns::Elem;
 use super::sugar::Sugar;
 use crate::tokens;
 
@@ -57,7 +57,10 @@ impl Sugar {
 
     pub(super) fn record(&mut self, name: String, c: syn::ExprClosure, rest: TokenStream) {
         let inputs: Vec<Pat> = c.inputs.iter().cloned().collect();
-        let mut bound: BTreeSet<String> = inputs.iter().flat_map(patterns::names).collect();
+        let mut bound: BTreeSet<String> = inputs
+            .iter()
+            .flat_map(crate::analyze::activity::names)
+            .collect();
         Bound(&mut bound).visit_expr_mut(&mut (*c.body).clone());
         let mut read = BTreeSet::new();
         tokens::idents(c.body.to_token_stream(), &mut read);
@@ -114,7 +117,7 @@ struct Bound<'a>(&'a mut BTreeSet<String>);
 
 impl VisitMut for Bound<'_> {
     fn visit_pat_mut(&mut self, p: &mut Pat) {
-        self.0.extend(patterns::names(p));
+        self.0.extend(crate::analyze::activity::names(p));
     }
 }
 

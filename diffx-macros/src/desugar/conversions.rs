@@ -23,8 +23,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local, Pat, Type};
 
-use super::activity::active;
-use super::patterns;
+use crate::analyze::activity::active;
 use crate::parse::Signature;
 use crate::tokens;
 
@@ -183,7 +182,7 @@ const F32: &str = "`#[autodiff]` differentiates a function over `f32` in `f32`, 
 
 impl VisitMut for Conversions {
     fn visit_local_mut(&mut self, l: &mut Local) {
-        let names = patterns::names(&l.pat);
+        let names = crate::analyze::activity::names(&l.pat);
         if !names.iter().any(|n| self.island.contains(n)) {
             return visit_mut::visit_local_mut(self, l);
         }
@@ -226,7 +225,8 @@ impl VisitMut for Conversions {
             }
             // `s += PI * r;` of an `f64` name `s`.
             Expr::Binary(b)
-                if super::activity::is_compound(&b.op) && self.mentions_island_place(&b.left) =>
+                if crate::analyze::activity::is_compound(&b.op)
+                    && self.mentions_island_place(&b.left) =>
             {
                 self.typed(&mut b.right);
                 self.island_expr(&mut b.right);
@@ -278,7 +278,7 @@ impl Conversions {
     }
 
     fn mentions_island_place(&self, e: &Expr) -> bool {
-        super::activity::place_name(e)
+        crate::analyze::activity::place_name(e)
             .iter()
             .any(|n| self.island.contains(n))
     }
@@ -363,8 +363,11 @@ impl VisitMut for Lets {
                 Pat::Type(t) => Some((*t.ty).clone()),
                 _ => None,
             };
-            self.0
-                .push((patterns::names(&l.pat), ty, (*init.expr).clone()));
+            self.0.push((
+                crate::analyze::activity::names(&l.pat),
+                ty,
+                (*init.expr).clone(),
+            ));
         }
         visit_mut::visit_local_mut(self, l);
     }

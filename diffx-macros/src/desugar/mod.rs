@@ -14,7 +14,6 @@
 //! 3. [`elements`]: an array assigned whole inside a loop or an arm (`s = [a, b];`, an early
 //!    `return [a, b]`) is written element by element.
 
-mod activity;
 mod arms;
 mod array_map;
 mod captures;

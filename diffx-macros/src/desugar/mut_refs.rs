@@ -144,7 +144,7 @@ fn reassigns(stmts: &mut [Stmt], place: &Expr) -> bool {
         fn visit_expr_mut(&mut self, e: &mut Expr) {
             let target = match e {
                 Expr::Assign(a) => Some(&*a.left),
-                Expr::Binary(b) if crate::desugar::activity::is_compound(&b.op) => Some(&*b.left),
+                Expr::Binary(b) if crate::analyze::activity::is_compound(&b.op) => Some(&*b.left),
                 _ => None,
             };
             let named = |t: &Expr| matches!(t, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.read.contains(&i.to_string())));

@@ -185,7 +185,7 @@ fn some_of_place(scrutinee: &Expr, b: Binding, then_: &Block, else_: &Expr) -> E
 /// else { B }`, `e` bound to a local first unless it is a place.
 fn general(l: &syn::ExprLet, then_: &Block, else_: &Expr, n: usize) -> Expr {
     let pat = &l.pat;
-    let names: Vec<syn::Ident> = super::patterns::names(pat)
+    let names: Vec<syn::Ident> = crate::analyze::activity::names(pat)
         .iter()
         .map(|n| quote::format_ident!("{}", n))
         .collect();

@@ -10,6 +10,7 @@ use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Expr, Pat, Stmt, Type};
 
+use crate::analyze::activity::names as bound_names;
 use crate::names;
 
 /// A value to bind: an expression, or a tuple of values known part by part.
@@ -74,7 +75,7 @@ pub fn bind(
     out: &mut Vec<Stmt>,
 ) -> syn::Result<()> {
     let value = match value {
-        Elem::Tuple(parts) => Elem::Tuple(read_first(parts, &names(pat), temps, out)),
+        Elem::Tuple(parts) => Elem::Tuple(read_first(parts, &bound_names(pat), temps, out)),
         v => v,
     };
     bind_part(pat, value, ty, temps, out)
@@ -88,7 +89,7 @@ pub fn bind_each(
     temps: &mut Temps,
     out: &mut Vec<Stmt>,
 ) -> syn::Result<()> {
-    let bound: Vec<String> = pats.iter().flat_map(names).collect();
+    let bound: Vec<String> = pats.iter().flat_map(bound_names).collect();
     let values = read_first(values, &bound, temps, out);
     for (p, v) in pats.iter().zip(values) {
         bind(p, v, None, temps, out)?;
@@ -296,33 +297,6 @@ pub(super) fn is_place(e: &Expr) -> bool {
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_place(&u.expr),
         Expr::Paren(p) => is_place(&p.expr),
         _ => false,
-    }
-}
-
-/// The names `pat` binds.
-pub fn names(pat: &Pat) -> Vec<String> {
-    let mut out = Vec::new();
-    collect(pat, &mut out);
-    out
-}
-
-fn collect(pat: &Pat, out: &mut Vec<String>) {
-    match pat {
-        Pat::Ident(p) => {
-            out.push(p.ident.to_string());
-            if let Some((_, sub)) = &p.subpat {
-                collect(sub, out);
-            }
-        }
-        Pat::Paren(p) => collect(&p.pat, out),
-        Pat::Type(t) => collect(&t.pat, out),
-        Pat::Reference(r) => collect(&r.pat, out),
-        Pat::Tuple(t) => t.elems.iter().for_each(|p| collect(p, out)),
-        Pat::Slice(s) => s.elems.iter().for_each(|p| collect(p, out)),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| collect(p, out)),
-        Pat::Struct(s) => s.fields.iter().for_each(|f| collect(&f.pat, out)),
-        Pat::Or(o) => o.cases.iter().take(1).for_each(|p| collect(p, out)),
-        _ => {}
     }
 }
 

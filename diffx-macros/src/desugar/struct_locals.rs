@@ -41,7 +41,9 @@ impl VisitMut for FieldWrites {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         self.0 |= match e {
             Expr::Assign(a) => Self::field_place(&a.left),
-            Expr::Binary(b) => super::activity::is_compound(&b.op) && Self::field_place(&b.left),
+            Expr::Binary(b) => {
+                crate::analyze::activity::is_compound(&b.op) && Self::field_place(&b.left)
+            }
             Expr::MethodCall(m) => m.method == "iter_mut" && Self::field_place(&m.receiver),
             _ => false,
         };
@@ -174,7 +176,7 @@ impl VisitMut for Uses<'_> {
         match e {
             Expr::Path(p) if p.path.is_ident(self.name) => self.whole = true,
             Expr::Assign(a) => self.written |= self.writes(&a.left),
-            Expr::Binary(b) if super::activity::is_compound(&b.op) => {
+            Expr::Binary(b) if crate::analyze::activity::is_compound(&b.op) => {
                 self.written |= self.writes(&b.left)
             }
             Expr::MethodCall(m) if m.method == "iter_mut" => {

@@ -18,12 +18,12 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local, Stmt, Type};
 
-use super::activity::{active, spread, Flows};
 use super::arms;
 use super::captures::value_use;
 use super::chains;
 use super::closures::{closure_init, Closure};
 use super::patterns::{self, Elem, Temps};
+use crate::analyze::activity::{active, spread, Flows};
 use crate::names;
 use crate::parse::Signature;
 
@@ -130,7 +130,7 @@ impl Sugar {
                 self.visit_expr_mut(d);
             }
         }
-        let names = patterns::names(&l.pat);
+        let names = crate::analyze::activity::names(&l.pat);
         match &l.init {
             Some(init) if init.diverge.is_none() && !patterns::is_plain(&l.pat) => {
                 let value = Elem::of((*init.expr).clone());
@@ -344,7 +344,7 @@ impl VisitMut for Sugar {
             Expr::ForLoop(f) => {
                 self.visit_expr_mut(&mut f.expr);
                 self.scopes.push(Vec::new());
-                for n in patterns::names(&f.pat) {
+                for n in crate::analyze::activity::names(&f.pat) {
                     self.declare(&n);
                 }
                 self.visit_block_mut(&mut f.body);
@@ -354,7 +354,7 @@ impl VisitMut for Sugar {
                 self.visit_expr_mut(&mut m.expr);
                 for arm in &mut m.arms {
                     self.scopes.push(Vec::new());
-                    for n in patterns::names(&arm.pat) {
+                    for n in crate::analyze::activity::names(&arm.pat) {
                         self.declare(&n);
                     }
                     if let Some((_, g)) = &mut arm.guard {

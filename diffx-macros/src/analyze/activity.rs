@@ -1,20 +1,20 @@
 //! Which names may carry derivatives, for desugaring: only code that may depend on a
-//! differentiable value is rewritten.
+//! differentiable value is rewritten. Name-level and order-free, so it errs on the side of more;
+//! lowering knows exactly, value by value, as it folds constants.
 
 use std::collections::BTreeSet;
 
 use syn::visit_mut::{self, VisitMut};
-use syn::{Block, Expr, Local};
+use syn::{Block, Expr, Local, Pat};
 
-use super::patterns;
-use crate::analyze::uses;
+use super::uses;
 use crate::parse::Signature;
 
 /// The names that may hold a value depending on a differentiable parameter: those parameters,
 /// and every name bound or assigned from an expression that mentions one, to a fixed point. The
 /// body's bindings have names of their own by now (`analyze::scopes`), so a name is a binding;
 /// order is ignored, which can only add names.
-pub(super) fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
+pub fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
     let mut flows = Flows(Vec::new());
     flows.visit_block_mut(&mut block.clone());
     let mut active: BTreeSet<String> = sig
@@ -28,7 +28,7 @@ pub(super) fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
 }
 
 /// `active` with every name that `flows` writes from an active name, to a fixed point.
-pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
+pub fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
     loop {
         let before = active.len();
         for (names, from) in &flows.0 {
@@ -43,12 +43,12 @@ pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
 }
 
 /// Every binding and assignment: the names it writes and the expression it reads.
-pub(super) struct Flows(pub(super) Vec<(Vec<String>, Expr)>);
+pub struct Flows(pub Vec<(Vec<String>, Expr)>);
 
 impl VisitMut for Flows {
     fn visit_local_mut(&mut self, l: &mut Local) {
         if let Some(init) = &l.init {
-            self.0.push((patterns::names(&l.pat), (*init.expr).clone()));
+            self.0.push((names(&l.pat), (*init.expr).clone()));
         }
         visit_mut::visit_local_mut(self, l);
     }
@@ -60,7 +60,7 @@ impl VisitMut for Flows {
                 self.0.push((place_name(&b.left), (*b.right).clone()))
             }
             Expr::ForLoop(f) => {
-                self.0.push((patterns::names(&f.pat), (*f.expr).clone()));
+                self.0.push((names(&f.pat), (*f.expr).clone()));
                 // `for r in v.iter_mut() { *r = … }`: `v` holds what the body writes.
                 if let Some(v) = mutably_iterated(&f.expr) {
                     let body = Expr::Block(syn::ExprBlock {
@@ -105,7 +105,7 @@ fn mutably_iterated(e: &Expr) -> Option<Vec<String>> {
 /// The methods by which a `Vec` takes values in.
 const GROWS: &[&str] = &["push", "extend_from_slice", "extend"];
 
-pub(super) fn place_name(e: &Expr) -> Vec<String> {
+pub fn place_name(e: &Expr) -> Vec<String> {
     match e {
         Expr::Path(p) => p
             .path
@@ -126,4 +126,31 @@ pub(crate) fn is_compound(op: &syn::BinOp) -> bool {
         op,
         AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
     )
+}
+
+/// The names `pat` binds.
+pub fn names(pat: &Pat) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(pat, &mut out);
+    out
+}
+
+fn collect(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(p) => {
+            out.push(p.ident.to_string());
+            if let Some((_, sub)) = &p.subpat {
+                collect(sub, out);
+            }
+        }
+        Pat::Paren(p) => collect(&p.pat, out),
+        Pat::Type(t) => collect(&t.pat, out),
+        Pat::Reference(r) => collect(&r.pat, out),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| collect(p, out)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| collect(p, out)),
+        Pat::TupleStruct(t) => t.elems.iter().for_each(|p| collect(p, out)),
+        Pat::Struct(s) => s.fields.iter().for_each(|f| collect(&f.pat, out)),
+        Pat::Or(o) => o.cases.iter().take(1).for_each(|p| collect(p, out)),
+        _ => {}
+    }
 }
