@@ -51,28 +51,34 @@ fn single_last_reads(
     tail: &[Atom],
     keep: &dyn Fn(Var) -> bool,
 ) -> HashSet<(usize, Var)> {
+    // (Values are dense indices: a table by index, where a hash map per read cost most of the
+    // pass. A function of numbers has no candidate, and its statements need no reading.)
+    let candidate: Vec<bool> = (f.vars.iter().enumerate())
+        .map(|(i, v)| matches!(v.kind, Kind::Tensor | Kind::Other) && !v.is_ref && keep(Var(i)))
+        .collect();
+    if !candidate.contains(&true) {
+        return HashSet::new();
+    }
     let by_name = by_name(f);
-    let mut last: HashMap<Var, (usize, usize)> = HashMap::new();
+    // Per value, the list of its last reads and how many times that list reads it.
+    let mut last: Vec<Option<(usize, usize)>> = vec![None; f.vars.len()];
     let tail_reads = tail.iter().filter_map(Atom::var).collect::<Vec<_>>();
     let lists = body.iter().map(|s| reads(s, &by_name)).chain([tail_reads]);
     for (i, list) in lists.enumerate() {
         for v in list {
-            let entry = last.entry(v).or_insert((i, 0));
-            if entry.0 != i {
-                *entry = (i, 0);
+            match &mut last[v.0] {
+                Some((at, count)) if *at == i => *count += 1,
+                entry => *entry = Some((i, 1)),
             }
-            entry.1 += 1;
         }
     }
-    last.into_iter()
-        .filter(|(v, (_, count))| {
-            *count == 1
-                && matches!(f.kind(*v), Kind::Tensor | Kind::Other)
-                && !f.vars[v.0].is_ref
-                && keep(*v)
-        })
-        .map(|(v, (i, _))| (i, v))
-        .collect()
+    let mut out = HashSet::new();
+    for (v, entry) in last.into_iter().enumerate() {
+        if let (Some((i, 1)), true) = (entry, candidate[v]) {
+            out.insert((i, Var(v)));
+        }
+    }
+    out
 }
 
 /// Each value of `f` by its name (statements that keep user code as tokens mention values by name).
