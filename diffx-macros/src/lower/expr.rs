@@ -30,6 +30,9 @@ impl Lowerer<'_> {
                     return self.cast(c, e)
                 }
                 (true, Expr::Paren(p)) => return self.expr(&p.expr),
+                // (A literal names nothing and reads no vector: `constant_atom` would give its
+                // tokens back after walking them twice.)
+                (_, Expr::Lit(l)) => return Ok(Atom::Const(l.to_token_stream())),
                 _ => {}
             }
             return Ok(self.constant_atom(e));
