@@ -30,9 +30,14 @@ impl Lowerer<'_> {
                     return self.cast(c, e)
                 }
                 (true, Expr::Paren(p)) => return self.expr(&p.expr),
-                // (A literal names nothing and reads no vector: `constant_atom` would give its
-                // tokens back after walking them twice.)
-                (_, Expr::Lit(l)) => return Ok(Atom::Const(l.to_token_stream())),
+                // (A literal, negated or not, names nothing and reads no vector:
+                // `constant_atom` would give its tokens back after walking them twice.)
+                (_, Expr::Lit(_)) => return Ok(Atom::Const(e.to_token_stream())),
+                (_, Expr::Unary(u))
+                    if matches!(u.op, UnOp::Neg(_)) && matches!(&*u.expr, Expr::Lit(_)) =>
+                {
+                    return Ok(Atom::Const(e.to_token_stream()))
+                }
                 _ => {}
             }
             return Ok(self.constant_atom(e));
