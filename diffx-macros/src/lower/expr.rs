@@ -243,8 +243,11 @@ impl Lowerer<'_> {
         }
         let before = self.b.func.body.len();
         let receiver = self.expr(&m.receiver)?;
-        if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
-            return self.expr(&read);
+        // (Only a field is read as an option: its receiver is written out only then.)
+        if let Atom::Field(..) = receiver {
+            if let Some(read) = option_read(m) {
+                return self.expr(&read);
+            }
         }
         if self.user_value(&receiver, &name) || self.user_method(&receiver, &name) {
             // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,
