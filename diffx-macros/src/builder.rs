@@ -87,20 +87,20 @@ impl Builder {
             Some(user) => user.clone(),
             None => base.to_string(),
         };
+        // (Taken where it is new: one search of the names, not a test and then an insertion.)
+        if !(avoid_user && self.used.contains(&base)) && self.taken.insert(base.clone()) {
+            return Ident::new(&base, Span::call_site());
+        }
         let base = base.as_str();
         let taken =
             |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
-        let name = if !taken(self, base, avoid_user) {
-            base.to_string()
-        } else {
-            // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
-            let mut k = self.next_suffix.get(base).copied().unwrap_or(1);
-            while taken(self, &format!("{base}_{k}"), true) {
-                k += 1;
-            }
-            self.next_suffix.insert(base.to_string(), k + 1);
-            format!("{base}_{k}")
-        };
+        // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
+        let mut k = self.next_suffix.get(base).copied().unwrap_or(1);
+        while taken(self, &format!("{base}_{k}"), true) {
+            k += 1;
+        }
+        self.next_suffix.insert(base.to_string(), k + 1);
+        let name = format!("{base}_{k}");
         self.taken.insert(name.clone());
         Ident::new(&name, Span::call_site())
     }
