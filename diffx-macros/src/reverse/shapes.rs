@@ -85,10 +85,7 @@ fn shape_only_reads(b: &Builder, backward: usize) -> HashSet<Var> {
         .collect();
     likes
         .into_iter()
-        .filter(|v| {
-            tensor(*v) && !other.contains(v)
-                && defined.contains(v)
-        })
+        .filter(|v| tensor(*v) && !other.contains(v) && defined.contains(v))
         .collect()
 }
 
