@@ -1,7 +1,8 @@
 //! Appending statements to a [`Func`]: fresh names, and products and sums simplified on the way
 //! (`1·x = x`), so that derivative code is as short as a hand-written one.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use proc_macro2::{Ident, Span};
 
@@ -14,15 +15,15 @@ use crate::rules::{self, Out};
 pub struct Builder {
     pub func: Func,
     /// Every identifier of the user's function: generated names avoid them.
-    used: BTreeSet<String>,
-    /// The names given to values so far.
-    taken: BTreeSet<String>,
+    used: HashSet<String, Names>,
+    /// The names given to values so far (every value's: the largest set of names there is).
+    taken: HashSet<String, Names>,
     /// The bindings analysis renamed apart, with the user's names: values are named after those.
     pub user_names: BTreeMap<String, String>,
     /// Per base name, the first suffix `k` not known to be taken: `base_1` … `base_{k-1}` are, and
     /// names are never released, so a search for a fresh `base_k` starts there (a variable
     /// reassigned n times would otherwise make naming quadratic in n).
-    next_suffix: HashMap<String, usize>,
+    next_suffix: HashMap<String, usize, Names>,
     temps: usize,
     /// The number of `if`s and loops lowered so far: the next one's [`ControlId`].
     controls: usize,
@@ -55,10 +56,10 @@ impl Builder {
                 float: Some(float.clone()),
                 ..Func::default()
             },
-            used,
-            taken: BTreeSet::new(),
+            used: used.into_iter().collect(),
+            taken: HashSet::default(),
             user_names: BTreeMap::new(),
-            next_suffix: HashMap::new(),
+            next_suffix: HashMap::default(),
             temps: 0,
             controls: 0,
             float,
@@ -86,20 +87,20 @@ impl Builder {
             Some(user) => user.clone(),
             None => base.to_string(),
         };
+        // (Taken where it is new: one search of the names, not a test and then an insertion.)
+        if !(avoid_user && self.used.contains(&base)) && self.taken.insert(base.clone()) {
+            return Ident::new(&base, Span::call_site());
+        }
         let base = base.as_str();
         let taken =
             |s: &Self, n: &str, user: bool| s.taken.contains(n) || (user && s.used.contains(n));
-        let name = if !taken(self, base, avoid_user) {
-            base.to_string()
-        } else {
-            // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
-            let mut k = self.next_suffix.get(base).copied().unwrap_or(1);
-            while taken(self, &format!("{base}_{k}"), true) {
-                k += 1;
-            }
-            self.next_suffix.insert(base.to_string(), k + 1);
-            format!("{base}_{k}")
-        };
+        // Suffixed names always avoid the user's identifiers: `y_1` may be one of them.
+        let mut k = self.next_suffix.get(base).copied().unwrap_or(1);
+        while taken(self, &format!("{base}_{k}"), true) {
+            k += 1;
+        }
+        self.next_suffix.insert(base.to_string(), k + 1);
+        let name = format!("{base}_{k}");
         self.taken.insert(name.clone());
         Ident::new(&name, Span::call_site())
     }
@@ -285,6 +286,32 @@ impl Builder {
     /// The number of values so far, to tell later which ones a step created.
     pub fn mark(&self) -> usize {
         self.func.vars.len()
+    }
+}
+
+/// The hasher of the sets of names: FNV-1a. The standard one, built unoptimised with the macro
+/// as users build it, cost more than the searches it served, and names need no defence against
+/// chosen collisions.
+type Names = BuildHasherDefault<Fnv>;
+
+#[derive(Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
     }
 }
 

@@ -88,12 +88,17 @@ pub struct Programs {
 /// The body desugared and lowered, and the programs derived from it, trimmed.
 fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<Programs> {
     let (asked, record) = (args.order, !args.recompute);
-    let mut core = item.clone();
     let (block, user_names) = analyze::scopes(&item.block, sig);
     let as_written = |e| analyze::error_as_written(e, &user_names);
     let desugared = desugar::body(&block, sig).map_err(as_written)?;
     let (block, facts) = analyze::body(&desugared, sig, user_names.clone());
-    *core.block = block;
+    // (The item around the new body, without a copy of the old one.)
+    let core = ItemFn {
+        attrs: item.attrs.clone(),
+        vis: item.vis.clone(),
+        sig: item.sig.clone(),
+        block: Box::new(block),
+    };
     let second = asked.is_some_and(|o| o.n >= 2);
     let user_names = facts.user_names.clone();
     let as_written = |e| analyze::error_as_written(e, &user_names);

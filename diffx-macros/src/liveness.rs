@@ -51,34 +51,34 @@ fn single_last_reads(
     tail: &[Atom],
     keep: &dyn Fn(Var) -> bool,
 ) -> HashSet<(usize, Var)> {
-    let owned = |v: Var| {
-        let info = &f.vars[v.0];
-        matches!(info.kind, Kind::Tensor | Kind::Other) && !info.is_ref
-    };
-    // (Numbers are copied, not handed over: a function of numbers has nothing to find.)
-    if !(0..f.vars.len()).any(|v| owned(Var(v))) {
+    // (Values are dense indices: a table by index, where a hash map per read cost most of the
+    // pass. A function of numbers has no candidate, and its statements need no reading.)
+    let candidate: Vec<bool> = (f.vars.iter().enumerate())
+        .map(|(i, v)| matches!(v.kind, Kind::Tensor | Kind::Other) && !v.is_ref && keep(Var(i)))
+        .collect();
+    if !candidate.contains(&true) {
         return HashSet::new();
     }
     let by_name = by_name(f);
-    // For each value: the statement of its last read, and how many reads that statement makes.
+    // Per value, the list of its last reads and how many times that list reads it.
     let mut last: Vec<Option<(usize, usize)>> = vec![None; f.vars.len()];
     let tail_reads = tail.iter().filter_map(Atom::var).collect::<Vec<_>>();
     let lists = body.iter().map(|s| reads(s, &by_name)).chain([tail_reads]);
     for (i, list) in lists.enumerate() {
-        for v in list.into_iter().filter(|v| owned(*v)) {
-            let entry = last[v.0].get_or_insert((i, 0));
-            if entry.0 != i {
-                *entry = (i, 0);
+        for v in list {
+            match &mut last[v.0] {
+                Some((at, count)) if *at == i => *count += 1,
+                entry => *entry = Some((i, 1)),
             }
-            entry.1 += 1;
         }
     }
-    last.into_iter()
-        .enumerate()
-        .filter_map(|(v, at)| Some((Var(v), at?)))
-        .filter(|(v, (_, count))| *count == 1 && keep(*v))
-        .map(|(v, (i, _))| (i, v))
-        .collect()
+    let mut out = HashSet::new();
+    for (v, entry) in last.into_iter().enumerate() {
+        if let (Some((i, 1)), true) = (entry, candidate[v]) {
+            out.insert((i, Var(v)));
+        }
+    }
+    out
 }
 
 /// Each value of `f` by its name (code kept as written mentions values by name).

@@ -32,7 +32,6 @@ impl Sugar {
         found: Option<syn::Result<T>>,
         write: impl FnOnce(&mut Self, T, proc_macro2::Span) -> syn::Result<Expr>,
     ) -> bool {
-        let span = e.span();
         match found {
             None => false,
             Some(Err(err)) => {
@@ -40,6 +39,8 @@ impl Sugar {
                 true
             }
             Some(Ok(parts)) => {
+                // (Where it is found only: a span is found by writing the expression out.)
+                let span = e.span();
                 self.check_captures(e, span);
                 self.replace(e, |s| write(s, parts, span))
             }

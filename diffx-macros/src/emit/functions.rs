@@ -5,6 +5,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::{Index, ItemFn};
 
+use super::trees::Written;
 use super::{body, body_parts, signature, split, zero};
 use crate::builder::Builder;
 use crate::forward::Forward;
@@ -235,7 +236,7 @@ impl<'a> Generated<'a> {
         let added = split::added_only(f, &slotted);
         let f = &added;
         let into = split::into_slots();
-        let wrap = |k: usize, t: TokenStream| {
+        let wrap = |k: usize, w: Written| {
             let s = &f.body[rev.backward + k];
             let slot = match s {
                 Stmt::Let {
@@ -253,12 +254,13 @@ impl<'a> Generated<'a> {
                         Index::from(*i),
                     );
                     let g = f.name(*g);
-                    quote! {
+                    Written::Stream(quote! {
                         let mut #own = ::std::vec::Vec::new();
                         let mut #g = ::diffx::__private::slice_adjoint(#into.#i, &mut #own, &#x[..]);
-                    }
+                    })
                 }
-                None => split::guarded(s, guards[k].as_ref(), t),
+                None if guards[k].is_none() => w,
+                None => Written::Stream(split::guarded(s, guards[k].as_ref(), w.into_stream())),
             }
         };
         let sweeps = body_parts(f, Some(rev.backward), &wrap);

@@ -15,7 +15,7 @@
 //! it made (a loop's tape of a slice's elements, a kept `let r = &rows[0];`) is not cut, and its
 //! closure calls `__diffx_vjp_f` with the arguments instead, as an unpaired pullback would.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -402,44 +402,48 @@ fn wanted_flags() -> Ident {
 /// that flows only to those gradients, whose readers are skipped with it.
 pub fn guards(f: &Func, at: usize, grads: &[Option<Var>]) -> Vec<Option<Vec<usize>>> {
     let backward = &f.body[at..];
+    // (Only a statement that writes a tensor or a contribution is ever skipped: a function of
+    // numbers has none, and needs no reading.)
+    if backward.iter().all(|s| defined(f, s).is_none()) {
+        return vec![None; backward.len()];
+    }
     let by_name = liveness::by_name(f);
     let reads: Vec<Vec<Var>> = backward
         .iter()
         .map(|s| liveness::reads(s, &by_name))
         .collect();
     let all: BTreeSet<usize> = (0..grads.len()).collect();
-    let mut feeds: HashMap<Var, BTreeSet<usize>> = HashMap::new();
+    // (By value index: values are dense.)
+    let mut feeds: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); f.vars.len()];
     for (i, g) in grads.iter().enumerate() {
         if let Some(g) = g {
-            feeds.entry(*g).or_default().insert(i);
+            feeds[g.0].insert(i);
         }
     }
     let mut sets: Vec<Option<BTreeSet<usize>>> = vec![None; backward.len()];
     for (k, s) in backward.iter().enumerate().rev() {
         let set = match defined(f, s) {
-            Some(d) => feeds.get(&d).cloned().unwrap_or_default(),
+            Some(d) => feeds[d.0].clone(),
             None => all.clone(),
         };
         for r in &reads[k] {
-            feeds.entry(*r).or_default().extend(set.iter().copied());
+            feeds[r.0].extend(set.iter().copied());
         }
         sets[k] = (defined(f, s).is_some() && !set.is_empty() && set != all).then_some(set);
     }
     // A skipped value's readers are skipped too: a statement whose value a statement that always
     // runs reads always runs. Readers come later, so one backward pass settles it.
-    let mut readers: HashMap<Var, Vec<usize>> = HashMap::new();
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); f.vars.len()];
     for (j, r) in reads.iter().enumerate() {
         for v in r {
-            readers.entry(*v).or_default().push(j);
+            readers[v.0].push(j);
         }
     }
     for k in (0..backward.len()).rev() {
         let Some(d) = sets[k].as_ref().and(defines_value(&backward[k])) else {
             continue;
         };
-        let always_read = readers
-            .get(&d)
-            .is_some_and(|js| js.iter().any(|&j| j > k && sets[j].is_none()));
+        let always_read = readers[d.0].iter().any(|&j| j > k && sets[j].is_none());
         if always_read {
             sets[k] = None;
         }

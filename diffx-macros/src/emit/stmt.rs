@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use proc_macro2::{Delimiter, Ident, Span, TokenStream};
 use quote::quote;
 
-use super::trees::{operand_trees, place_trees, Trees};
+use super::trees::{operand_trees, place_trees, Joined, Trees, Written};
 use super::{calls, control, generic};
 use crate::ir::operands::{by_ref, owned, place, value};
 use crate::ir::{Atom, Func, Kind, Op, Stmt, Var};
@@ -327,7 +327,8 @@ pub(super) fn stmt(
     s: &Stmt,
     mutable: &HashSet<Var>,
     moved: &dyn Fn(&Atom) -> bool,
-) -> TokenStream {
+) -> Written {
+    let stream = Written::Stream;
     match s {
         Stmt::If { .. }
         | Stmt::Loop { .. }
@@ -337,7 +338,7 @@ pub(super) fn stmt(
         | Stmt::Push { .. }
         | Stmt::Pop { .. }
         | Stmt::Record { .. }
-        | Stmt::Undo { .. } => control::stmt(f, s, mutable),
+        | Stmt::Undo { .. } => stream(control::stmt(f, s, mutable)),
         Stmt::Let { dst, op, args, .. } => {
             let mut t = Trees::default();
             t.word("let");
@@ -347,7 +348,7 @@ pub(super) fn stmt(
             t.ident(f.name(*dst)).punct("=");
             t.append(op_expr_moving(f, *dst, op, args, moved))
                 .punct(";");
-            t.into_stream()
+            Written::Trees(t)
         }
         Stmt::Accum {
             dst,
@@ -357,7 +358,7 @@ pub(super) fn stmt(
         } => {
             let (d, v) = (place_trees(f, dst), f.name(*value));
             if f.atom_kind(dst) == Kind::Slice {
-                return quote!(::diffx::__private::add_elems(&mut #d, &#v););
+                return stream(quote!(::diffx::__private::add_elems(&mut #d, &#v);));
             }
             // (Where every value is a number, a field's adjoint needs no fitting to its shape; a
             // whole value of the user's type, a callee's gradient of it, is added leaf by leaf.)
@@ -369,17 +370,17 @@ pub(super) fn stmt(
                 (None, false) if generic(f) => {
                     let mut t = d.clone();
                     t.punct("=").append(d).punct("+").ident(v).punct(";");
-                    t.into_stream()
+                    Written::Trees(t)
                 }
                 (None, first) => {
                     let mut t = d;
                     t.punct(if *first { "=" } else { "+=" });
                     t.ident(v).punct(";");
-                    t.into_stream()
+                    Written::Trees(t)
                 }
                 (Some(like), false) => {
                     let l = by_ref(f, like);
-                    quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);)
+                    stream(quote!(::diffx::__private::accumulate(&mut #d, &#v, #l);))
                 }
                 (Some(like), true) => {
                     let l = by_ref(f, like);
@@ -388,7 +389,7 @@ pub(super) fn stmt(
                     } else {
                         quote!(&#v)
                     };
-                    quote!(#d = ::diffx::__private::fit(#v, #l);)
+                    stream(quote!(#d = ::diffx::__private::fit(#v, #l);))
                 }
             }
         }
@@ -400,9 +401,9 @@ pub(super) fn stmt(
         } => {
             let mt = mutable.then(|| quote!(mut));
             let ty = ty.as_ref().map(|t| quote!(: #t));
-            quote!(let #mt #name #ty = #expr;)
+            stream(quote!(let #mt #name #ty = #expr;))
         }
-        Stmt::Verbatim { binds, tokens } if binds.is_empty() => tokens.tokens().clone(),
+        Stmt::Verbatim { binds, tokens } if binds.is_empty() => stream(tokens.tokens().clone()),
         Stmt::Verbatim { binds, tokens } => {
             let names = binds.iter().map(|(n, _)| n);
             // A value of a kind the macro cannot see (a number from a call, a field) is bound as
@@ -426,10 +427,10 @@ pub(super) fn stmt(
                 .map(|(n, _)| n.to_string())
                 .collect();
             let tokens = crate::tokens::without_borrow(tokens.tokens().clone(), &borrowed);
-            quote!({ #(let #names = #values;)* #tokens })
+            stream(quote!({ #(let #names = #values;)* #tokens }))
         }
-        Stmt::Item(tokens) => tokens.clone(),
-        Stmt::Call(c) => calls::stmt(f, c, mutable),
+        Stmt::Item(tokens) => stream(tokens.clone()),
+        Stmt::Call(c) => stream(calls::stmt(f, c, mutable)),
     }
 }
 
@@ -439,11 +440,11 @@ pub fn body(f: &Func) -> TokenStream {
 }
 
 /// [`body`] cut before statement `at`, if given: the forward and backward sweeps of a reverse
-/// program, each statement `k` of the backward one written by `wrap(k, tokens)`.
+/// program, each statement `k` of the backward one written by `wrap(k, written)`.
 pub(super) fn body_parts(
     f: &Func,
     at: Option<usize>,
-    wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
+    wrap: &dyn Fn(usize, Written) -> Written,
 ) -> (TokenStream, TokenStream) {
     let mut mutable: HashSet<Var> = HashSet::new();
     for s in &f.body {
@@ -471,7 +472,7 @@ pub(super) fn body_parts(
         .collect();
     let moves = liveness::movable(f, &params);
     let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
-    let same = |_: usize, t: TokenStream| t;
+    let same = |_: usize, w: Written| w;
     let stacks = f.stacks.iter().filter(|s| !f.slots.contains(s));
     let slots = f.slots.iter();
     let declared = quote! {
@@ -505,27 +506,27 @@ pub(super) fn list(
     list_with(f, body, mutable, moved, &|_, t| t)
 }
 
-/// [`list`], each single statement `i` written by `wrap(i, tokens)`.
+/// [`list`], each single statement `i` written by `wrap(i, written)`.
 pub(super) fn list_with(
     f: &Func,
     body: &[Stmt],
     mutable: &HashSet<Var>,
     moved: &dyn Fn(usize, &Atom) -> bool,
-    wrap: &dyn Fn(usize, TokenStream) -> TokenStream,
+    wrap: &dyn Fn(usize, Written) -> Written,
 ) -> TokenStream {
-    // (The statements' streams joined once, as streams: see `body_parts`.)
-    let mut out = Vec::with_capacity(body.len());
+    // (The statements joined once, as streams: see `body_parts`.)
+    let mut out = Joined::default();
     let mut i = 0;
     while i < body.len() {
         if let Some(taken) = taken(f, &body[i], body.get(i + 1), mutable) {
-            out.push(taken);
+            out.push(Written::Stream(taken));
             i += 2;
             continue;
         }
         out.push(wrap(i, stmt(f, &body[i], mutable, &|a| moved(i, a))));
         i += 1;
     }
-    TokenStream::from_iter(out)
+    out.into_stream()
 }
 
 /// `let g = ::core::mem::replace(&mut x, zero);` for `g = x` followed by `x = zero` (not for

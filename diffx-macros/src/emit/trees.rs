@@ -87,6 +87,56 @@ impl Trees {
     }
 }
 
+/// A statement written out: as trees, which join those of the statements beside it and cross the
+/// bridge with them as one stream, or as a stream (`quote!`'s).
+pub(super) enum Written {
+    Trees(Trees),
+    Stream(TokenStream),
+}
+
+impl Written {
+    pub fn into_stream(self) -> TokenStream {
+        match self {
+            Written::Trees(t) => t.into_stream(),
+            Written::Stream(s) => s,
+        }
+    }
+}
+
+/// Statements joined into one stream: each run of statements written as trees becomes one stream
+/// (a stream per statement cost a crossing of the bridge each), and the streams are joined once.
+#[derive(Default)]
+pub(super) struct Joined {
+    streams: Vec<TokenStream>,
+    run: Trees,
+}
+
+impl Joined {
+    pub fn push(&mut self, w: Written) {
+        match w {
+            Written::Trees(t) => {
+                self.run.append(t);
+            }
+            Written::Stream(s) => {
+                self.flush();
+                self.streams.push(s);
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.run.0.is_empty() {
+            self.streams
+                .push(std::mem::take(&mut self.run).into_stream());
+        }
+    }
+
+    pub fn into_stream(mut self) -> TokenStream {
+        self.flush();
+        TokenStream::from_iter(self.streams)
+    }
+}
+
 /// The trees of a stream written elsewhere (`quote!`, the IR's operand notation): one walk.
 impl From<TokenStream> for Trees {
     fn from(tokens: TokenStream) -> Self {

@@ -9,7 +9,7 @@ use syn::{BinOp, Expr, UnOp};
 
 use super::messages::{err, reject, unsupported};
 use super::Lowerer;
-use crate::ir::{operands, Atom, Kind, Op};
+use crate::ir::{operands, Atom, Code, Kind, Op};
 use crate::names;
 use crate::rules::{self, template, Rule};
 use crate::tokens;
@@ -30,6 +30,14 @@ impl Lowerer<'_> {
                     return self.cast(c, e)
                 }
                 (true, Expr::Paren(p)) => return self.expr(&p.expr),
+                // (A literal, negated or not, names nothing and reads no vector:
+                // `constant_atom` would give its tokens back after walking them twice.)
+                (_, Expr::Lit(_)) => return Ok(Atom::Const(Code::literal(e.to_token_stream()))),
+                (_, Expr::Unary(u))
+                    if matches!(u.op, UnOp::Neg(_)) && matches!(&*u.expr, Expr::Lit(_)) =>
+                {
+                    return Ok(Atom::Const(Code::literal(e.to_token_stream())))
+                }
                 _ => {}
             }
             return Ok(self.constant_atom(e));
@@ -235,8 +243,11 @@ impl Lowerer<'_> {
         }
         let before = self.b.func.body.len();
         let receiver = self.expr(&m.receiver)?;
-        if let (Atom::Field(..), Some(read)) = (&receiver, option_read(m)) {
-            return self.expr(&read);
+        // (Only a field is read as an option: its receiver is written out only then.)
+        if let Atom::Field(..) = receiver {
+            if let Some(read) = option_read(m) {
+                return self.expr(&read);
+            }
         }
         if self.user_value(&receiver, &name) || self.user_method(&receiver, &name) {
             // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 
 use crate::builder::Builder;
-use crate::ir::{Atom, Index};
+use crate::ir::{self, Atom, Index};
 use crate::rules::{self, template, Rule};
 
 mod branches;
@@ -164,6 +164,9 @@ pub fn partials(
                 return Ok(None);
             }
             let expr = template::expr(&b.templates, template, &float)?;
+            if let Some(a) = direct(b, &expr, args, z) {
+                return Ok(Some(a));
+            }
             let mut l = Lowerer::new(b);
             l.in_template = true;
             for (name, a) in ["a", "b", "c"].iter().zip(args) {
@@ -173,4 +176,34 @@ pub fn partials(
             l.expr(&expr).map(Some)
         })
         .collect()
+}
+
+/// A partial that is a literal (`1.0`, `-1.0`) or one of the placeholders (`b` of a product, `z`
+/// of `exp`), as lowering it gives it, without a [`Lowerer`]: the commonest partials, each
+/// lowered once per operation and mode.
+fn direct(b: &Builder, expr: &syn::Expr, args: &[Atom], z: &Atom) -> Option<Atom> {
+    use quote::ToTokens;
+    use syn::{Expr, UnOp};
+    match expr {
+        Expr::Lit(_) => Some(Atom::Const(ir::Code::literal(expr.to_token_stream()))),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) && matches!(&*u.expr, Expr::Lit(_)) => {
+            Some(Atom::Const(ir::Code::literal(expr.to_token_stream())))
+        }
+        Expr::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?;
+            let mut bound = ["a", "b", "c"].iter().zip(args);
+            let a = match bound.find(|(name, _)| id == *name) {
+                Some((_, a)) => a,
+                None if id == "z" => z,
+                None => return None,
+            };
+            Some(match a {
+                Atom::Var(_) | Atom::Field(..) => a.clone(),
+                // (A constant operand is written in: `constant` replaces the placeholder by the
+                // operand's place.)
+                Atom::Const(_) => Atom::constant(ir::operands::place(&b.func, a)),
+            })
+        }
+        _ => None,
+    }
 }

@@ -22,12 +22,16 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<&Atom> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, a)| a)
+        // (Plain loops: the macro is built unoptimised, where an iterator chain costs a call per
+        // step, and lowering looks up every name of every operand.)
+        for scope in self.scopes.iter().rev() {
+            for (n, a) in scope.iter().rev() {
+                if n == name {
+                    return Some(a);
+                }
+            }
+        }
+        None
     }
 
     /// Whether `name` is declared in the innermost arm or loop body (anywhere, at top level): a

@@ -58,13 +58,15 @@ pub(super) fn take_shapes(b: &mut Builder, backward: usize) -> usize {
 /// as the `like` of top-level `fit`s and `accumulate`s.
 fn shape_only_reads(b: &Builder, backward: usize) -> HashSet<Var> {
     let f = &b.func;
-    // (Only tensors are read for their shape.)
-    if !f.vars.iter().any(|v| v.kind == Kind::Tensor) {
+    // (Only a tensor's shape is taken: a function of numbers has none, and needs no reading.)
+    let tensor = |v: Var| f.kind(v) == Kind::Tensor && !f.vars[v.0].is_ref;
+    let backward_sweep = &f.body[backward..];
+    if !(backward_sweep.iter()).any(|s| like(s).and_then(Atom::var).is_some_and(tensor)) {
         return HashSet::new();
     }
     let by_name = liveness::by_name(f);
     let (mut likes, mut other) = (HashSet::new(), HashSet::new());
-    for s in &f.body[backward..] {
+    for s in backward_sweep {
         let mut reads = liveness::reads(s, &by_name);
         if let Some(v) = like(s).and_then(Atom::var) {
             if let Some(i) = reads.iter().position(|r| *r == v) {
@@ -83,12 +85,7 @@ fn shape_only_reads(b: &Builder, backward: usize) -> HashSet<Var> {
         .collect();
     likes
         .into_iter()
-        .filter(|v| {
-            f.kind(*v) == Kind::Tensor
-                && !f.vars[v.0].is_ref
-                && !other.contains(v)
-                && defined.contains(v)
-        })
+        .filter(|v| tensor(*v) && !other.contains(v) && defined.contains(v))
         .collect()
 }
 

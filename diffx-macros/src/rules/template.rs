@@ -22,16 +22,21 @@ pub const PLACEHOLDERS: [&str; 7] = ["a", "b", "c", "z", "t", "g", "r"];
 pub const OPERANDS: [&str; 3] = ["a", "b", "c"];
 
 /// Templates parsed as expressions in this expansion, by template, with the float type filled in.
-/// Shared by the builders of one expansion (they are clones of the first).
-pub type Templates = Rc<RefCell<HashMap<&'static str, syn::Expr>>>;
+/// Shared by the builders of one expansion (they are clones of the first), each tree shared by
+/// its uses (a tree's copy cost more than the rest of a use).
+pub type Templates = Rc<RefCell<HashMap<&'static str, Rc<syn::Expr>>>>;
 
 /// `template` as an expression (a partial derivative, which lowering makes into IR).
-pub fn expr(cache: &Templates, template: &'static str, float: &Ident) -> syn::Result<syn::Expr> {
+pub fn expr(
+    cache: &Templates,
+    template: &'static str,
+    float: &Ident,
+) -> syn::Result<Rc<syn::Expr>> {
     if let Some(expr) = cache.borrow().get(template) {
-        return Ok(expr.clone());
+        return Ok(Rc::clone(expr));
     }
-    let expr: syn::Expr = syn::parse2(tokens_of(template, float)?)?;
-    cache.borrow_mut().insert(template, expr.clone());
+    let expr: Rc<syn::Expr> = Rc::new(syn::parse2(tokens_of(template, float)?)?);
+    cache.borrow_mut().insert(template, Rc::clone(&expr));
     Ok(expr)
 }
 
