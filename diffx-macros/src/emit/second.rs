@@ -260,77 +260,9 @@ fn hessian(
     let args = cloned_args(sig);
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let (which, elem, g, row) = (id("__which"), id("__elem"), id("__g"), id("__row"));
-    let scalar = |i: usize| sig.params[i].kind == crate::ir::Kind::Scalar;
-    // A tuple or nested container of numbers: its numbers through `Params`, flattened in its
-    // visiting order.
-    let nested = |i: usize| sig.params[i].kind == crate::ir::Kind::Other;
-    let zero = |i: usize| {
-        let p = &sig.params[i];
-        let (like, g) = (like(p), &p.grad);
-        match p.owned {
-            syn::Type::Slice(_) => {
-                quote!(::diffx::__private::RowsTangent::into_rows(::diffx::__private::Zero, #like))
-            }
-            _ => {
-                quote!(<::diffx::__private::Zero as ::diffx::__private::IntoTangent<#g>>::into_tangent(::diffx::__private::Zero, #like))
-            }
-        }
-    };
-    let sizes = diff.iter().map(|i| {
-        let n = &sig.params[*i].name;
-        let (g, z) = (&sig.params[*i].grad, zero(*i));
-        if scalar(*i) {
-            quote!(1usize)
-        } else if nested(*i) {
-            quote!({ let __z: #g = #z; ::diffx::Params::num_params(&__z) })
-        } else {
-            quote!(#n.len())
-        }
-    });
-    // The unit direction: 1 in component `elem` of parameter `which`.
-    let units = diff.iter().enumerate().map(|(q, i)| {
-        let p = &sig.params[*i];
-        if scalar(*i) {
-            return quote!(if #which == #q { 1.0 } else { 0.0 });
-        }
-        let (gty, like) = (&p.grad, like(p));
-        let unit = match nested(*i) {
-            true => {
-                let z = zero(*i);
-                quote!({
-                    let __z: #gty = #z;
-                    let mut __f = ::diffx::Params::to_flat_vec(&__z);
-                    if #which == #q { __f[#elem] = 1.0; }
-                    ::diffx::Params::from_flat(&__z, &__f)
-                })
-            }
-            false => quote!({
-                let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
-                if #which == #q { __u[#elem] = 1.0; }
-                __u
-            }),
-        };
-        if matches!(p.ty, syn::Type::Reference(_)) {
-            quote!(&#unit)
-        } else {
-            unit
-        }
-    });
-    let flatten = diff.iter().enumerate().map(|(q, i)| {
-        let part = if diff.len() == 1 {
-            quote!(#g)
-        } else {
-            let q = syn::Index::from(q);
-            quote!(#g.#q)
-        };
-        if scalar(*i) {
-            quote!(#row.push(#part);)
-        } else if nested(*i) {
-            quote!(#row.extend(::diffx::Params::to_flat_vec(&#part));)
-        } else {
-            quote!(#row.extend(#part.iter().copied());)
-        }
-    });
+    let sizes = sizes(sig, diff);
+    let units = unit_directions(sig, diff, &which, &elem);
+    let flatten = flattened(sig, diff, &g, &row);
     let doc = doc(format!(
         "The dense Hessian of [`{name}`] over all scalar components of its differentiable parameters, flattened in parameter order (scalars, then each slice's elements): one `hvp_{name}` per unit direction."
     ));
@@ -455,6 +387,111 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         }
     }
+}
+
+/// Whether parameter `i` is a number.
+fn scalar(sig: &Signature, i: usize) -> bool {
+    sig.params[i].kind == crate::ir::Kind::Scalar
+}
+
+/// Whether parameter `i` is a tuple or nested container of numbers: its numbers through `Params`,
+/// flattened in its visiting order.
+fn nested(sig: &Signature, i: usize) -> bool {
+    sig.params[i].kind == crate::ir::Kind::Other
+}
+
+/// A zero of parameter `i`'s gradient type, shaped like the argument.
+fn zero_tangent(sig: &Signature, i: usize) -> TokenStream {
+    let p = &sig.params[i];
+    let (like, g) = (like(p), &p.grad);
+    match p.owned {
+        syn::Type::Slice(_) => {
+            quote!(::diffx::__private::RowsTangent::into_rows(::diffx::__private::Zero, #like))
+        }
+        _ => {
+            quote!(<::diffx::__private::Zero as ::diffx::__private::IntoTangent<#g>>::into_tangent(::diffx::__private::Zero, #like))
+        }
+    }
+}
+
+/// How many numbers each differentiable parameter holds: the Hessian's blocks.
+fn sizes(sig: &Signature, diff: &[usize]) -> Vec<TokenStream> {
+    diff.iter()
+        .map(|i| {
+            let n = &sig.params[*i].name;
+            let (g, z) = (&sig.params[*i].grad, zero_tangent(sig, *i));
+            if scalar(sig, *i) {
+                quote!(1usize)
+            } else if nested(sig, *i) {
+                quote!({ let __z: #g = #z; ::diffx::Params::num_params(&__z) })
+            } else {
+                quote!(#n.len())
+            }
+        })
+        .collect()
+}
+
+/// Each differentiable parameter's part of the unit direction: 1 in component `elem` of
+/// parameter `which`.
+fn unit_directions(
+    sig: &Signature,
+    diff: &[usize],
+    which: &Ident,
+    elem: &Ident,
+) -> Vec<TokenStream> {
+    diff.iter()
+        .enumerate()
+        .map(|(q, i)| {
+            let p = &sig.params[*i];
+            if scalar(sig, *i) {
+                return quote!(if #which == #q { 1.0 } else { 0.0 });
+            }
+            let (gty, like) = (&p.grad, like(p));
+            let unit = match nested(sig, *i) {
+                true => {
+                    let z = zero_tangent(sig, *i);
+                    quote!({
+                        let __z: #gty = #z;
+                        let mut __f = ::diffx::Params::to_flat_vec(&__z);
+                        if #which == #q { __f[#elem] = 1.0; }
+                        ::diffx::Params::from_flat(&__z, &__f)
+                    })
+                }
+                false => quote!({
+                    let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
+                    if #which == #q { __u[#elem] = 1.0; }
+                    __u
+                }),
+            };
+            if matches!(p.ty, syn::Type::Reference(_)) {
+                quote!(&#unit)
+            } else {
+                unit
+            }
+        })
+        .collect()
+}
+
+/// The statements that push the gradient `g`'s numbers onto `row`, parameter by parameter.
+fn flattened(sig: &Signature, diff: &[usize], g: &Ident, row: &Ident) -> Vec<TokenStream> {
+    diff.iter()
+        .enumerate()
+        .map(|(q, i)| {
+            let part = if diff.len() == 1 {
+                quote!(#g)
+            } else {
+                let q = syn::Index::from(q);
+                quote!(#g.#q)
+            };
+            if scalar(sig, *i) {
+                quote!(#row.push(#part);)
+            } else if nested(sig, *i) {
+                quote!(#row.extend(::diffx::Params::to_flat_vec(&#part));)
+            } else {
+                quote!(#row.extend(#part.iter().copied());)
+            }
+        })
+        .collect()
 }
 
 /// A clone of each argument, for the repeated calls of `hvp_`, `jvp_` and `vjp_`.
