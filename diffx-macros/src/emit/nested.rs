@@ -212,31 +212,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
         names::derived("jvp_grad", name),
         names::derived("vjp_grad", name),
     );
-    // Each differentiable parameter's numbers in the flat array: (parameter, start, length).
-    let flat: Option<Vec<(usize, usize, Option<usize>)>> = shapes.layout.as_ref().map(|l| {
-        let mut at = 0;
-        diff.iter()
-            .zip(&l.0)
-            .map(|(&i, n)| {
-                at += n.unwrap_or(1);
-                (i, at - n.unwrap_or(1), *n)
-            })
-            .collect()
-    });
-    // The numbers of the per-parameter tuple `t` as `grad_g`'s caller sees them.
-    let shape = |t: &Ident| match &flat {
-        Some(flat) => {
-            let numbers = flat.iter().flat_map(|&(i, _, n)| {
-                let e = entry(t, i);
-                match n {
-                    None => vec![e],
-                    Some(n) => (0..n).map(|k| quote!(#e[#k])).collect(),
-                }
-            });
-            quote!([#(#numbers),*])
-        }
-        None => entry(t, diff[0]),
-    };
+    let flat = flat_numbers(&diff, shapes);
     let params = param_list(sig);
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let dots: Vec<Option<Ident>> = (0..sig.params.len())
@@ -252,21 +228,10 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
         None => quote!(::diffx::__private::Zero),
     });
     let ct = hygienic("__ct");
-    let ct_parts = (0..sig.params.len()).map(|i| {
-        let at = flat.as_ref().and_then(|f| f.iter().find(|(j, ..)| *j == i));
-        match (sig.params[i].differentiable, at) {
-            (true, Some(&(_, start, None))) => quote!(#ct[#start]),
-            (true, Some(&(_, start, Some(n)))) => {
-                let idx = start..start + n;
-                quote!([#(#ct[#idx]),*])
-            }
-            (true, None) => quote!(#ct),
-            (false, _) => quote!(::diffx::__private::Zero),
-        }
-    });
+    let ct_parts = ct_parts(sig, &flat, &ct);
     let tys = grad_types(sig);
     let (g, h) = (hygienic("__g"), hygienic("__h"));
-    let (sg, sh) = (shape(&g), shape(&h));
+    let (sg, sh) = (shape(&flat, &diff, &g), shape(&flat, &diff, &h));
     let array = shapes.layout.as_ref().map(|layout| {
         let array_name = names::derived("array_grad", name);
         let r = hygienic("__r");
@@ -300,6 +265,60 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
             (#sg, #h)
         }
     }
+}
+
+/// Each differentiable parameter's numbers in `grad_g`'s flat array: (parameter, start, length).
+type Flat = Vec<(usize, usize, Option<usize>)>;
+
+/// The numbers of each differentiable parameter in `grad_g`'s flat array; `None` where the
+/// gradient is no array.
+fn flat_numbers(diff: &[usize], shapes: &Shapes) -> Option<Flat> {
+    shapes.layout.as_ref().map(|l| {
+        let mut at = 0;
+        diff.iter()
+            .zip(&l.0)
+            .map(|(&i, n)| {
+                at += n.unwrap_or(1);
+                (i, at - n.unwrap_or(1), *n)
+            })
+            .collect()
+    })
+}
+
+/// The numbers of the per-parameter tuple `t` as `grad_g`'s caller sees them.
+fn shape(flat: &Option<Flat>, diff: &[usize], t: &Ident) -> TokenStream {
+    match flat {
+        Some(flat) => {
+            let numbers = flat.iter().flat_map(|&(i, _, n)| {
+                let e = entry(t, i);
+                match n {
+                    None => vec![e],
+                    Some(n) => (0..n).map(|k| quote!(#e[#k])).collect(),
+                }
+            });
+            quote!([#(#numbers),*])
+        }
+        None => entry(t, diff[0]),
+    }
+}
+
+/// The cotangent `ct` of `grad_g`'s value as each parameter's tangent: its numbers of the flat
+/// array, `ct` itself for a gradient that is no array, `Zero` for a constant.
+fn ct_parts(sig: &Signature, flat: &Option<Flat>, ct: &Ident) -> Vec<TokenStream> {
+    (0..sig.params.len())
+        .map(|i| {
+            let at = flat.as_ref().and_then(|f| f.iter().find(|(j, ..)| *j == i));
+            match (sig.params[i].differentiable, at) {
+                (true, Some(&(_, start, None))) => quote!(#ct[#start]),
+                (true, Some(&(_, start, Some(n)))) => {
+                    let idx = start..start + n;
+                    quote!([#(#ct[#idx]),*])
+                }
+                (true, None) => quote!(#ct),
+                (false, _) => quote!(::diffx::__private::Zero),
+            }
+        })
+        .collect()
 }
 
 /// `__DIFFX_PARTS_jvp_g`: `jvp_g`'s pair holds two numbers.
