@@ -89,22 +89,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
         .collect();
-    let tangent_params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .zip(dots)
-        .filter_map(|(p, d)| {
-            let (d, t) = (d.as_ref()?, &p.ty);
-            Some(quote!(#d: #t))
-        })
-        .collect();
-    let tangent_args: Vec<TokenStream> = dots
-        .iter()
-        .map(|d| {
-            d.as_ref()
-                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
-        })
-        .collect();
+    let (tangent_params, tangent_args) = direction(sig, dots);
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let names: Vec<Ident> = (0..sig.params.len())
@@ -127,12 +112,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     } else {
         quote!((#(#kept),*))
     };
-    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
-    let gty = if grads.len() == 1 {
-        quote!(#(#grads)*)
-    } else {
-        quote!((#(#grads),*))
-    };
+    let gty = gradient_type(sig, &diff);
     let hvp_doc = doc(format!(
         "The Hessian of [`{name}`] times the direction given as tangents (as in `jvp_{name}`), shaped like its gradient: forward mode over the reverse program, a small constant times one gradient."
     ));
@@ -149,20 +129,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let both_doc = doc(format!(
         "The gradient of [`{name}`] and its Hessian times the direction (as `grad_{name}` and `hvp_{name}` return them), from one forward-over-reverse sweep: the gradient is the primal part of what `hvp_{name}` computes."
     ));
-    let grad_pattern = names.iter().zip(&sig.params).map(|(n, p)| {
-        let g = format_ident!("{}_g", n);
-        if p.differentiable {
-            quote!(#g)
-        } else {
-            quote!(_)
-        }
-    });
-    let grad_kept = diff.iter().map(|i| format_ident!("{}_g", names[*i]));
-    let grad_result = if kept.len() == 1 {
-        quote!(#(#grad_kept)*)
-    } else {
-        quote!((#(#grad_kept),*))
-    };
+    let (grad_pattern, grad_result) = gradient_parts(sig, &names, &diff, &kept);
     let both_fn = quote! {
         #both_doc
         #[inline]
@@ -174,6 +141,67 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     };
     let hessian = hessian(sig, &hvp_name, &hessian_name, &diff, vis, name);
     quote!(#hvp_fn #both_fn #hessian)
+}
+
+/// The direction as `hvp_f`'s parameters (`d: T`, one per differentiable parameter) and as the
+/// hidden function's tangents (`Zero` for the others).
+fn direction(sig: &Signature, dots: &[Option<Ident>]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let tangent_params: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(dots)
+        .filter_map(|(p, d)| {
+            let (d, t) = (d.as_ref()?, &p.ty);
+            Some(quote!(#d: #t))
+        })
+        .collect();
+    let tangent_args: Vec<TokenStream> = dots
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
+        })
+        .collect();
+    (tangent_params, tangent_args)
+}
+
+/// The gradient's type: one differentiable parameter's, or the tuple of them.
+fn gradient_type(sig: &Signature, diff: &[usize]) -> TokenStream {
+    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
+    if grads.len() == 1 {
+        quote!(#(#grads)*)
+    } else {
+        quote!((#(#grads),*))
+    }
+}
+
+/// The hidden function's gradient as `grad_and_hvp_f` reads it: the pattern that binds each
+/// parameter's (`_` for constants), and the result that gives the `kept` ones'.
+fn gradient_parts(
+    sig: &Signature,
+    names: &[Ident],
+    diff: &[usize],
+    kept: &[&Ident],
+) -> (Vec<TokenStream>, TokenStream) {
+    let grad_pattern = names
+        .iter()
+        .zip(&sig.params)
+        .map(|(n, p)| {
+            let g = format_ident!("{}_g", n);
+            if p.differentiable {
+                quote!(#g)
+            } else {
+                quote!(_)
+            }
+        })
+        .collect();
+    let grad_kept = diff.iter().map(|i| format_ident!("{}_g", names[*i]));
+    let grad_result = if kept.len() == 1 {
+        quote!(#(#grad_kept)*)
+    } else {
+        quote!((#(#grad_kept),*))
+    };
+    (grad_pattern, grad_result)
 }
 
 /// For a function without second-order derivatives, a `__diffx_hvp_f` whose call (from a caller's
