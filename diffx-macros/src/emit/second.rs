@@ -362,32 +362,7 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
     let doc = doc(format!(
         "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
     ));
-    // (A value of the user's type is read and made through its numbers, `Params`' order.)
-    let own = sig.ret_kind == crate::ir::Kind::Other;
-    let (len, numbers, unit) = match own {
-        false => (
-            quote!(#value.len()),
-            quote!(),
-            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
-        ),
-        true => {
-            // (Through `Params`, which the type must derive: otherwise a clear panic, not an
-            // error in a function the caller may never use.)
-            let numbers = quote!(
-                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
-            );
-            let why = format!("jacobian_{name}: its result's type must derive `Params`, which gives the order of its numbers");
-            (
-                quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
-                quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
-                quote!(
-                    let mut #ct = ::std::vec![0.0; #m];
-                    #ct[#r] = 1.0;
-                    let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
-                ),
-            )
-        }
-    };
+    let (len, numbers, unit) = result_numbers(sig, name, &value, &t, &ct, &m, &r);
     quote! {
         #doc
         #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
@@ -413,6 +388,46 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
                     })
                     .collect()
             }
+        }
+    }
+}
+
+/// How `jacobian_g` reads the numbers of its result `value`: their count, the statement that
+/// turns a tangent `t` into its numbers, and the unit cotangent `ct` of number `r` of `m`.
+fn result_numbers(
+    sig: &Signature,
+    name: &Ident,
+    value: &Ident,
+    t: &Ident,
+    ct: &Ident,
+    m: &Ident,
+    r: &Ident,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let ret = &sig.ret;
+    // (A value of the user's type is read and made through its numbers, `Params`' order.)
+    let own = sig.ret_kind == crate::ir::Kind::Other;
+    match own {
+        false => (
+            quote!(#value.len()),
+            quote!(),
+            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
+        ),
+        true => {
+            // (Through `Params`, which the type must derive: otherwise a clear panic, not an
+            // error in a function the caller may never use.)
+            let numbers = quote!(
+                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
+            );
+            let why = format!("jacobian_{name}: its result's type must derive `Params`, which gives the order of its numbers");
+            (
+                quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
+                quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
+                quote!(
+                    let mut #ct = ::std::vec![0.0; #m];
+                    #ct[#r] = 1.0;
+                    let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
+                ),
+            )
         }
     }
 }
