@@ -54,69 +54,19 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         None => quote!(<#first_ty as #first_trait>::Elem),
     };
     let name = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let mut predicates: Vec<TokenStream> = where_clause
-        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
-        .unwrap_or_default();
-    if !input.generics.params.is_empty() {
-        // Concrete field types need no bounds: rustc checks them where they are used.
-        let rest = match floats.is_empty() {
-            true => {
-                predicates.push(quote!(#first_ty: #first_trait));
-                &fields[1..]
-            }
-            false => &fields[..],
-        };
-        predicates.extend(rest.iter().map(|field| {
-            let (ty, visitor) = (field.ty, field.visitor());
-            quote!(#ty: #visitor<Elem = #elem>)
-        }));
-    }
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let predicates = bounds(&input.generics, &fields, &floats, &elem);
     let f = format_ident!("f");
-    let (mut visit, mut visit_mut, mut zip, mut zeros, mut unset, mut settle, mut accumulate) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-    for field in &fields {
-        let (m, v) = (&field.member, field.visitor());
-        if field.numbers {
-            visit.push(quote!(#v::visit_leaves(&self.#m, #f);));
-            visit_mut.push(quote!(#v::visit_leaves_mut(&mut self.#m, #f);));
-            zip.push(quote!(#v::zip_leaves(&mut self.#m, &other.#m, #f);));
-            zeros.push(quote!(#m: #v::zero_leaves(&self.#m),));
-            unset.push(quote!(#m: #v::zero_leaves(&self.#m),));
-            accumulate.push(quote!(#v::accumulate_leaves(&mut self.#m, &other.#m);));
-        } else {
-            visit.push(quote!(#v::visit(&self.#m, #f);));
-            visit_mut.push(quote!(#v::visit_mut(&mut self.#m, #f);));
-            zip.push(quote!(#v::zip_mut(&mut self.#m, &other.#m, #f);));
-            zeros.push(quote!(#m: #v::zeros_like(&self.#m),));
-            unset.push(quote!(#m: #v::unset_like(&self.#m),));
-            settle.push(quote!(#v::settle(&mut self.#m);));
-            accumulate.push(quote!(#v::accumulate(&mut self.#m, &other.#m);));
-        }
-    }
-    let fit = quote! {
-        // A callee's gradient of this struct, added into the caller's gradient of the part passed.
-        impl #impl_generics ::diffx::__private::Fit<Self> for #name #ty_generics where #(#predicates),* {
-            #[inline]
-            fn fit(&self, _: &Self) -> Self {
-                ::core::clone::Clone::clone(self)
-            }
-            #[inline]
-            fn fit_owned(self, _: &Self) -> Self {
-                self
-            }
-            #[inline]
-            fn accumulate_into(&self, acc: &mut Self, _: &Self) {
-                ::diffx::Params::accumulate(acc, self);
-            }
-        }
-        impl #impl_generics ::diffx::__private::FitArg<Self> for #name #ty_generics where #(#predicates),* {
-            #[inline]
-            fn fit_arg(self, _: &Self) -> Self {
-                self
-            }
-        }
-    };
+    let Calls {
+        visit,
+        visit_mut,
+        zip,
+        zeros,
+        unset,
+        settle,
+        accumulate,
+    } = calls(&fields, &f);
+    let fit = fit_impls(name, &impl_generics, &ty_generics, &predicates);
     Ok(quote! {
         impl #impl_generics ::diffx::Params for #name #ty_generics where #(#predicates),* {
             type Elem = #elem;
@@ -154,6 +104,115 @@ fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         }
         #fit
     })
+}
+
+/// The impls' bounds: the struct's own, and for a generic struct each field's type visiting the
+/// struct's elements (`fields` holds at least one).
+fn bounds(
+    generics: &syn::Generics,
+    fields: &[Field],
+    floats: &[syn::Ident],
+    elem: &TokenStream,
+) -> Vec<TokenStream> {
+    let (first_ty, first_trait) = (fields[0].ty, fields[0].visitor());
+    let (_, _, where_clause) = generics.split_for_impl();
+    let mut predicates: Vec<TokenStream> = where_clause
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
+    if !generics.params.is_empty() {
+        // Concrete field types need no bounds: rustc checks them where they are used.
+        let rest = match floats.is_empty() {
+            true => {
+                predicates.push(quote!(#first_ty: #first_trait));
+                &fields[1..]
+            }
+            false => fields,
+        };
+        predicates.extend(rest.iter().map(|field| {
+            let (ty, visitor) = (field.ty, field.visitor());
+            quote!(#ty: #visitor<Elem = #elem>)
+        }));
+    }
+    predicates
+}
+
+/// Each field's statement in each method of `Params`, in declaration order: through `Leaves` for
+/// plain numbers, through `Params` otherwise.
+struct Calls {
+    visit: Vec<TokenStream>,
+    visit_mut: Vec<TokenStream>,
+    zip: Vec<TokenStream>,
+    zeros: Vec<TokenStream>,
+    unset: Vec<TokenStream>,
+    settle: Vec<TokenStream>,
+    accumulate: Vec<TokenStream>,
+}
+
+/// The statements of `Params`' methods for `fields`, with `f` the visitors' closure.
+fn calls(fields: &[Field], f: &syn::Ident) -> Calls {
+    let (mut visit, mut visit_mut, mut zip, mut zeros, mut unset, mut settle, mut accumulate) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for field in fields {
+        let (m, v) = (&field.member, field.visitor());
+        if field.numbers {
+            visit.push(quote!(#v::visit_leaves(&self.#m, #f);));
+            visit_mut.push(quote!(#v::visit_leaves_mut(&mut self.#m, #f);));
+            zip.push(quote!(#v::zip_leaves(&mut self.#m, &other.#m, #f);));
+            zeros.push(quote!(#m: #v::zero_leaves(&self.#m),));
+            unset.push(quote!(#m: #v::zero_leaves(&self.#m),));
+            accumulate.push(quote!(#v::accumulate_leaves(&mut self.#m, &other.#m);));
+        } else {
+            visit.push(quote!(#v::visit(&self.#m, #f);));
+            visit_mut.push(quote!(#v::visit_mut(&mut self.#m, #f);));
+            zip.push(quote!(#v::zip_mut(&mut self.#m, &other.#m, #f);));
+            zeros.push(quote!(#m: #v::zeros_like(&self.#m),));
+            unset.push(quote!(#m: #v::unset_like(&self.#m),));
+            settle.push(quote!(#v::settle(&mut self.#m);));
+            accumulate.push(quote!(#v::accumulate(&mut self.#m, &other.#m);));
+        }
+    }
+    Calls {
+        visit,
+        visit_mut,
+        zip,
+        zeros,
+        unset,
+        settle,
+        accumulate,
+    }
+}
+
+/// `Fit` and `FitArg` for the struct: a callee's gradient of it, added into the caller's gradient
+/// of the part passed.
+fn fit_impls(
+    name: &syn::Ident,
+    impl_generics: &syn::ImplGenerics,
+    ty_generics: &syn::TypeGenerics,
+    predicates: &[TokenStream],
+) -> TokenStream {
+    quote! {
+        // A callee's gradient of this struct, added into the caller's gradient of the part passed.
+        impl #impl_generics ::diffx::__private::Fit<Self> for #name #ty_generics where #(#predicates),* {
+            #[inline]
+            fn fit(&self, _: &Self) -> Self {
+                ::core::clone::Clone::clone(self)
+            }
+            #[inline]
+            fn fit_owned(self, _: &Self) -> Self {
+                self
+            }
+            #[inline]
+            fn accumulate_into(&self, acc: &mut Self, _: &Self) {
+                ::diffx::Params::accumulate(acc, self);
+            }
+        }
+        impl #impl_generics ::diffx::__private::FitArg<Self> for #name #ty_generics where #(#predicates),* {
+            #[inline]
+            fn fit_arg(self, _: &Self) -> Self {
+                self
+            }
+        }
+    }
 }
 
 /// The struct's type parameters bounded by a `Float` trait (`F: Float`, `where F: num_traits::Float`):

@@ -343,53 +343,10 @@ fn may_stop(code: TokenStream, ctx: &Ctx) -> bool {
 
 fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
     match e {
-        Expr::Return(r) => {
-            let Some((returned, value)) = &ctx.ret else {
-                return Ok((e.clone(), false));
-            };
-            let v = r
-                .expr
-                .as_ref()
-                .ok_or_else(|| syn::Error::new(r.span(), "`return` needs a value here"))?;
-            Ok((
-                syn::parse_quote_spanned!(r.span()=> { #value = #v; #returned = true; }),
-                true,
-            ))
-        }
-        Expr::Break(b) => {
-            if let Some(v) = &b.expr {
-                return Err(syn::Error::new(v.span(), "`break` with a value is supported in `let v = loop { … };`: assign the value to a variable before the `break` elsewhere"));
-            }
-            let Some(flags) = ctx.target(b.label.as_ref()) else {
-                return unknown_label(b.label.as_ref(), e);
-            };
-            let brk = &flags.brk;
-            Ok((syn::parse_quote_spanned!(b.span()=> { #brk = true; }), true))
-        }
-        Expr::Continue(c) => {
-            let Some(flags) = ctx.target(c.label.as_ref()) else {
-                return unknown_label(c.label.as_ref(), e);
-            };
-            let cont = &flags.cont;
-            Ok((
-                syn::parse_quote_spanned!(c.span()=> { #cont = true; }),
-                true,
-            ))
-        }
-        Expr::If(i) => {
-            let (then_branch, t) = block(&i.then_branch, ctx, counter)?;
-            let (else_branch, f) = match &i.else_branch {
-                Some((tok, e)) => {
-                    let (e, f) = expr(e, ctx, counter)?;
-                    (Some((*tok, Box::new(e))), f)
-                }
-                None => (None, false),
-            };
-            let mut i = i.clone();
-            i.then_branch = then_branch;
-            i.else_branch = else_branch;
-            Ok((Expr::If(i), t || f))
-        }
+        Expr::Return(r) => return_expr(r, e, ctx),
+        Expr::Break(b) => break_expr(b, e, ctx),
+        Expr::Continue(c) => continue_expr(c, e, ctx),
+        Expr::If(i) => if_expr(i, ctx, counter),
         Expr::Block(b) if b.label.is_none() => {
             let (inner, stops) = block(&b.block, ctx, counter)?;
             let mut b = b.clone();
@@ -435,6 +392,62 @@ fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => loop_expr(e, ctx, counter),
         other => Ok((other.clone(), false)),
     }
+}
+
+/// `return v` as the return flags set: `v` into the value, `returned` true. Left as written
+/// where the body has no return flags.
+fn return_expr(r: &syn::ExprReturn, e: &Expr, ctx: &Ctx) -> syn::Result<(Expr, bool)> {
+    let Some((returned, value)) = &ctx.ret else {
+        return Ok((e.clone(), false));
+    };
+    let v = r
+        .expr
+        .as_ref()
+        .ok_or_else(|| syn::Error::new(r.span(), "`return` needs a value here"))?;
+    Ok((
+        syn::parse_quote_spanned!(r.span()=> { #value = #v; #returned = true; }),
+        true,
+    ))
+}
+
+/// `break` as its loop's break flag set.
+fn break_expr(b: &syn::ExprBreak, e: &Expr, ctx: &Ctx) -> syn::Result<(Expr, bool)> {
+    if let Some(v) = &b.expr {
+        return Err(syn::Error::new(v.span(), "`break` with a value is supported in `let v = loop { … };`: assign the value to a variable before the `break` elsewhere"));
+    }
+    let Some(flags) = ctx.target(b.label.as_ref()) else {
+        return unknown_label(b.label.as_ref(), e);
+    };
+    let brk = &flags.brk;
+    Ok((syn::parse_quote_spanned!(b.span()=> { #brk = true; }), true))
+}
+
+/// `continue` as its loop's continue flag set.
+fn continue_expr(c: &syn::ExprContinue, e: &Expr, ctx: &Ctx) -> syn::Result<(Expr, bool)> {
+    let Some(flags) = ctx.target(c.label.as_ref()) else {
+        return unknown_label(c.label.as_ref(), e);
+    };
+    let cont = &flags.cont;
+    Ok((
+        syn::parse_quote_spanned!(c.span()=> { #cont = true; }),
+        true,
+    ))
+}
+
+/// An `if` with its branches rewritten; it stops if either branch may.
+fn if_expr(i: &syn::ExprIf, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {
+    let (then_branch, t) = block(&i.then_branch, ctx, counter)?;
+    let (else_branch, f) = match &i.else_branch {
+        Some((tok, e)) => {
+            let (e, f) = expr(e, ctx, counter)?;
+            (Some((*tok, Box::new(e))), f)
+        }
+        None => (None, false),
+    };
+    let mut i = i.clone();
+    i.then_branch = then_branch;
+    i.else_branch = else_branch;
+    Ok((Expr::If(i), t || f))
 }
 
 /// A jump outside any loop with flags: left as written (a loop of its own, not rewritten, keeps

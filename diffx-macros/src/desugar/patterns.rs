@@ -148,81 +148,104 @@ fn bind_part(
             Elem::Expr(e) => bind_part(&r.pat, Elem::Expr(syn::parse_quote!(*#e)), None, temps, out),
             Elem::Tuple(_) => Err(syn::Error::new(r.span(), "this `&` pattern meets a tuple: remove the `&`")),
         },
-        Pat::Tuple(t) => {
-            let elems: Vec<&Pat> = t.elems.iter().collect();
-            let rest = elems.iter().position(|p| is_rest(p));
-            let rest_last = rest.is_none_or(|r| r + 1 == elems.len());
-            let parts = match value {
-                Elem::Tuple(parts) => parts,
-                // `(a, b, ..)`: the parts before the rest, by position.
-                Elem::Expr(e) if rest_last => {
-                    let base = once(e, temps, out);
-                    (0..elems.len() - usize::from(rest.is_some()))
-                        .map(|i| {
-                            let i = syn::Index::from(i);
-                            Elem::Expr(syn::parse_quote!(#base.#i))
-                        })
-                        .collect()
-                }
-                Elem::Expr(_) => {
-                    let at = rest.map_or(t.span(), |r| elems[r].span());
-                    return Err(syn::Error::new(at, "`..` before the last part of a tuple pattern needs the tuple's length, which `#[autodiff]` does not see here: name each part (`_` for those you skip)"));
-                }
-            };
-            let enough = match rest {
-                Some(_) => parts.len() + 1 >= elems.len(),
-                None => parts.len() == elems.len(),
-            };
-            if !enough {
-                return Err(syn::Error::new(t.span(), "this tuple pattern does not have as many parts as the value"));
-            }
-            for (p, v) in aligned(&elems, parts, rest) {
-                bind_part(p, v, None, temps, out)?;
-            }
-            Ok(())
-        }
-        Pat::Slice(s) => {
-            let Elem::Expr(e) = value else {
-                return Err(syn::Error::new(s.span(), "an array pattern needs an array value"));
-            };
-            let base = once(strip_deref(e), temps, out);
-            let elems: Vec<&Pat> = s.elems.iter().collect();
-            let rest = elems.iter().position(|p| is_rest(p));
-            let after = rest.map_or(0, |r| elems.len() - r - 1);
-            for (i, p) in elems.iter().enumerate() {
-                let value: Expr = match rest {
-                    // `rest @ ..`: the elements between, as a subslice.
-                    Some(r) if i == r => {
-                        let (from, to) = (syn::Index::from(r), syn::Index::from(after));
-                        syn::parse_quote!(&#base[#from..#base.len() - #to])
-                    }
-                    // After the rest: counted from the end.
-                    Some(r) if i > r => {
-                        let back = syn::Index::from(elems.len() - i);
-                        syn::parse_quote!(#base[#base.len() - #back])
-                    }
-                    _ => {
-                        let i = syn::Index::from(i);
-                        syn::parse_quote!(#base[#i])
-                    }
-                };
-                match p {
-                    Pat::Rest(_) => {}
-                    Pat::Ident(id) if id.subpat.is_some() => {
-                        let name = &id.ident;
-                        out.push(syn::parse_quote_spanned!(id.span()=> let #name = #value;));
-                    }
-                    p => bind_part(p, Elem::Expr(value), None, temps, out)?,
-                }
-            }
-            Ok(())
-        }
+        Pat::Tuple(t) => bind_tuple(t, value, temps, out),
+        Pat::Slice(s) => bind_slice(s, value, temps, out),
         other => Err(syn::Error::new(
             other.span(),
             "`#[autodiff]` binds names, tuples `(a, b)`, arrays `[a, b]`, references `&a` and `_` here; \
              for other patterns write `let name = …;` and read its parts",
         )),
     }
+}
+
+/// Binds tuple pattern `t`'s parts to `value`'s, by position (`..` skips parts).
+fn bind_tuple(
+    t: &syn::PatTuple,
+    value: Elem,
+    temps: &mut Temps,
+    out: &mut Vec<Stmt>,
+) -> syn::Result<()> {
+    let elems: Vec<&Pat> = t.elems.iter().collect();
+    let rest = elems.iter().position(|p| is_rest(p));
+    let rest_last = rest.is_none_or(|r| r + 1 == elems.len());
+    let parts = match value {
+        Elem::Tuple(parts) => parts,
+        // `(a, b, ..)`: the parts before the rest, by position.
+        Elem::Expr(e) if rest_last => {
+            let base = once(e, temps, out);
+            (0..elems.len() - usize::from(rest.is_some()))
+                .map(|i| {
+                    let i = syn::Index::from(i);
+                    Elem::Expr(syn::parse_quote!(#base.#i))
+                })
+                .collect()
+        }
+        Elem::Expr(_) => {
+            let at = rest.map_or(t.span(), |r| elems[r].span());
+            return Err(syn::Error::new(at, "`..` before the last part of a tuple pattern needs the tuple's length, which `#[autodiff]` does not see here: name each part (`_` for those you skip)"));
+        }
+    };
+    let enough = match rest {
+        Some(_) => parts.len() + 1 >= elems.len(),
+        None => parts.len() == elems.len(),
+    };
+    if !enough {
+        return Err(syn::Error::new(
+            t.span(),
+            "this tuple pattern does not have as many parts as the value",
+        ));
+    }
+    for (p, v) in aligned(&elems, parts, rest) {
+        bind_part(p, v, None, temps, out)?;
+    }
+    Ok(())
+}
+
+/// Binds array pattern `s`'s elements to `value`'s, indexed from the front, from the back after
+/// `..`, and `rest @ ..` to the subslice between.
+fn bind_slice(
+    s: &syn::PatSlice,
+    value: Elem,
+    temps: &mut Temps,
+    out: &mut Vec<Stmt>,
+) -> syn::Result<()> {
+    let Elem::Expr(e) = value else {
+        return Err(syn::Error::new(
+            s.span(),
+            "an array pattern needs an array value",
+        ));
+    };
+    let base = once(strip_deref(e), temps, out);
+    let elems: Vec<&Pat> = s.elems.iter().collect();
+    let rest = elems.iter().position(|p| is_rest(p));
+    let after = rest.map_or(0, |r| elems.len() - r - 1);
+    for (i, p) in elems.iter().enumerate() {
+        let value: Expr = match rest {
+            // `rest @ ..`: the elements between, as a subslice.
+            Some(r) if i == r => {
+                let (from, to) = (syn::Index::from(r), syn::Index::from(after));
+                syn::parse_quote!(&#base[#from..#base.len() - #to])
+            }
+            // After the rest: counted from the end.
+            Some(r) if i > r => {
+                let back = syn::Index::from(elems.len() - i);
+                syn::parse_quote!(#base[#base.len() - #back])
+            }
+            _ => {
+                let i = syn::Index::from(i);
+                syn::parse_quote!(#base[#i])
+            }
+        };
+        match p {
+            Pat::Rest(_) => {}
+            Pat::Ident(id) if id.subpat.is_some() => {
+                let name = &id.ident;
+                out.push(syn::parse_quote_spanned!(id.span()=> let #name = #value;));
+            }
+            p => bind_part(p, Elem::Expr(value), None, temps, out)?,
+        }
+    }
+    Ok(())
 }
 
 /// `..` or `name @ ..`.

@@ -212,31 +212,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
         names::derived("jvp_grad", name),
         names::derived("vjp_grad", name),
     );
-    // Each differentiable parameter's numbers in the flat array: (parameter, start, length).
-    let flat: Option<Vec<(usize, usize, Option<usize>)>> = shapes.layout.as_ref().map(|l| {
-        let mut at = 0;
-        diff.iter()
-            .zip(&l.0)
-            .map(|(&i, n)| {
-                at += n.unwrap_or(1);
-                (i, at - n.unwrap_or(1), *n)
-            })
-            .collect()
-    });
-    // The numbers of the per-parameter tuple `t` as `grad_g`'s caller sees them.
-    let shape = |t: &Ident| match &flat {
-        Some(flat) => {
-            let numbers = flat.iter().flat_map(|&(i, _, n)| {
-                let e = entry(t, i);
-                match n {
-                    None => vec![e],
-                    Some(n) => (0..n).map(|k| quote!(#e[#k])).collect(),
-                }
-            });
-            quote!([#(#numbers),*])
-        }
-        None => entry(t, diff[0]),
-    };
+    let flat = flat_numbers(&diff, shapes);
     let params = param_list(sig);
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let dots: Vec<Option<Ident>> = (0..sig.params.len())
@@ -252,21 +228,10 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
         None => quote!(::diffx::__private::Zero),
     });
     let ct = hygienic("__ct");
-    let ct_parts = (0..sig.params.len()).map(|i| {
-        let at = flat.as_ref().and_then(|f| f.iter().find(|(j, ..)| *j == i));
-        match (sig.params[i].differentiable, at) {
-            (true, Some(&(_, start, None))) => quote!(#ct[#start]),
-            (true, Some(&(_, start, Some(n)))) => {
-                let idx = start..start + n;
-                quote!([#(#ct[#idx]),*])
-            }
-            (true, None) => quote!(#ct),
-            (false, _) => quote!(::diffx::__private::Zero),
-        }
-    });
+    let ct_parts = ct_parts(sig, &flat, &ct);
     let tys = grad_types(sig);
     let (g, h) = (hygienic("__g"), hygienic("__h"));
-    let (sg, sh) = (shape(&g), shape(&h));
+    let (sg, sh) = (shape(&flat, &diff, &g), shape(&flat, &diff, &h));
     let array = shapes.layout.as_ref().map(|layout| {
         let array_name = names::derived("array_grad", name);
         let r = hygienic("__r");
@@ -302,6 +267,60 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
     }
 }
 
+/// Each differentiable parameter's numbers in `grad_g`'s flat array: (parameter, start, length).
+type Flat = Vec<(usize, usize, Option<usize>)>;
+
+/// The numbers of each differentiable parameter in `grad_g`'s flat array; `None` where the
+/// gradient is no array.
+fn flat_numbers(diff: &[usize], shapes: &Shapes) -> Option<Flat> {
+    shapes.layout.as_ref().map(|l| {
+        let mut at = 0;
+        diff.iter()
+            .zip(&l.0)
+            .map(|(&i, n)| {
+                at += n.unwrap_or(1);
+                (i, at - n.unwrap_or(1), *n)
+            })
+            .collect()
+    })
+}
+
+/// The numbers of the per-parameter tuple `t` as `grad_g`'s caller sees them.
+fn shape(flat: &Option<Flat>, diff: &[usize], t: &Ident) -> TokenStream {
+    match flat {
+        Some(flat) => {
+            let numbers = flat.iter().flat_map(|&(i, _, n)| {
+                let e = entry(t, i);
+                match n {
+                    None => vec![e],
+                    Some(n) => (0..n).map(|k| quote!(#e[#k])).collect(),
+                }
+            });
+            quote!([#(#numbers),*])
+        }
+        None => entry(t, diff[0]),
+    }
+}
+
+/// The cotangent `ct` of `grad_g`'s value as each parameter's tangent: its numbers of the flat
+/// array, `ct` itself for a gradient that is no array, `Zero` for a constant.
+fn ct_parts(sig: &Signature, flat: &Option<Flat>, ct: &Ident) -> Vec<TokenStream> {
+    (0..sig.params.len())
+        .map(|i| {
+            let at = flat.as_ref().and_then(|f| f.iter().find(|(j, ..)| *j == i));
+            match (sig.params[i].differentiable, at) {
+                (true, Some(&(_, start, None))) => quote!(#ct[#start]),
+                (true, Some(&(_, start, Some(n)))) => {
+                    let idx = start..start + n;
+                    quote!([#(#ct[#idx]),*])
+                }
+                (true, None) => quote!(#ct),
+                (false, _) => quote!(::diffx::__private::Zero),
+            }
+        })
+        .collect()
+}
+
 /// `__DIFFX_PARTS_jvp_g`: `jvp_g`'s pair holds two numbers.
 fn pair_starts(vis: &syn::Visibility, name: &Ident) -> TokenStream {
     Layout(vec![None, None]).starts_const(vis, &format_ident!("jvp_{}", name))
@@ -331,56 +350,15 @@ fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
         .map(|i| p(i).differentiable.then(|| hygienic(&format!("__t{i}"))))
         .collect();
     let params = param_list(sig);
-    let directions: Vec<TokenStream> = diff
-        .iter()
-        .zip(&vs)
-        .map(|(i, v)| {
-            let t = &p(*i).ty;
-            quote!(#v: #t)
-        })
-        .collect();
+    let (directions, u_inputs) = direction_inputs(sig, &diff, &vs, &us);
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let (t_inputs, t_converts) = tangent_inputs(sig, &ts);
-    let u_inputs = diff.iter().zip(&us).map(|(i, u)| {
-        let b = tangent_bound(p(*i));
-        quote!(#u: #b)
-    });
-    let convert = |names: &[Ident]| -> Vec<TokenStream> {
-        diff.iter()
-            .zip(names)
-            .map(|(i, n)| tangent_convert(p(*i), n, &like(p(*i))))
-            .collect()
-    };
-    let (v_converts, u_converts) = (convert(&vs), convert(&us));
-    let along = |names: &[Option<Ident>]| -> Vec<TokenStream> {
-        names
-            .iter()
-            .map(|n| match n {
-                Some(n) => quote!(&#n),
-                None => quote!(::diffx::__private::Zero),
-            })
-            .collect()
-    };
+    let (v_converts, u_converts) = (convert(sig, &diff, &vs), convert(sig, &diff, &us));
     let by_direction: Vec<Option<Ident>> = (0..sig.params.len())
         .map(|i| diff.iter().position(|&d| d == i).map(|k| vs[k].clone()))
         .collect();
     let (g, h, ct) = (hygienic("__g"), hygienic("__h"), hygienic("__ct"));
-    let dots = |x: &Ident, y: &[Ident]| {
-        sum(diff
-            .iter()
-            .zip(y)
-            .map(|(i, y)| {
-                let x = entry(x, *i);
-                quote!(::diffx::__private::dot(&#x, &#y))
-            })
-            .collect())
-    };
-    let t_named: Vec<Ident> = diff.iter().filter_map(|i| ts[*i].clone()).collect();
-    let value_dot = dots(&g, &t_named);
-    let derivative_dot = {
-        let (a, b) = (dots(&h, &vs), dots(&g, &us));
-        quote!(#a + #b)
-    };
+    let (value_dot, derivative_dot) = jvp_tangent(&diff, &ts, &vs, &us, &g, &h);
     let (t_along, v_along) = (along(&ts), along(&by_direction));
     // The value and derivative as `jvp_g` computes them, bit for bit: a caller's derivative
     // program takes the branches its primal takes.
@@ -392,17 +370,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
         let t = &p(*i).grad;
         quote!(#t)
     });
-    let param_bars = (0..sig.params.len()).map(|i| match p(i).differentiable {
-        true => {
-            let (gi, hi) = (entry(&g, i), entry(&h, i));
-            quote!(::diffx::__private::combine(#ct[0], &#gi, #ct[1], &#hi))
-        }
-        false => quote!(::diffx::__private::Zero),
-    });
-    let direction_bars = diff.iter().map(|i| {
-        let gi = entry(&g, *i);
-        quote!(::diffx::__private::combine(#ct[1], &#gi, 0.0, &#gi))
-    });
+    let (param_bars, direction_bars) = jvp_pullback(sig, &diff, &g, &h, &ct);
     let starts = pair_starts(vis, name);
     quote! {
         #starts
@@ -434,4 +402,109 @@ fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
             ([__primal.0, __primal.1], (#(#param_bars,)* #(#direction_bars,)*))
         }
     }
+}
+
+/// `jvp_g`'s directions as parameters (`__v0: T`), and their tangents as inputs (`__u0: …`).
+fn direction_inputs(
+    sig: &Signature,
+    diff: &[usize],
+    vs: &[Ident],
+    us: &[Ident],
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let p = |i: usize| &sig.params[i];
+    let directions: Vec<TokenStream> = diff
+        .iter()
+        .zip(vs)
+        .map(|(i, v)| {
+            let t = &p(*i).ty;
+            quote!(#v: #t)
+        })
+        .collect();
+    let u_inputs = diff
+        .iter()
+        .zip(us)
+        .map(|(i, u)| {
+            let b = tangent_bound(p(*i));
+            quote!(#u: #b)
+        })
+        .collect();
+    (directions, u_inputs)
+}
+
+/// Each differentiable parameter's tangent `names` converted to its parameter's type.
+fn convert(sig: &Signature, diff: &[usize], names: &[Ident]) -> Vec<TokenStream> {
+    let p = |i: usize| &sig.params[i];
+    diff.iter()
+        .zip(names)
+        .map(|(i, n)| tangent_convert(p(*i), n, &like(p(*i))))
+        .collect()
+}
+
+/// Each name borrowed, `Zero` where there is none: tangents `hvp` takes for each parameter.
+fn along(names: &[Option<Ident>]) -> Vec<TokenStream> {
+    names
+        .iter()
+        .map(|n| match n {
+            Some(n) => quote!(&#n),
+            None => quote!(::diffx::__private::Zero),
+        })
+        .collect()
+}
+
+/// `jvp_g`'s tangent along `(t, u)` from `g = ∇g` and `h = H·t`: the value's `∇g·t` and the
+/// derivative's `(H·t)·v + ∇g·u`.
+fn jvp_tangent(
+    diff: &[usize],
+    ts: &[Option<Ident>],
+    vs: &[Ident],
+    us: &[Ident],
+    g: &Ident,
+    h: &Ident,
+) -> (TokenStream, TokenStream) {
+    let dots = |x: &Ident, y: &[Ident]| {
+        sum(diff
+            .iter()
+            .zip(y)
+            .map(|(i, y)| {
+                let x = entry(x, *i);
+                quote!(::diffx::__private::dot(&#x, &#y))
+            })
+            .collect())
+    };
+    let t_named: Vec<Ident> = diff.iter().filter_map(|i| ts[*i].clone()).collect();
+    let value_dot = dots(g, &t_named);
+    let derivative_dot = {
+        let (a, b) = (dots(h, vs), dots(g, us));
+        quote!(#a + #b)
+    };
+    (value_dot, derivative_dot)
+}
+
+/// `jvp_g`'s pullback of `(c₀, c₁)` from `g = ∇g` and `h = H·v`: each parameter's
+/// `c₀∇g + c₁H·v` (`Zero` where not differentiable) and each direction's `c₁∇g`.
+fn jvp_pullback(
+    sig: &Signature,
+    diff: &[usize],
+    g: &Ident,
+    h: &Ident,
+    ct: &Ident,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let p = |i: usize| &sig.params[i];
+    let param_bars = (0..sig.params.len())
+        .map(|i| match p(i).differentiable {
+            true => {
+                let (gi, hi) = (entry(g, i), entry(h, i));
+                quote!(::diffx::__private::combine(#ct[0], &#gi, #ct[1], &#hi))
+            }
+            false => quote!(::diffx::__private::Zero),
+        })
+        .collect();
+    let direction_bars = diff
+        .iter()
+        .map(|i| {
+            let gi = entry(g, *i);
+            quote!(::diffx::__private::combine(#ct[1], &#gi, 0.0, &#gi))
+        })
+        .collect();
+    (param_bars, direction_bars)
 }

@@ -89,22 +89,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
         .collect();
-    let tangent_params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .zip(dots)
-        .filter_map(|(p, d)| {
-            let (d, t) = (d.as_ref()?, &p.ty);
-            Some(quote!(#d: #t))
-        })
-        .collect();
-    let tangent_args: Vec<TokenStream> = dots
-        .iter()
-        .map(|d| {
-            d.as_ref()
-                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
-        })
-        .collect();
+    let (tangent_params, tangent_args) = direction(sig, dots);
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let names: Vec<Ident> = (0..sig.params.len())
@@ -127,12 +112,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     } else {
         quote!((#(#kept),*))
     };
-    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
-    let gty = if grads.len() == 1 {
-        quote!(#(#grads)*)
-    } else {
-        quote!((#(#grads),*))
-    };
+    let gty = gradient_type(sig, &diff);
     let hvp_doc = doc(format!(
         "The Hessian of [`{name}`] times the direction given as tangents (as in `jvp_{name}`), shaped like its gradient: forward mode over the reverse program, a small constant times one gradient."
     ));
@@ -149,20 +129,7 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let both_doc = doc(format!(
         "The gradient of [`{name}`] and its Hessian times the direction (as `grad_{name}` and `hvp_{name}` return them), from one forward-over-reverse sweep: the gradient is the primal part of what `hvp_{name}` computes."
     ));
-    let grad_pattern = names.iter().zip(&sig.params).map(|(n, p)| {
-        let g = format_ident!("{}_g", n);
-        if p.differentiable {
-            quote!(#g)
-        } else {
-            quote!(_)
-        }
-    });
-    let grad_kept = diff.iter().map(|i| format_ident!("{}_g", names[*i]));
-    let grad_result = if kept.len() == 1 {
-        quote!(#(#grad_kept)*)
-    } else {
-        quote!((#(#grad_kept),*))
-    };
+    let (grad_pattern, grad_result) = gradient_parts(sig, &names, &diff, &kept);
     let both_fn = quote! {
         #both_doc
         #[inline]
@@ -174,6 +141,67 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     };
     let hessian = hessian(sig, &hvp_name, &hessian_name, &diff, vis, name);
     quote!(#hvp_fn #both_fn #hessian)
+}
+
+/// The direction as `hvp_f`'s parameters (`d: T`, one per differentiable parameter) and as the
+/// hidden function's tangents (`Zero` for the others).
+fn direction(sig: &Signature, dots: &[Option<Ident>]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let tangent_params: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(dots)
+        .filter_map(|(p, d)| {
+            let (d, t) = (d.as_ref()?, &p.ty);
+            Some(quote!(#d: #t))
+        })
+        .collect();
+    let tangent_args: Vec<TokenStream> = dots
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
+        })
+        .collect();
+    (tangent_params, tangent_args)
+}
+
+/// The gradient's type: one differentiable parameter's, or the tuple of them.
+fn gradient_type(sig: &Signature, diff: &[usize]) -> TokenStream {
+    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
+    if grads.len() == 1 {
+        quote!(#(#grads)*)
+    } else {
+        quote!((#(#grads),*))
+    }
+}
+
+/// The hidden function's gradient as `grad_and_hvp_f` reads it: the pattern that binds each
+/// parameter's (`_` for constants), and the result that gives the `kept` ones'.
+fn gradient_parts(
+    sig: &Signature,
+    names: &[Ident],
+    diff: &[usize],
+    kept: &[&Ident],
+) -> (Vec<TokenStream>, TokenStream) {
+    let grad_pattern = names
+        .iter()
+        .zip(&sig.params)
+        .map(|(n, p)| {
+            let g = format_ident!("{}_g", n);
+            if p.differentiable {
+                quote!(#g)
+            } else {
+                quote!(_)
+            }
+        })
+        .collect();
+    let grad_kept = diff.iter().map(|i| format_ident!("{}_g", names[*i]));
+    let grad_result = if kept.len() == 1 {
+        quote!(#(#grad_kept)*)
+    } else {
+        quote!((#(#grad_kept),*))
+    };
+    (grad_pattern, grad_result)
 }
 
 /// For a function without second-order derivatives, a `__diffx_hvp_f` whose call (from a caller's
@@ -260,77 +288,9 @@ fn hessian(
     let args = cloned_args(sig);
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let (which, elem, g, row) = (id("__which"), id("__elem"), id("__g"), id("__row"));
-    let scalar = |i: usize| sig.params[i].kind == crate::ir::Kind::Scalar;
-    // A tuple or nested container of numbers: its numbers through `Params`, flattened in its
-    // visiting order.
-    let nested = |i: usize| sig.params[i].kind == crate::ir::Kind::Other;
-    let zero = |i: usize| {
-        let p = &sig.params[i];
-        let (like, g) = (like(p), &p.grad);
-        match p.owned {
-            syn::Type::Slice(_) => {
-                quote!(::diffx::__private::RowsTangent::into_rows(::diffx::__private::Zero, #like))
-            }
-            _ => {
-                quote!(<::diffx::__private::Zero as ::diffx::__private::IntoTangent<#g>>::into_tangent(::diffx::__private::Zero, #like))
-            }
-        }
-    };
-    let sizes = diff.iter().map(|i| {
-        let n = &sig.params[*i].name;
-        let (g, z) = (&sig.params[*i].grad, zero(*i));
-        if scalar(*i) {
-            quote!(1usize)
-        } else if nested(*i) {
-            quote!({ let __z: #g = #z; ::diffx::Params::num_params(&__z) })
-        } else {
-            quote!(#n.len())
-        }
-    });
-    // The unit direction: 1 in component `elem` of parameter `which`.
-    let units = diff.iter().enumerate().map(|(q, i)| {
-        let p = &sig.params[*i];
-        if scalar(*i) {
-            return quote!(if #which == #q { 1.0 } else { 0.0 });
-        }
-        let (gty, like) = (&p.grad, like(p));
-        let unit = match nested(*i) {
-            true => {
-                let z = zero(*i);
-                quote!({
-                    let __z: #gty = #z;
-                    let mut __f = ::diffx::Params::to_flat_vec(&__z);
-                    if #which == #q { __f[#elem] = 1.0; }
-                    ::diffx::Params::from_flat(&__z, &__f)
-                })
-            }
-            false => quote!({
-                let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
-                if #which == #q { __u[#elem] = 1.0; }
-                __u
-            }),
-        };
-        if matches!(p.ty, syn::Type::Reference(_)) {
-            quote!(&#unit)
-        } else {
-            unit
-        }
-    });
-    let flatten = diff.iter().enumerate().map(|(q, i)| {
-        let part = if diff.len() == 1 {
-            quote!(#g)
-        } else {
-            let q = syn::Index::from(q);
-            quote!(#g.#q)
-        };
-        if scalar(*i) {
-            quote!(#row.push(#part);)
-        } else if nested(*i) {
-            quote!(#row.extend(::diffx::Params::to_flat_vec(&#part));)
-        } else {
-            quote!(#row.extend(#part.iter().copied());)
-        }
-    });
+    let sizes = sizes(sig, diff);
+    let units = unit_directions(sig, diff, &which, &elem);
+    let flatten = flattened(sig, diff, &g, &row);
     let doc = doc(format!(
         "The dense Hessian of [`{name}`] over all scalar components of its differentiable parameters, flattened in parameter order (scalars, then each slice's elements): one `hvp_{name}` per unit direction."
     ));
@@ -402,32 +362,7 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
     let doc = doc(format!(
         "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
     ));
-    // (A value of the user's type is read and made through its numbers, `Params`' order.)
-    let own = sig.ret_kind == crate::ir::Kind::Other;
-    let (len, numbers, unit) = match own {
-        false => (
-            quote!(#value.len()),
-            quote!(),
-            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
-        ),
-        true => {
-            // (Through `Params`, which the type must derive: otherwise a clear panic, not an
-            // error in a function the caller may never use.)
-            let numbers = quote!(
-                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
-            );
-            let why = format!("jacobian_{name}: its result's type must derive `Params`, which gives the order of its numbers");
-            (
-                quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
-                quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
-                quote!(
-                    let mut #ct = ::std::vec![0.0; #m];
-                    #ct[#r] = 1.0;
-                    let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
-                ),
-            )
-        }
-    };
+    let (len, numbers, unit) = result_numbers(sig, name, &value, &t, &ct, &m, &r);
     quote! {
         #doc
         #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
@@ -455,6 +390,151 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
             }
         }
     }
+}
+
+/// How `jacobian_g` reads the numbers of its result `value`: their count, the statement that
+/// turns a tangent `t` into its numbers, and the unit cotangent `ct` of number `r` of `m`.
+fn result_numbers(
+    sig: &Signature,
+    name: &Ident,
+    value: &Ident,
+    t: &Ident,
+    ct: &Ident,
+    m: &Ident,
+    r: &Ident,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let ret = &sig.ret;
+    // (A value of the user's type is read and made through its numbers, `Params`' order.)
+    let own = sig.ret_kind == crate::ir::Kind::Other;
+    match own {
+        false => (
+            quote!(#value.len()),
+            quote!(),
+            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
+        ),
+        true => {
+            // (Through `Params`, which the type must derive: otherwise a clear panic, not an
+            // error in a function the caller may never use.)
+            let numbers = quote!(
+                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
+            );
+            let why = format!("jacobian_{name}: its result's type must derive `Params`, which gives the order of its numbers");
+            (
+                quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
+                quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
+                quote!(
+                    let mut #ct = ::std::vec![0.0; #m];
+                    #ct[#r] = 1.0;
+                    let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
+                ),
+            )
+        }
+    }
+}
+
+/// Whether parameter `i` is a number.
+fn scalar(sig: &Signature, i: usize) -> bool {
+    sig.params[i].kind == crate::ir::Kind::Scalar
+}
+
+/// Whether parameter `i` is a tuple or nested container of numbers: its numbers through `Params`,
+/// flattened in its visiting order.
+fn nested(sig: &Signature, i: usize) -> bool {
+    sig.params[i].kind == crate::ir::Kind::Other
+}
+
+/// A zero of parameter `i`'s gradient type, shaped like the argument.
+fn zero_tangent(sig: &Signature, i: usize) -> TokenStream {
+    let p = &sig.params[i];
+    let (like, g) = (like(p), &p.grad);
+    match p.owned {
+        syn::Type::Slice(_) => {
+            quote!(::diffx::__private::RowsTangent::into_rows(::diffx::__private::Zero, #like))
+        }
+        _ => {
+            quote!(<::diffx::__private::Zero as ::diffx::__private::IntoTangent<#g>>::into_tangent(::diffx::__private::Zero, #like))
+        }
+    }
+}
+
+/// How many numbers each differentiable parameter holds: the Hessian's blocks.
+fn sizes(sig: &Signature, diff: &[usize]) -> Vec<TokenStream> {
+    diff.iter()
+        .map(|i| {
+            let n = &sig.params[*i].name;
+            let (g, z) = (&sig.params[*i].grad, zero_tangent(sig, *i));
+            if scalar(sig, *i) {
+                quote!(1usize)
+            } else if nested(sig, *i) {
+                quote!({ let __z: #g = #z; ::diffx::Params::num_params(&__z) })
+            } else {
+                quote!(#n.len())
+            }
+        })
+        .collect()
+}
+
+/// Each differentiable parameter's part of the unit direction: 1 in component `elem` of
+/// parameter `which`.
+fn unit_directions(
+    sig: &Signature,
+    diff: &[usize],
+    which: &Ident,
+    elem: &Ident,
+) -> Vec<TokenStream> {
+    diff.iter()
+        .enumerate()
+        .map(|(q, i)| {
+            let p = &sig.params[*i];
+            if scalar(sig, *i) {
+                return quote!(if #which == #q { 1.0 } else { 0.0 });
+            }
+            let (gty, like) = (&p.grad, like(p));
+            let unit = match nested(sig, *i) {
+                true => {
+                    let z = zero_tangent(sig, *i);
+                    quote!({
+                        let __z: #gty = #z;
+                        let mut __f = ::diffx::Params::to_flat_vec(&__z);
+                        if #which == #q { __f[#elem] = 1.0; }
+                        ::diffx::Params::from_flat(&__z, &__f)
+                    })
+                }
+                false => quote!({
+                    let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
+                    if #which == #q { __u[#elem] = 1.0; }
+                    __u
+                }),
+            };
+            if matches!(p.ty, syn::Type::Reference(_)) {
+                quote!(&#unit)
+            } else {
+                unit
+            }
+        })
+        .collect()
+}
+
+/// The statements that push the gradient `g`'s numbers onto `row`, parameter by parameter.
+fn flattened(sig: &Signature, diff: &[usize], g: &Ident, row: &Ident) -> Vec<TokenStream> {
+    diff.iter()
+        .enumerate()
+        .map(|(q, i)| {
+            let part = if diff.len() == 1 {
+                quote!(#g)
+            } else {
+                let q = syn::Index::from(q);
+                quote!(#g.#q)
+            };
+            if scalar(sig, *i) {
+                quote!(#row.push(#part);)
+            } else if nested(sig, *i) {
+                quote!(#row.extend(::diffx::Params::to_flat_vec(&#part));)
+            } else {
+                quote!(#row.extend(#part.iter().copied());)
+            }
+        })
+        .collect()
 }
 
 /// A clone of each argument, for the repeated calls of `hvp_`, `jvp_` and `vjp_`.

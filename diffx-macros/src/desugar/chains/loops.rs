@@ -95,9 +95,53 @@ pub fn desugar(
         (Some(c), true) => Some(desugar(c, Consumer::Count, float, temps, span)?),
         _ => None,
     };
-    // The loop's head, the position of the element, and (for `collect`) the slot it goes to and
-    // the number of slots.
-    let (iter, at, slot, len): (Expr, Expr, Expr, Expr) = match (p.iter, collect) {
+    let (iter, at, slot, len) = loop_head(p.iter, collect, &k);
+    let v = (p.elem)(&mut body, temps, at)?;
+    let target = Target {
+        acc: &acc,
+        float,
+        span,
+    };
+    let slots = Slots {
+        slot,
+        len,
+        count,
+        filled,
+    };
+    let (init, tail) = consume(consumer, v, target, slots, &mut body, temps)?;
+    let pre = std::mem::take(&mut body.pre);
+    let stmts = body.finish();
+    let tail = tail.map(|t| quote!(#t));
+    Ok(syn::parse_quote_spanned!(span=> {
+        #(#sources)*
+        #(#init)*
+        #(#pre)*
+        for #k in #iter { #(#stmts)* }
+        #tail
+    }))
+}
+
+/// What a consumer's statements name: its accumulator, the float type, and the chain's span.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    acc: &'a syn::Ident,
+    float: &'a Type,
+    span: Span,
+}
+
+/// Where `collect` puts each element: the slot and the number of slots; after a `filter`, the
+/// number of elements kept (`count`) and the counter that fills them.
+struct Slots {
+    slot: Expr,
+    len: Expr,
+    count: Option<Expr>,
+    filled: syn::Ident,
+}
+
+/// The loop's head, the position of the element, and (for `collect`) the slot it goes to and
+/// the number of slots.
+fn loop_head(iter: Iter, collect: bool, k: &syn::Ident) -> (Expr, Expr, Expr, Expr) {
+    match (iter, collect) {
         (Iter::Count(n), _) => (
             syn::parse_quote!(0..#n),
             syn::parse_quote!(#k),
@@ -116,9 +160,21 @@ pub fn desugar(
             syn::parse_quote!(#k),
             syn::parse_quote!(0),
         ),
-    };
-    let v = (p.elem)(&mut body, temps, at)?;
-    let (init, tail): (Vec<Stmt>, Option<Expr>) = match consumer {
+    }
+}
+
+/// The statements before the loop and the block's value for `consumer` taking each element `v`;
+/// the step it takes on `v` goes into `body`.
+fn consume(
+    consumer: Consumer,
+    v: Elem,
+    target: Target,
+    slots: Slots,
+    body: &mut Body,
+    temps: &mut Temps,
+) -> syn::Result<(Vec<Stmt>, Option<Expr>)> {
+    let Target { acc, float, span } = target;
+    Ok(match consumer {
         Consumer::Sum(ty) => {
             let ty = ty.unwrap_or_else(|| float.clone());
             let e = v.expr();
@@ -148,69 +204,14 @@ pub fn desugar(
             )
         }
         Consumer::Fold(init, f) => {
-            body.push(fold_step(&f, &acc, v, temps, span)?);
+            body.push(fold_step(&f, acc, v, temps, span)?);
             (
                 vec![syn::parse_quote!(let mut #acc = #init;)],
                 Some(syn::parse_quote!(#acc)),
             )
         }
-        Consumer::Reduce(r, f, msg) => {
-            let first = temps.fresh("first");
-            let e = v.expr();
-            let update: Stmt = match r {
-                Reducer::Reduce => fold_step(&f, &acc, v, temps, span)?,
-                Reducer::MaxBy | Reducer::MinBy => {
-                    let ord = apply(
-                        &f,
-                        vec![Elem::Expr(syn::parse_quote!(&#acc)), borrow(&v)],
-                        temps,
-                        span,
-                    )?;
-                    let cond: Expr = match r {
-                        Reducer::MaxBy => syn::parse_quote!(#ord != ::core::cmp::Ordering::Greater),
-                        _ => syn::parse_quote!(#ord == ::core::cmp::Ordering::Greater),
-                    };
-                    syn::parse_quote!(if #cond { #acc = #e; })
-                }
-            };
-            body.push(syn::parse_quote!(if #first { #acc = #e; #first = false; } else { #update }));
-            let check: Stmt = match msg {
-                Some(m) => syn::parse_quote!(::core::assert!(!#first, "{}", #m);),
-                None => {
-                    syn::parse_quote!(::core::assert!(!#first, "called `Option::unwrap()` on a `None` value");)
-                }
-            };
-            let zero = zero(float);
-            (
-                vec![
-                    syn::parse_quote!(let mut #acc: #float = #zero;),
-                    syn::parse_quote!(let mut #first = true;),
-                ],
-                Some(syn::parse_quote!({ #check #acc })),
-            )
-        }
-        Consumer::Collect => {
-            let e = v.expr();
-            let zero = zero(float);
-            let (len, mut init): (Expr, Vec<Stmt>) = match count {
-                Some(n) => {
-                    body.push(syn::parse_quote!(#acc[#filled] = #e;));
-                    body.push(syn::parse_quote!(#filled += 1;));
-                    let kept = temps.fresh("kept");
-                    let init = vec![
-                        syn::parse_quote!(let #kept: usize = #n;),
-                        syn::parse_quote!(let mut #filled: usize = 0;),
-                    ];
-                    (syn::parse_quote!(#kept), init)
-                }
-                None => {
-                    body.push(syn::parse_quote!(#acc[#slot] = #e;));
-                    (len, Vec::new())
-                }
-            };
-            init.push(syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len];));
-            (init, Some(syn::parse_quote!(#acc)))
-        }
+        Consumer::Reduce(r, f, msg) => reduce(r, f, msg, v, target, body, temps)?,
+        Consumer::Collect => collect(v, target, slots, body, temps),
         Consumer::ForEach(f) => {
             let call = apply(&f, vec![v], temps, span)?;
             body.push(syn::parse_quote!(#call;));
@@ -222,17 +223,92 @@ pub fn desugar(
             body.push(syn::parse_quote!({ #(#binds)* #(#stmts)* }));
             (Vec::new(), None)
         }
+    })
+}
+
+/// `reduce`, `max_by` or `min_by`, unwrapped: the accumulator and a flag for the first element
+/// before the loop, and a block that checks the flag and gives the accumulator.
+fn reduce(
+    r: Reducer,
+    f: Func,
+    msg: Option<Expr>,
+    v: Elem,
+    target: Target,
+    body: &mut Body,
+    temps: &mut Temps,
+) -> syn::Result<(Vec<Stmt>, Option<Expr>)> {
+    let Target { acc, float, span } = target;
+    let first = temps.fresh("first");
+    let e = v.expr();
+    let update: Stmt = match r {
+        Reducer::Reduce => fold_step(&f, acc, v, temps, span)?,
+        Reducer::MaxBy | Reducer::MinBy => {
+            let ord = apply(
+                &f,
+                vec![Elem::Expr(syn::parse_quote!(&#acc)), borrow(&v)],
+                temps,
+                span,
+            )?;
+            let cond: Expr = match r {
+                Reducer::MaxBy => syn::parse_quote!(#ord != ::core::cmp::Ordering::Greater),
+                _ => syn::parse_quote!(#ord == ::core::cmp::Ordering::Greater),
+            };
+            syn::parse_quote!(if #cond { #acc = #e; })
+        }
     };
-    let pre = std::mem::take(&mut body.pre);
-    let stmts = body.finish();
-    let tail = tail.map(|t| quote!(#t));
-    Ok(syn::parse_quote_spanned!(span=> {
-        #(#sources)*
-        #(#init)*
-        #(#pre)*
-        for #k in #iter { #(#stmts)* }
-        #tail
-    }))
+    body.push(syn::parse_quote!(if #first { #acc = #e; #first = false; } else { #update }));
+    let check: Stmt = match msg {
+        Some(m) => syn::parse_quote!(::core::assert!(!#first, "{}", #m);),
+        None => {
+            syn::parse_quote!(::core::assert!(!#first, "called `Option::unwrap()` on a `None` value");)
+        }
+    };
+    let zero = zero(float);
+    Ok((
+        vec![
+            syn::parse_quote!(let mut #acc: #float = #zero;),
+            syn::parse_quote!(let mut #first = true;),
+        ],
+        Some(syn::parse_quote!({ #check #acc })),
+    ))
+}
+
+/// `collect` into a vector: the vector (and after a `filter`, the count and the counter) before
+/// the loop, and the vector as the block's value.
+fn collect(
+    v: Elem,
+    target: Target,
+    slots: Slots,
+    body: &mut Body,
+    temps: &mut Temps,
+) -> (Vec<Stmt>, Option<Expr>) {
+    let Target { acc, float, .. } = target;
+    let Slots {
+        slot,
+        len,
+        count,
+        filled,
+    } = slots;
+    let e = v.expr();
+    let zero = zero(float);
+    let (len, mut init): (Expr, Vec<Stmt>) = match count {
+        Some(n) => {
+            body.push(syn::parse_quote!(#acc[#filled] = #e;));
+            body.push(syn::parse_quote!(#filled += 1;));
+            let kept = temps.fresh("kept");
+            let init = vec![
+                syn::parse_quote!(let #kept: usize = #n;),
+                syn::parse_quote!(let mut #filled: usize = 0;),
+            ];
+            (syn::parse_quote!(#kept), init)
+        }
+        None => {
+            body.push(syn::parse_quote!(#acc[#slot] = #e;));
+            (len, Vec::new())
+        }
+    };
+    init.push(syn::parse_quote!(let mut #acc: ::std::vec::Vec<#float> = ::std::vec![#zero; #len];));
+    (init, Some(syn::parse_quote!(#acc)))
 }
 
 fn is_integer(ty: &Type) -> bool {
