@@ -26,7 +26,7 @@
 use std::collections::HashSet;
 
 use proc_macro2::Ident;
-use quote::format_ident;
+use quote::{format_ident, ToTokens};
 
 use crate::ir::{Atom, Call, CallKind, ControlId, Func, Kind, Op, Stash, Stmt, Var};
 use crate::names;
@@ -183,14 +183,14 @@ fn stash_scope(
     own: &Ident,
     stacks: &mut Stacks,
 ) {
-    let keys: Vec<Option<(String, String)>> = fwd
+    let keys: Vec<Option<CallKey>> = fwd
         .iter()
         .map(|s| match s {
             Stmt::Let {
                 op: Op::Call(path),
                 args,
                 ..
-            } if splittable(path) && !is_own(path, own) => Some((call_name(path), f.atoms(args))),
+            } if splittable(path) && !is_own(path, own) => Some(CallKey::new(path, args)),
             _ => None,
         })
         .collect();
@@ -198,7 +198,7 @@ fn stash_scope(
         let Some(key) = key else { continue };
         let once = keys.iter().flatten().filter(|k| *k == key).count() == 1;
         let pullbacks: Vec<usize> = (0..back.len())
-            .filter(|&k| vjp_key(f, &back[k]).as_ref() == Some(key))
+            .filter(|&k| vjp_key(&back[k]).as_ref() == Some(key))
             .collect();
         let (true, [k]) = (once, pullbacks.as_slice()) else {
             continue;
@@ -234,6 +234,12 @@ fn stash_scope(
     }
     // (After the calls: their places in `fwd` are where `keys` found them.)
     fwd.retain(|s| !matches!(s, Stmt::Record { stack, .. } if stacks.dropped.contains(stack)));
+    stash_nested(f, fwd, back, own, stacks);
+}
+
+/// [`stash_scope`] in the bodies of `fwd`'s loops and arms, each paired with its backward
+/// sweep's.
+fn stash_nested(f: &Func, fwd: &mut [Stmt], back: &mut [Stmt], own: &Ident, stacks: &mut Stacks) {
     for s in fwd.iter_mut() {
         match s {
             Stmt::Loop { id, body, .. } => {
@@ -322,7 +328,7 @@ fn stash_loops(f: &Func, list: &mut [Stmt]) {
             .iter()
             .position(|s| matches!(s, Stmt::Loop { id: i, tape: Some(_), .. } if *i == id));
         let Some(i) = forward else { continue };
-        let calls = loop_calls(f, &list[i]);
+        let calls = loop_calls(&list[i]);
         let Stmt::LoopBack { body, .. } = &mut list[j] else {
             continue;
         };
@@ -350,11 +356,11 @@ fn stash_loops(f: &Func, list: &mut [Stmt]) {
 
 /// The calls at the top of `looped`'s body with what identifies their pullbacks (the callee and
 /// the arguments); a call made twice alike is left out.
-fn loop_calls(f: &Func, looped: &Stmt) -> Vec<(Var, (String, String))> {
+fn loop_calls(looped: &Stmt) -> Vec<(Var, CallKey)> {
     let Stmt::Loop { body, .. } = looped else {
         return Vec::new();
     };
-    let calls: Vec<(Var, (String, String))> = body
+    let calls: Vec<(Var, CallKey)> = body
         .body
         .iter()
         .filter_map(|s| match s {
@@ -363,7 +369,7 @@ fn loop_calls(f: &Func, looped: &Stmt) -> Vec<(Var, (String, String))> {
                 op: Op::Call(path),
                 args,
                 ..
-            } if splittable(path) => Some((*dst, (call_name(path), f.atoms(args)))),
+            } if splittable(path) => Some((*dst, CallKey::new(path, args))),
             _ => None,
         })
         .collect();
@@ -376,7 +382,7 @@ fn loop_calls(f: &Func, looped: &Stmt) -> Vec<(Var, (String, String))> {
 
 /// Pops the value and pullback of each of `calls` in the backward sweep's `body`: where it
 /// recomputed the call, or before its pullback. Returns the calls popped.
-fn pop_calls(f: &Func, body: &mut Vec<Stmt>, calls: &[(Var, (String, String))]) -> Vec<Var> {
+fn pop_calls(f: &Func, body: &mut Vec<Stmt>, calls: &[(Var, CallKey)]) -> Vec<Var> {
     let mut popped = Vec::new();
     let mut k = 0;
     while k < body.len() {
@@ -396,7 +402,7 @@ fn pop_calls(f: &Func, body: &mut Vec<Stmt>, calls: &[(Var, (String, String))]) 
                 args,
                 ..
             }) => {
-                let key = (call_name(path), f.atoms(args));
+                let key = CallKey::new(path, args);
                 let call = calls.iter().find(|(d, k)| *k == key && !popped.contains(d));
                 if let Some(&(dst, _)) = call {
                     let pullback = format_ident!("{}_pullback", f.name(dst));
@@ -449,10 +455,10 @@ fn pair_in(f: &Func, list: &mut [Stmt]) {
         if !splittable(path) {
             continue;
         }
-        let key = (call_name(path), f.atoms(args));
+        let key = CallKey::new(path, args);
         let later = list[i + 1..]
             .iter()
-            .position(|s| vjp_key(f, s).as_ref() == Some(&key));
+            .position(|s| vjp_key(s).as_ref() == Some(&key));
         let Some(j) = later.map(|k| i + 1 + k) else {
             continue;
         };
@@ -506,19 +512,48 @@ fn split_call(
 
 /// What identifies the pullback `vjp[g](args; ct)` of `s`, if it is one: the callee and the
 /// arguments.
-fn vjp_key(f: &Func, s: &Stmt) -> Option<(String, String)> {
+/// A call as its pullback names it: the function called and its operands.
+#[derive(Clone)]
+struct CallKey {
+    path: syn::Path,
+    args: Vec<Atom>,
+}
+
+impl CallKey {
+    fn new(path: &syn::Path, args: &[Atom]) -> CallKey {
+        CallKey {
+            path: path.clone(),
+            args: args.to_vec(),
+        }
+    }
+}
+
+/// The same function, on the same values (or on constants written alike).
+impl PartialEq for CallKey {
+    fn eq(&self, other: &Self) -> bool {
+        let same_code = |a: &Atom, b: &Atom| match (a, b) {
+            (Atom::Const(x), Atom::Const(y)) => crate::tokens::same(x.tokens(), y.tokens()),
+            _ => a.same(b),
+        };
+        crate::tokens::same(&self.path.to_token_stream(), &other.path.to_token_stream())
+            && self.args.len() == other.args.len()
+            && self
+                .args
+                .iter()
+                .zip(&other.args)
+                .all(|(a, b)| same_code(a, b))
+    }
+}
+
+fn vjp_key(s: &Stmt) -> Option<CallKey> {
     match s {
         Stmt::Call(Call {
             kind: CallKind::Vjp(path),
             args,
             ..
-        }) => Some((call_name(path), f.atoms(args))),
+        }) => Some(CallKey::new(path, args)),
         _ => None,
     }
-}
-
-fn call_name(path: &syn::Path) -> String {
-    Op::Call(path.clone()).name()
 }
 
 /// Whether the callee is a free function, which has a split form: not a method (`self.g(…)`,

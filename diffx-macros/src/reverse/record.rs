@@ -445,40 +445,21 @@ impl Sweep {
                     }
                 }
                 Stmt::If { outs, .. } => {
-                    // (Also a constant the `if` decides, `cnt` of `if … { cnt += 1 }`, that code
-                    // kept as written in `back` names.)
-                    let named = |o: &Var| {
-                        let name = f.name(*o).to_string();
-                        names.contains(&name) && !defined.contains(&name)
-                    };
-                    recorded.extend(
-                        outs.iter()
-                            .filter(|o| needed.remove(o) | named(o))
-                            .map(|o| (Kept::Value(*o), After::Def)),
-                    );
+                    recorded.extend(if_kept(f, outs, &mut needed, &names, &defined));
                     false
                 }
                 Stmt::Loop {
                     id, cells, active, ..
                 } => {
-                    recorded.extend(
-                        cells
-                            .iter()
-                            .filter(|c| needed.remove(c))
-                            .map(|c| (Kept::Value(*c), After::Loop(*id))),
-                    );
-                    // (A constant the loop carries, `cnt` of `cnt += 2`, that code kept as
-                    // written in `back` names: an index, a condition.)
-                    recorded.extend(
-                        cells
-                            .iter()
-                            .zip(active)
-                            .filter(|(c, a)| {
-                                let name = f.name(**c).to_string();
-                                !**a && names.contains(&name) && !defined.contains(&name)
-                            })
-                            .map(|(c, _)| (Kept::Condition(f.name(*c).clone()), After::Loop(*id))),
-                    );
+                    recorded.extend(loop_kept(
+                        f,
+                        *id,
+                        cells,
+                        active,
+                        &mut needed,
+                        &names,
+                        &defined,
+                    ));
                     false
                 }
                 _ => false,
@@ -571,4 +552,52 @@ fn keep_in(list: &mut Vec<Stmt>, records: &[Recorded], stacks: &mut Vec<Ident>) 
         }
     }
     *list = out;
+}
+
+/// What the backward sweep needs of an `if`'s outputs: those it reads, and a constant the `if`
+/// decides (`cnt` of `if … { cnt += 1 }`) that code kept as written names.
+fn if_kept(
+    f: &Func,
+    outs: &[Var],
+    needed: &mut HashSet<Var>,
+    names: &BTreeSet<String>,
+    defined: &HashSet<String>,
+) -> Vec<(Kept, After)> {
+    let named = |o: &Var| {
+        let name = f.name(*o).to_string();
+        names.contains(&name) && !defined.contains(&name)
+    };
+    outs.iter()
+        .filter(|o| needed.remove(o) | named(o))
+        .map(|o| (Kept::Value(*o), After::Def))
+        .collect()
+}
+
+/// What the backward sweep needs of a loop's cells: those it reads, and a constant the loop
+/// carries (`cnt` of `cnt += 2`) that code kept as written names (an index, a condition).
+fn loop_kept(
+    f: &Func,
+    id: ControlId,
+    cells: &[Var],
+    active: &[bool],
+    needed: &mut HashSet<Var>,
+    names: &BTreeSet<String>,
+    defined: &HashSet<String>,
+) -> Vec<(Kept, After)> {
+    let mut out: Vec<(Kept, After)> = cells
+        .iter()
+        .filter(|c| needed.remove(c))
+        .map(|c| (Kept::Value(*c), After::Loop(id)))
+        .collect();
+    out.extend(
+        cells
+            .iter()
+            .zip(active)
+            .filter(|(c, a)| {
+                let name = f.name(**c).to_string();
+                !**a && names.contains(&name) && !defined.contains(&name)
+            })
+            .map(|(c, _)| (Kept::Condition(f.name(*c).clone()), After::Loop(id))),
+    );
+    out
 }
