@@ -39,7 +39,7 @@ pub fn declared_without_value(l: &Local, float: &Type) -> Option<Local> {
 
 fn same(a: &Type, b: &Type) -> bool {
     use quote::ToTokens;
-    a.to_token_stream().to_string() == b.to_token_stream().to_string()
+    crate::tokens::same(&a.to_token_stream(), &b.to_token_stream())
 }
 
 /// `let (a, b) = if … { …; (x, y) } else { … };` (or a `match`, or `[a, b]` and arrays) as a

@@ -111,7 +111,7 @@ impl Conversions {
         loop {
             let before = self.island.len();
             for (names, ty, init) in &lets.0 {
-                let is_f64 = ty.as_ref().is_some_and(|t| quote!(#t).to_string() == "f64");
+                let is_f64 = ty.as_ref().is_some_and(is_f64);
                 let from = self.without_conversions_back(init);
                 let reads_island = tokens::mentions(from.clone(), &mut |id| {
                     self.island.contains(&id.to_string())
@@ -200,7 +200,7 @@ impl VisitMut for Conversions {
         }
         if let Pat::Type(t) = &mut l.pat {
             let ty = &t.ty;
-            if quote!(#ty).to_string() == "f64" && tokens::is_generic(&self.float) {
+            if is_f64(ty) && tokens::is_generic(&self.float) {
                 let float = &self.float;
                 *t.ty = syn::parse_quote_spanned!(t.ty.span()=> #float);
             }
@@ -383,4 +383,9 @@ impl VisitMut for Lets {
         }
         visit_mut::visit_local_mut(self, l);
     }
+}
+
+/// Whether `ty` is `f64`, as written.
+fn is_f64(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"))
 }

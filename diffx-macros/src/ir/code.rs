@@ -42,6 +42,7 @@ impl Code {
         }
     }
 
+    /// The code as written.
     pub fn tokens(&self) -> &TokenStream {
         &self.tokens
     }
