@@ -87,6 +87,15 @@ impl Atom {
         }
     }
 
+    /// Whether `self` and `other` are the same operand: the same value, or constants written
+    /// alike (token for token).
+    pub fn alike(&self, other: &Atom) -> bool {
+        match (self, other) {
+            (Atom::Const(a), Atom::Const(b)) => crate::tokens::same(a.tokens(), b.tokens()),
+            _ => self.same(other),
+        }
+    }
+
     /// The same path on another base: the tangent or adjoint of a field.
     pub fn rebase(&self, base: Var) -> Atom {
         match self {

@@ -12,7 +12,7 @@ use syn::Expr;
 
 use super::messages::err;
 use super::Lowerer;
-use crate::ir::{operands, Atom, Branch, Kind, Stmt, Var};
+use crate::ir::{Atom, Branch, Kind, Stmt, Var};
 use crate::names;
 
 impl Lowerer<'_> {
@@ -123,7 +123,6 @@ impl Lowerer<'_> {
         else_env: &[(String, Atom)],
         span: Span,
     ) -> (Vec<String>, Vec<Atom>, Vec<Atom>) {
-        let key = |a: &Atom| operands::place(&self.b.func, a).to_string();
         let find = |env: &[(String, Atom)], n: &str| {
             env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
         };
@@ -134,7 +133,7 @@ impl Lowerer<'_> {
                 find(then_env, n).unwrap_or(old.clone()),
                 find(else_env, n).unwrap_or(old.clone()),
             );
-            if key(&t) != key(old) || key(&f) != key(old) {
+            if !t.alike(old) || !f.alike(old) {
                 names.push(n.clone());
                 then_yields.push(self.replayable(n, &t, span));
                 else_yields.push(self.replayable(n, &f, span));

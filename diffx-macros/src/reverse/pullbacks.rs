@@ -531,17 +531,9 @@ impl CallKey {
 /// The same function, on the same values (or on constants written alike).
 impl PartialEq for CallKey {
     fn eq(&self, other: &Self) -> bool {
-        let same_code = |a: &Atom, b: &Atom| match (a, b) {
-            (Atom::Const(x), Atom::Const(y)) => crate::tokens::same(x.tokens(), y.tokens()),
-            _ => a.same(b),
-        };
         crate::tokens::same(&self.path.to_token_stream(), &other.path.to_token_stream())
             && self.args.len() == other.args.len()
-            && self
-                .args
-                .iter()
-                .zip(&other.args)
-                .all(|(a, b)| same_code(a, b))
+            && self.args.iter().zip(&other.args).all(|(a, b)| a.alike(b))
     }
 }
 
