@@ -523,6 +523,17 @@ impl Func {
         self.vars[v.0].kind
     }
 
+    /// Whether `a` and `b` read the same: [`Atom::alike`], or a value and a constant that is its
+    /// name (lowering binds a name to the value it holds either way).
+    pub fn same_operand(&self, a: &Atom, b: &Atom) -> bool {
+        match (a, b) {
+            (Atom::Var(v), Atom::Const(c)) | (Atom::Const(c), Atom::Var(v)) => {
+                c.is_name(&self.name(*v).to_string())
+            }
+            _ => a.alike(b),
+        }
+    }
+
     /// The kind of an operand (constants count as scalars).
     pub fn atom_kind(&self, a: &Atom) -> Kind {
         match a {

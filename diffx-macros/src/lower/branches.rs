@@ -133,7 +133,8 @@ impl Lowerer<'_> {
                 find(then_env, n).unwrap_or(old.clone()),
                 find(else_env, n).unwrap_or(old.clone()),
             );
-            if !t.alike(old) || !f.alike(old) {
+            let func = &self.b.func;
+            if !func.same_operand(&t, old) || !func.same_operand(&f, old) {
                 names.push(n.clone());
                 then_yields.push(self.replayable(n, &t, span));
                 else_yields.push(self.replayable(n, &f, span));

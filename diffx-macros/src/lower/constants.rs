@@ -104,7 +104,12 @@ impl Lowerer<'_> {
             // (An element bound by reference keeps its binding even under its own name: the
             // value is a number, the code reads `*e`.)
             .filter(|(n, a)| {
-                self.refs.contains(n) || operands::place(&self.b.func, a).to_string() != *n
+                let own_name = match a {
+                    Atom::Var(v) => self.b.func.name(*v) == n,
+                    Atom::Const(c) => c.is_name(n),
+                    Atom::Field(..) => false,
+                };
+                self.refs.contains(n) || !own_name
             })
             .map(|(n, a)| {
                 // An element bound by reference (`for e in w.iter()`) is `&w[i]` here too.
