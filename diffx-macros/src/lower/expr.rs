@@ -190,8 +190,8 @@ impl Lowerer<'_> {
     }
 
     fn cast(&mut self, c: &syn::ExprCast, e: &Expr) -> syn::Result<Atom> {
-        let target = c.ty.to_token_stream().to_string();
-        if self.b.float == target {
+        let to = |float: &dyn Fn(&Ident) -> bool| matches!(&*c.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(float));
+        if to(&|t| *t == self.b.float) {
             // A differentiable value of the function's own type casts to itself; anything else
             // (`x.len() as f64`) is a constant that keeps its cast, which for a type parameter
             // (`b as T` of a rule) is a conversion.
@@ -207,9 +207,10 @@ impl Lowerer<'_> {
                 a => Ok(a),
             };
         }
-        if !matches!(target.as_str(), "f32" | "f64") {
+        if !to(&|t| t == "f32" || t == "f64") {
             return Ok(self.constant_atom(e));
         }
+        let target = c.ty.to_token_stream();
         err(
             c.ty.span(),
             format!(
