@@ -11,7 +11,7 @@ use super::expr::{compound, is_self};
 use super::messages::err;
 use super::Lowerer;
 use crate::desugar::{is_never, is_unit};
-use crate::ir::{Atom, Kind, Op, Stmt};
+use crate::ir::{Atom, Code, Kind, Op, Stmt};
 use crate::names;
 use crate::tokens;
 
@@ -96,50 +96,8 @@ impl Lowerer<'_> {
                 let value = self.expr(&a.right)?;
                 self.set_part(&a.left, value)
             }
-            Expr::Assign(a) => {
-                let mark = self.b.mark();
-                // (`dy = __diffx_returning_rhs(y, k, dy)`, an output call's, or any call assigned
-                // to a vector: a call returning a vector.)
-                let name = match &*a.left {
-                    Expr::Path(p) => p.path.get_ident().map(|n| n.to_string()),
-                    _ => None,
-                };
-                let vector = name.is_some_and(|n| {
-                    self.facts.indexed.contains(&n)
-                        || matches!(self.lookup(&n), Some(Atom::Var(v)) if self.vectors.contains(v))
-                });
-                self.vector_call = vector && matches!(&*a.right, Expr::Call(_));
-                let value = self.expr(&a.right);
-                self.vector_call = false;
-                self.assign(&a.left, value?, mark, float_literal(&a.right))
-            }
-            Expr::Binary(b) if compound(&b.op).is_some() => {
-                let (rule, _) = compound(&b.op).expect("checked");
-                let (mark, before) = (self.b.mark(), self.b.func.body.len());
-                let old = self.place(&b.left)?;
-                let rhs = self.expr(&b.right)?;
-                let old = self.struct_constant(old, b.left.span());
-                if self.own_type(&old) {
-                    // `a += b` of a value of the user's type: through its `AddAssign` impl, as
-                    // the value `a` becomes.
-                    let number = self.b.func.atom_kind(&rhs) == crate::ir::Kind::Scalar;
-                    let op = Ident::new(&format!("{}_assign", rule.name), b.op.span());
-                    let op = if number { names::by_number(&op) } else { op };
-                    let value = self.operator(&op, vec![old, rhs]);
-                    return self.assign(&b.left, value, mark, false);
-                }
-                if self.part_written(&b.left).is_some() {
-                    let value = self.apply_or_fold(rule, vec![old, rhs], e, before)?;
-                    return self.set_part(&b.left, value);
-                }
-                let value = match (&old, &rhs) {
-                    (Atom::Const(l), Atom::Const(r)) => {
-                    Atom::constant(super::expr::infix(rule, l.tokens(), r.tokens()))
-                },
-                    _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
-                };
-                self.assign(&b.left, value, mark, false)
-            }
+            Expr::Assign(a) => self.assign_expr(a),
+            Expr::Binary(b) if compound(&b.op).is_some() => self.compound_assign(b, e),
             Expr::Macro(m) => {
                 self.verbatim(quote!(#m;));
                 Ok(())
@@ -168,6 +126,54 @@ impl Lowerer<'_> {
             }
             _ => self.expr(e).map(|_| ()),
         }
+    }
+
+    /// `left = right`, a whole value assigned.
+    fn assign_expr(&mut self, a: &syn::ExprAssign) -> syn::Result<()> {
+        let mark = self.b.mark();
+        // (`dy = __diffx_returning_rhs(y, k, dy)`, an output call's, or any call assigned
+        // to a vector: a call returning a vector.)
+        let name = match &*a.left {
+            Expr::Path(p) => p.path.get_ident().map(|n| n.to_string()),
+            _ => None,
+        };
+        let vector = name.is_some_and(|n| {
+            self.facts.indexed.contains(&n)
+                || matches!(self.lookup(&n), Some(Atom::Var(v)) if self.vectors.contains(v))
+        });
+        self.vector_call = vector && matches!(&*a.right, Expr::Call(_));
+        let value = self.expr(&a.right);
+        self.vector_call = false;
+        self.assign(&a.left, value?, mark, float_literal(&a.right))
+    }
+
+    /// `left op= right` (`+=`, `*=`, …) of a name or a place.
+    fn compound_assign(&mut self, b: &syn::ExprBinary, e: &Expr) -> syn::Result<()> {
+        let (rule, _) = compound(&b.op).expect("checked");
+        let (mark, before) = (self.b.mark(), self.b.func.body.len());
+        let old = self.place(&b.left)?;
+        let rhs = self.expr(&b.right)?;
+        let old = self.struct_constant(old, b.left.span());
+        if self.own_type(&old) {
+            // `a += b` of a value of the user's type: through its `AddAssign` impl, as
+            // the value `a` becomes.
+            let number = self.b.func.atom_kind(&rhs) == crate::ir::Kind::Scalar;
+            let op = Ident::new(&format!("{}_assign", rule.name), b.op.span());
+            let op = if number { names::by_number(&op) } else { op };
+            let value = self.operator(&op, vec![old, rhs]);
+            return self.assign(&b.left, value, mark, false);
+        }
+        if self.part_written(&b.left).is_some() {
+            let value = self.apply_or_fold(rule, vec![old, rhs], e, before)?;
+            return self.set_part(&b.left, value);
+        }
+        let value = match (&old, &rhs) {
+            (Atom::Const(l), Atom::Const(r)) => {
+                Atom::constant(super::expr::infix(rule, l.tokens(), r.tokens()))
+            }
+            _ => self.apply_or_fold(rule, vec![old, rhs], e, before)?,
+        };
+        self.assign(&b.left, value, mark, false)
     }
 
     /// The name of the value of the list whose part `e` is (`s` of `s.x`, `s.vals[k]`), where
@@ -365,51 +371,54 @@ impl Lowerer<'_> {
                     && self.b.func.kind(v) == Kind::Slice
                     && !self.vectors.contains(&v) =>
             {
-                let copy = self
-                    .b
-                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Slice);
-                self.b.rename_user(copy, name);
-                self.vectors.insert(copy);
-                self.bind(name, Atom::Var(copy));
+                self.vector_of_its_own(name, value)
             }
             // `let mut out = self.vals.clone();` of a field the body then writes element by
             // element (an array's `map`): a vector of its own, so the parameter keeps its value.
             Atom::Field(..) if mutable && self.facts.written.contains(name) => {
-                let copy = self
-                    .b
-                    .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Slice);
-                self.b.rename_user(copy, name);
-                self.vectors.insert(copy);
-                self.bind(name, Atom::Var(copy));
+                self.vector_of_its_own(name, value)
             }
             Atom::Var(_) | Atom::Field(..) => self.bind(name, value),
-            Atom::Const(expr) => {
-                let float = &self.b.float;
-                let holds_floats = tokens::has_float(expr.tokens().clone(), float)
-                    || ty
-                        .as_ref()
-                        .is_some_and(|t| tokens::has_float(t.to_token_stream(), float));
-                if self.facts.written.contains(name) && holds_floats {
-                    self.float_vectors.insert(name.to_string());
-                }
-                let fresh = self.b.user_name(name);
-                if let Some(ty) = &ty {
-                    self.const_types.insert(fresh.to_string(), ty.clone());
-                }
-                if mutable {
-                    self.mutable_consts.insert(name.to_string());
-                } else {
-                    self.mutable_consts.remove(name);
-                }
-                self.b.push(Stmt::Const {
-                    name: fresh.clone(),
-                    mutable,
-                    ty,
-                    expr,
-                });
-                self.bind(name, Atom::constant(fresh.into_token_stream()));
-            }
+            Atom::Const(expr) => self.let_constant(name, ty, expr, mutable),
         }
+    }
+
+    /// `name` bound to a copy of the vector `value`, which the body then writes.
+    fn vector_of_its_own(&mut self, name: &str, value: Atom) {
+        let copy = self
+            .b
+            .op_of_kind(Op::Id, vec![value], Span::call_site(), Kind::Slice);
+        self.b.rename_user(copy, name);
+        self.vectors.insert(copy);
+        self.bind(name, Atom::Var(copy));
+    }
+
+    /// `let name: ty = expr;` of a constant, kept as written under the user's name.
+    fn let_constant(&mut self, name: &str, ty: Option<syn::Type>, expr: Code, mutable: bool) {
+        let float = &self.b.float;
+        let holds_floats = tokens::has_float(expr.tokens().clone(), float)
+            || ty
+                .as_ref()
+                .is_some_and(|t| tokens::has_float(t.to_token_stream(), float));
+        if self.facts.written.contains(name) && holds_floats {
+            self.float_vectors.insert(name.to_string());
+        }
+        let fresh = self.b.user_name(name);
+        if let Some(ty) = &ty {
+            self.const_types.insert(fresh.to_string(), ty.clone());
+        }
+        if mutable {
+            self.mutable_consts.insert(name.to_string());
+        } else {
+            self.mutable_consts.remove(name);
+        }
+        self.b.push(Stmt::Const {
+            name: fresh.clone(),
+            mutable,
+            ty,
+            expr,
+        });
+        self.bind(name, Atom::constant(fresh.into_token_stream()));
     }
 
     fn local(&mut self, local: &syn::Local) -> syn::Result<()> {
