@@ -335,30 +335,42 @@ fn params(
                 continue;
             }
         }
-        // `self` of `wrt(self, x)`, as a parameter (`adapt::receiver::into_core`).
-        let kind = match pi.ident == crate::names::SELF_PARAM {
-            true => Some(Kind::Other),
-            false => kind_of(&pt.ty, g),
-        };
-        let named = match &args.wrt {
-            Some(w) => w.contains(&pi.ident),
-            None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
-        } && !args.constants.contains(&pi.ident);
-        let numbers = matches!(kind, Some(Kind::Scalar | Kind::Slice))
-            || nested_numbers(owned(&pt.ty), g)
-            || matches!(owned(&pt.ty), Type::Tuple(_)) && kind == Some(Kind::Other);
-        out.push(Param {
-            name: pi.ident.clone(),
-            ty: (*pt.ty).clone(),
-            owned: owned(&pt.ty).clone(),
-            grad: grad_type(&pt.ty),
-            elem: sequence_float(&pt.ty, g),
-            kind: kind.unwrap_or(Kind::Other),
-            differentiable: kind.is_some() && named,
-            numbers,
-            mutable: pi.mutability.is_some(),
-        });
+        out.push(param(f, args, pi, pt, g));
     }
+    check_wrt(&out, args, g, errors);
+    out
+}
+
+/// The parameter `pi: pt.ty` as the derivative functions see it: its kind, its types, and
+/// whether it is differentiated.
+fn param(f: &ItemFn, args: &Args, pi: &syn::PatIdent, pt: &syn::PatType, g: &TypeParams) -> Param {
+    // `self` of `wrt(self, x)`, as a parameter (`adapt::receiver::into_core`).
+    let kind = match pi.ident == crate::names::SELF_PARAM {
+        true => Some(Kind::Other),
+        false => kind_of(&pt.ty, g),
+    };
+    let named = match &args.wrt {
+        Some(w) => w.contains(&pi.ident),
+        None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
+    } && !args.constants.contains(&pi.ident);
+    let numbers = matches!(kind, Some(Kind::Scalar | Kind::Slice))
+        || nested_numbers(owned(&pt.ty), g)
+        || matches!(owned(&pt.ty), Type::Tuple(_)) && kind == Some(Kind::Other);
+    Param {
+        name: pi.ident.clone(),
+        ty: (*pt.ty).clone(),
+        owned: owned(&pt.ty).clone(),
+        grad: grad_type(&pt.ty),
+        elem: sequence_float(&pt.ty, g),
+        kind: kind.unwrap_or(Kind::Other),
+        differentiable: kind.is_some() && named,
+        numbers,
+        mutable: pi.mutability.is_some(),
+    }
+}
+
+/// Errors for the names `wrt` gives that are no parameter, or no differentiable one.
+fn check_wrt(out: &[Param], args: &Args, g: &TypeParams, errors: &mut Vec<syn::Error>) {
     for name in args.wrt.iter().flatten() {
         match out.iter().find(|p| p.name == *name) {
             None => errors.push(error(
@@ -372,5 +384,4 @@ fn params(
             Some(_) => {}
         }
     }
-    out
 }
