@@ -74,9 +74,9 @@ pub fn dress(
     out
 }
 
-/// Bounds the float type of a function written from `primal` needs where it is a type
-/// parameter: a float type guessed from the signature, `diffx::Float` and `Params` for nested
-/// containers, and what `explain_` records.
+/// Adds to `f`, a function written from `primal`, the bounds its float type needs where that is a
+/// type parameter: a float type guessed from the signature, `diffx::Float` and `Params` for
+/// nested containers, and what `explain_` records.
 fn float_bounds(
     f: &mut syn::ItemFn,
     primal: &syn::ItemFn,
