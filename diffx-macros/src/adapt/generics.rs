@@ -62,43 +62,7 @@ pub fn dress(
                     .push(syn::parse_quote!(#float: ::diffx::__private::ThroughF64));
             }
             f.sig.generics = merged(&primal.sig.generics, &f.sig.generics);
-            let declared = primal.sig.generics.type_params().any(|t| t.ident == *float);
-            if tokens::is_generic(float) && !declared {
-                // The `impl`'s float type, guessed from the signature: checked at it.
-                let at = match &primal.sig.output {
-                    syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
-                    syn::ReturnType::Default => float.span(),
-                };
-                let w = f.sig.generics.make_where_clause();
-                w.predicates
-                    .push(syn::parse_quote_spanned!(at=> #float: ::diffx::__private::FloatType));
-            }
-            if containers && tokens::is_generic(float) && !ident.starts_with("explain_") {
-                // Nested containers and tuples of `T` are visited through `diffx::Params`, which
-                // `f32` and `f64` are (the function may be bound by num-traits' `Float` only).
-                add_bound(
-                    &mut f.sig.generics,
-                    float,
-                    syn::parse_quote!(::diffx::Float),
-                );
-                add_bound(
-                    &mut f.sig.generics,
-                    float,
-                    syn::parse_quote!(::diffx::Params<Elem = #float>),
-                );
-            }
-            if ident.starts_with("explain_") && tokens::is_generic(float) {
-                // The trace records numbers of diffx's own float types, and their values (of a
-                // type parameter bounded by `Float`: a guessed one is checked above).
-                let w = f.sig.generics.make_where_clause();
-                w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
-                if declared || bounded {
-                    w.predicates
-                        .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
-                    w.predicates
-                        .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
-                }
-            }
+            float_bounds(&mut f, primal, float, bounded, containers, &ident);
             if is_wrapper(&ident) && tokens::is_generic(float) {
                 // A wrapper holds none of the user's code: its literals (the seed `1.0` of
                 // `grad_`) are the macro's.
@@ -108,6 +72,56 @@ pub fn dress(
         out.push(Item::Fn(f));
     }
     out
+}
+
+/// Adds to `f`, a function written from `primal`, the bounds its float type needs where that is a
+/// type parameter: a float type guessed from the signature, `diffx::Float` and `Params` for
+/// nested containers, and what `explain_` records.
+fn float_bounds(
+    f: &mut syn::ItemFn,
+    primal: &syn::ItemFn,
+    float: &Ident,
+    bounded: bool,
+    containers: bool,
+    ident: &str,
+) {
+    let declared = primal.sig.generics.type_params().any(|t| t.ident == *float);
+    if tokens::is_generic(float) && !declared {
+        // The `impl`'s float type, guessed from the signature: checked at it.
+        let at = match &primal.sig.output {
+            syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+            syn::ReturnType::Default => float.span(),
+        };
+        let w = f.sig.generics.make_where_clause();
+        w.predicates
+            .push(syn::parse_quote_spanned!(at=> #float: ::diffx::__private::FloatType));
+    }
+    if containers && tokens::is_generic(float) && !ident.starts_with("explain_") {
+        // Nested containers and tuples of `T` are visited through `diffx::Params`, which
+        // `f32` and `f64` are (the function may be bound by num-traits' `Float` only).
+        add_bound(
+            &mut f.sig.generics,
+            float,
+            syn::parse_quote!(::diffx::Float),
+        );
+        add_bound(
+            &mut f.sig.generics,
+            float,
+            syn::parse_quote!(::diffx::Params<Elem = #float>),
+        );
+    }
+    if ident.starts_with("explain_") && tokens::is_generic(float) {
+        // The trace records numbers of diffx's own float types, and their values (of a
+        // type parameter bounded by `Float`: a guessed one is checked above).
+        let w = f.sig.generics.make_where_clause();
+        w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
+        if declared || bounded {
+            w.predicates
+                .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
+            w.predicates
+                .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
+        }
+    }
 }
 
 /// Whether `block` calls `::diffx::__private::through_f64`, desugaring's guard of a function that

@@ -259,6 +259,30 @@ impl Sugar {
         }
         true
     }
+
+    /// `v.extend_from_slice(&w)`, `v.extend(chain)` of a differentiable value, as a loop that
+    /// pushes each element.
+    fn extend(&mut self, e: &mut Expr) -> bool {
+        if let Expr::MethodCall(m) = e {
+            let extend = m.method == "extend_from_slice" || m.method == "extend";
+            if extend && m.args.len() == 1 && self.mentions_active(&m.args[0]) {
+                let (v, from) = (&m.receiver, &m.args[0]);
+                // (Not a `__diffx_` name: this loop is the user's, to be rewritten like one.)
+                self.counter += 1;
+                let item = quote::format_ident!("{}{}", names::EXTENDED, self.counter);
+                *e = match m.method == "extend" {
+                    true => syn::parse_quote_spanned!(m.method.span()=>
+                        for #item in #from { #v.push(#item); }),
+                    false => syn::parse_quote_spanned!(m.method.span()=>
+                        for &#item in #from.iter() { #v.push(#item); }),
+                };
+                self.active.insert(item.to_string());
+                self.visit_expr_mut(e);
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// Whether an assignment's left side destructures: `(a, b) = …`, `[x, y] = …`.
@@ -297,24 +321,8 @@ impl VisitMut for Sugar {
         if self.call(e) {
             return;
         }
-        // `v.extend_from_slice(&w)`, `v.extend(chain)`: a push of each element.
-        if let Expr::MethodCall(m) = e {
-            let extend = m.method == "extend_from_slice" || m.method == "extend";
-            if extend && m.args.len() == 1 && self.mentions_active(&m.args[0]) {
-                let (v, from) = (&m.receiver, &m.args[0]);
-                // (Not a `__diffx_` name: this loop is the user's, to be rewritten like one.)
-                self.counter += 1;
-                let item = quote::format_ident!("{}{}", names::EXTENDED, self.counter);
-                *e = match m.method == "extend" {
-                    true => syn::parse_quote_spanned!(m.method.span()=>
-                        for #item in #from { #v.push(#item); }),
-                    false => syn::parse_quote_spanned!(m.method.span()=>
-                        for &#item in #from.iter() { #v.push(#item); }),
-                };
-                self.active.insert(item.to_string());
-                self.visit_expr_mut(e);
-                return;
-            }
+        if self.extend(e) {
+            return;
         }
         // `[x; 3]`, `vec![x; 4]`: the value repeated, `[t, t, t]` (`vec![x; n]` of a count known
         // only at run time: pushed `n` times).

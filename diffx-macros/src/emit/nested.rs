@@ -431,7 +431,7 @@ fn direction_inputs(
     (directions, u_inputs)
 }
 
-/// Each differentiable parameter's tangent `names` converted to its parameter's type.
+/// `let d: G = …;` for each differentiable parameter's tangent in `names`: as its gradient type.
 fn convert(sig: &Signature, diff: &[usize], names: &[Ident]) -> Vec<TokenStream> {
     let p = |i: usize| &sig.params[i];
     diff.iter()

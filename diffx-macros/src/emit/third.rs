@@ -36,38 +36,10 @@ pub fn functions(
             .collect()
     };
     let (us, vs) = (dirs(&third.param_dots), dirs(&hvp.param_dots));
-    let typed = |names: &[Ident]| -> Vec<TokenStream> {
-        diff.iter()
-            .zip(names)
-            .map(|(i, d)| {
-                let t = &sig.params[*i].ty;
-                quote!(#d: #t)
-            })
-            .collect()
-    };
-    let (u_params, v_params) = (typed(&us), typed(&vs));
-    // As in the hidden functions, each tangent becomes the parameter's gradient type.
-    let converts = diff.iter().zip(us.iter().zip(&vs)).flat_map(|(i, (u, v))| {
-        let p = &sig.params[*i];
-        let like = like(p);
-        [u, v].map(|d| super::signature::tangent_convert(p, d, &like))
-    });
+    let (u_params, v_params) = (typed(sig, &diff, &us), typed(sig, &diff, &vs));
+    let converts = converts(sig, &diff, &us, &vs);
     let (ct, ct_dot) = super::second::cotangent_names(hvp, rev);
-    let results: Vec<TokenStream> = diff
-        .iter()
-        .map(|i| {
-            let d = rev.grads[*i]
-                .and_then(|g| hvp.dots.get(&g))
-                .and_then(|h| third.dots.get(h));
-            d.map_or_else(|| super::zero(f), |d| place(f, &Atom::Var(*d)))
-        })
-        .collect();
-    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
-    let (result, gty) = if diff.len() == 1 {
-        (quote!(#(#results)*), quote!(#(#grads)*))
-    } else {
-        (quote!((#(#results),*)), quote!((#(#grads),*)))
-    };
+    let (result, gty) = contracted(sig, &diff, third, hvp, rev);
     let params = param_list(sig);
     let dhvp = format_ident!("dhvp_{}", name);
     let (code, allow) = (body(f), allow());
@@ -107,5 +79,56 @@ pub fn functions(
         #vis fn #d3(#(#params),*) -> #float {
             #dhvp(#(#args,)* 1.0, 1.0)
         }
+    }
+}
+
+/// Each differentiable parameter's direction `names` as parameters: `d: T`.
+fn typed(sig: &Signature, diff: &[usize], names: &[Ident]) -> Vec<TokenStream> {
+    diff.iter()
+        .zip(names)
+        .map(|(i, d)| {
+            let t = &sig.params[*i].ty;
+            quote!(#d: #t)
+        })
+        .collect()
+}
+
+/// Each direction's tangents `u` and `v` converted to the parameter's gradient type, as in the
+/// hidden functions.
+fn converts(sig: &Signature, diff: &[usize], us: &[Ident], vs: &[Ident]) -> Vec<TokenStream> {
+    diff.iter()
+        .zip(us.iter().zip(vs))
+        .flat_map(|(i, (u, v))| {
+            let p = &sig.params[*i];
+            let like = like(p);
+            [u, v].map(|d| super::signature::tangent_convert(p, d, &like))
+        })
+        .collect()
+}
+
+/// `dhvp_f`'s result, shaped like the gradient, and its type: each differentiable parameter's
+/// tangent of `hvp_f`'s tangent of its gradient (zero where there is none).
+fn contracted(
+    sig: &Signature,
+    diff: &[usize],
+    third: &Forward,
+    hvp: &Forward,
+    rev: &Reverse,
+) -> (TokenStream, TokenStream) {
+    let f = &third.b.func;
+    let results: Vec<TokenStream> = diff
+        .iter()
+        .map(|i| {
+            let d = rev.grads[*i]
+                .and_then(|g| hvp.dots.get(&g))
+                .and_then(|h| third.dots.get(h));
+            d.map_or_else(|| super::zero(f), |d| place(f, &Atom::Var(*d)))
+        })
+        .collect();
+    let grads: Vec<&syn::Type> = diff.iter().map(|i| &sig.params[*i].grad).collect();
+    if diff.len() == 1 {
+        (quote!(#(#results)*), quote!(#(#grads)*))
+    } else {
+        (quote!((#(#results),*)), quote!((#(#grads),*)))
     }
 }

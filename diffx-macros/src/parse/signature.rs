@@ -183,18 +183,7 @@ pub fn names_self(sig: &syn::Signature) -> bool {
 pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
     let mut errors: Vec<syn::Error> = Vec::new();
     let sig = &f.sig;
-    if let Some(a) = &sig.asyncness {
-        errors.push(error(
-            a.span,
-            "`async` functions cannot be differentiated: make it a plain `fn`",
-        ));
-    }
-    if let Some(u) = &sig.unsafety {
-        errors.push(error(
-            u.span,
-            "`unsafe` functions cannot be differentiated: make it a safe `fn`",
-        ));
-    }
+    refuse_qualifiers(sig, &mut errors);
     let mut g = type_params(&sig.generics, &mut errors);
     let associated = args.associated || sig.receiver().is_some() || names_self(sig);
     if g.float.is_none() {
@@ -208,22 +197,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         ReturnType::Type(_, ty) => Some((**ty).clone()),
         ReturnType::Default => None,
     };
-    let float = match &sig.output {
-        ReturnType::Type(_, ty) => float_type(ty, &g)
-            .or_else(|| tensor_float(ty, &g))
-            .or_else(|| returned_sequence(ty, &g))
-            .or_else(|| own_result(ty, &g).then(|| g.float.clone().unwrap_or_else(|| float_named(quote::quote!(#sig)))))
-            .ok_or_else(|| {
-                error(
-                    ty.span(),
-                    "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), `[f64; M]`, `Vec<f64>`, a tuple of numbers or a `Tensor`",
-                )
-            }),
-        ReturnType::Default => Err(error(
-            sig.ident.span(),
-            "`#[autodiff]` functions must return `f64` or `f32`: add `-> f64`",
-        )),
-    };
+    let float = result_float(sig, &g);
     // (A `&mut` parameter that is not an output has an error of its own, which says more.)
     let mut_param = sig.inputs.iter().any(
         |i| matches!(i, FnArg::Typed(pt) if matches!(&*pt.ty, Type::Reference(r) if r.mutability.is_some())),
@@ -246,15 +220,7 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
         Some(e) => Err(e),
         None => {
             let ret = ret.expect("no errors");
-            let ret_kind = if float_type(&ret, &g).is_some() {
-                Kind::Scalar
-            } else if returned_sequence(&ret, &g).is_some() {
-                Kind::Slice
-            } else if own_result(&ret, &g) {
-                Kind::Other
-            } else {
-                Kind::Tensor
-            };
+            let ret_kind = ret_kind(&ret, &g);
             let receiver = f.sig.inputs.iter().find_map(|i| match i {
                 FnArg::Receiver(r) => Some(r.clone()),
                 FnArg::Typed(_) => None,
@@ -271,6 +237,56 @@ pub fn signature(f: &ItemFn, args: &Args) -> syn::Result<Signature> {
                 returning_self: args.block.returning_self.clone(),
             })
         }
+    }
+}
+
+/// Errors for `async` and `unsafe`, which a function to differentiate cannot be.
+fn refuse_qualifiers(sig: &syn::Signature, errors: &mut Vec<syn::Error>) {
+    if let Some(a) = &sig.asyncness {
+        errors.push(error(
+            a.span,
+            "`async` functions cannot be differentiated: make it a plain `fn`",
+        ));
+    }
+    if let Some(u) = &sig.unsafety {
+        errors.push(error(
+            u.span,
+            "`unsafe` functions cannot be differentiated: make it a safe `fn`",
+        ));
+    }
+}
+
+/// The float type the function's result is made of: a number, a tensor's, a sequence's or a
+/// type of the user's; an error for no result or another one.
+fn result_float(sig: &syn::Signature, g: &TypeParams) -> syn::Result<Ident> {
+    match &sig.output {
+        ReturnType::Type(_, ty) => float_type(ty, g)
+            .or_else(|| tensor_float(ty, g))
+            .or_else(|| returned_sequence(ty, g))
+            .or_else(|| own_result(ty, g).then(|| g.float.clone().unwrap_or_else(|| float_named(quote::quote!(#sig)))))
+            .ok_or_else(|| {
+                error(
+                    ty.span(),
+                    "`#[autodiff]` functions must return `f64` or `f32` (the value to differentiate), `[f64; M]`, `Vec<f64>`, a tuple of numbers or a `Tensor`",
+                )
+            }),
+        ReturnType::Default => Err(error(
+            sig.ident.span(),
+            "`#[autodiff]` functions must return `f64` or `f32`: add `-> f64`",
+        )),
+    }
+}
+
+/// What the result is: a number, a sequence, a type of the user's or a tensor.
+fn ret_kind(ret: &Type, g: &TypeParams) -> Kind {
+    if float_type(ret, g).is_some() {
+        Kind::Scalar
+    } else if returned_sequence(ret, g).is_some() {
+        Kind::Slice
+    } else if own_result(ret, g) {
+        Kind::Other
+    } else {
+        Kind::Tensor
     }
 }
 
@@ -319,30 +335,42 @@ fn params(
                 continue;
             }
         }
-        // `self` of `wrt(self, x)`, as a parameter (`adapt::receiver::into_core`).
-        let kind = match pi.ident == crate::names::SELF_PARAM {
-            true => Some(Kind::Other),
-            false => kind_of(&pt.ty, g),
-        };
-        let named = match &args.wrt {
-            Some(w) => w.contains(&pi.ident),
-            None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
-        } && !args.constants.contains(&pi.ident);
-        let numbers = matches!(kind, Some(Kind::Scalar | Kind::Slice))
-            || nested_numbers(owned(&pt.ty), g)
-            || matches!(owned(&pt.ty), Type::Tuple(_)) && kind == Some(Kind::Other);
-        out.push(Param {
-            name: pi.ident.clone(),
-            ty: (*pt.ty).clone(),
-            owned: owned(&pt.ty).clone(),
-            grad: grad_type(&pt.ty),
-            elem: sequence_float(&pt.ty, g),
-            kind: kind.unwrap_or(Kind::Other),
-            differentiable: kind.is_some() && named,
-            numbers,
-            mutable: pi.mutability.is_some(),
-        });
+        out.push(param(f, args, pi, pt, g));
     }
+    check_wrt(&out, args, g, errors);
+    out
+}
+
+/// The parameter `pi: pt.ty` as the derivative functions see it: its kind, its types, and
+/// whether it is differentiated.
+fn param(f: &ItemFn, args: &Args, pi: &syn::PatIdent, pt: &syn::PatType, g: &TypeParams) -> Param {
+    // `self` of `wrt(self, x)`, as a parameter (`adapt::receiver::into_core`).
+    let kind = match pi.ident == crate::names::SELF_PARAM {
+        true => Some(Kind::Other),
+        false => kind_of(&pt.ty, g),
+    };
+    let named = match &args.wrt {
+        Some(w) => w.contains(&pi.ident),
+        None => kind != Some(Kind::Other) || !decided_on(&f.block, &pi.ident),
+    } && !args.constants.contains(&pi.ident);
+    let numbers = matches!(kind, Some(Kind::Scalar | Kind::Slice))
+        || nested_numbers(owned(&pt.ty), g)
+        || matches!(owned(&pt.ty), Type::Tuple(_)) && kind == Some(Kind::Other);
+    Param {
+        name: pi.ident.clone(),
+        ty: (*pt.ty).clone(),
+        owned: owned(&pt.ty).clone(),
+        grad: grad_type(&pt.ty),
+        elem: sequence_float(&pt.ty, g),
+        kind: kind.unwrap_or(Kind::Other),
+        differentiable: kind.is_some() && named,
+        numbers,
+        mutable: pi.mutability.is_some(),
+    }
+}
+
+/// Errors for the names `wrt` gives that are no parameter, or no differentiable one.
+fn check_wrt(out: &[Param], args: &Args, g: &TypeParams, errors: &mut Vec<syn::Error>) {
     for name in args.wrt.iter().flatten() {
         match out.iter().find(|p| p.name == *name) {
             None => errors.push(error(
@@ -356,5 +384,4 @@ fn params(
             Some(_) => {}
         }
     }
-    out
 }

@@ -19,18 +19,7 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
     let hidden_hvp = names::hvp(name);
     let explain = format_ident!("explain_{}", name);
     let split = names::split(name);
-    // (The hidden `vjp_` is the split function followed by its pullback: `emit::split`.)
-    let cut = items.iter().any(|i| match i {
-        Item::Fn(f) if f.sig.ident == hidden_vjp => {
-            let mut calls = false;
-            rewrite_calls(&mut f.block.clone(), &mut |c| {
-                calls |= called(c, &|n| split == n).is_some();
-                None
-            });
-            calls
-        }
-        _ => false,
-    });
+    let cut = calls_split(&items, &hidden_vjp, &split);
     let jacobian = format_ident!("jacobian_{}", name);
     let mut out = Vec::new();
     for item in items {
@@ -94,6 +83,22 @@ pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> 
         out.push(Item::Fn(f));
     }
     out
+}
+
+/// Whether the hidden `vjp_` among `items` calls the split function `split`: whether it is the
+/// split function followed by its pullback (`emit::split`).
+fn calls_split(items: &[Item], hidden_vjp: &Ident, split: &Ident) -> bool {
+    items.iter().any(|i| match i {
+        Item::Fn(f) if f.sig.ident == *hidden_vjp => {
+            let mut calls = false;
+            rewrite_calls(&mut f.block.clone(), &mut |c| {
+                calls |= called(c, &|n| split == n).is_some();
+                None
+            });
+            calls
+        }
+        _ => false,
+    })
 }
 
 impl Layout {
