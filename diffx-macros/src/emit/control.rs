@@ -47,27 +47,7 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
             outs,
             ..
         } => if_stmt(f, cond, then_, else_, outs, mutable),
-        Stmt::SetElem {
-            vec,
-            index,
-            value,
-            log,
-            ..
-        } => {
-            let (v, x) = (f.name(*vec), place(f, value));
-            match log {
-                // (Its undo knows the index.)
-                Some(log) if f.value_logs.contains(log) => {
-                    let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
-                    quote!({ let #k = #index; #log.push(#v[#k]); #v[#k] = #x; })
-                }
-                Some(log) => {
-                    let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
-                    quote!({ let #k = #index; #log.push((#k, #v[#k])); #v[#k] = #x; })
-                }
-                None => quote!(#v[#index] = #x;),
-            }
-        }
+        Stmt::SetElem { .. } => set_elem(f, s),
         Stmt::Push { vec, value, log } => {
             let (v, x) = (f.name(*vec), place(f, value));
             // (A push is logged at an index no element has: undoing it pops.)
@@ -96,6 +76,48 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 false => quote!(#stack.push(#v);),
             }
         }
+        Stmt::Undo { .. } => undo(f, s),
+        Stmt::Loop { .. } => loop_stmt(f, s, mutable),
+        Stmt::LoopBack { .. } => loop_back(f, s, mutable),
+        Stmt::Set { dst, value } => {
+            let (d, v) = (f.name(*dst), owned(f, value));
+            quote!(#d = #v;)
+        }
+        _ => TokenStream::new(),
+    }
+}
+
+/// `vec[index] = value`, with the element it overwrites logged first if the write has a log.
+fn set_elem(f: &Func, s: &Stmt) -> TokenStream {
+    match s {
+        Stmt::SetElem {
+            vec,
+            index,
+            value,
+            log,
+            ..
+        } => {
+            let (v, x) = (f.name(*vec), place(f, value));
+            match log {
+                // (Its undo knows the index.)
+                Some(log) if f.value_logs.contains(log) => {
+                    let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
+                    quote!({ let #k = #index; #log.push(#v[#k]); #v[#k] = #x; })
+                }
+                Some(log) => {
+                    let k = proc_macro2::Ident::new("__k", proc_macro2::Span::mixed_site());
+                    quote!({ let #k = #index; #log.push((#k, #v[#k])); #v[#k] = #x; })
+                }
+                None => quote!(#v[#index] = #x;),
+            }
+        }
+        _ => TokenStream::new(),
+    }
+}
+
+/// The adjoint of a logged write: the element it overwrote put back from the log.
+fn undo(f: &Func, s: &Stmt) -> TokenStream {
+    match s {
         Stmt::Undo {
             vec,
             log,
@@ -117,196 +139,236 @@ pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
                 None => restore,
             }
         }
-        Stmt::Loop {
-            head,
-            cells,
-            active,
-            body,
-            tape,
-            logs,
-            ..
-        } => {
-            let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
-            let (inner, yields) = nested(f, &body.body, &body.yields, mutable);
-            let write_back = (!names.is_empty()).then(|| quote!((#(#names,)*) = (#(#yields,)*);));
-            let vars = match head {
-                LoopHead::For { vars, .. } => vars.clone(),
-                LoopHead::While { .. } => Vec::new(),
-            };
-            let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
-            // Without logs (whose lengths are taken as the iteration starts), and where nothing in
-            // the body writes a cell, the entry state is pushed as the iteration ends, the cells
-            // handed over just before they are overwritten instead of copied.
-            let at_end = logs.is_empty() && !writes_cells(&body.body, cells);
-            let run = proc_macro2::Ident::new("__run", proc_macro2::Span::mixed_site());
-            let mut after = TokenStream::new();
-            let (decl, push) = match tape {
-                Some(t) => {
-                    let entries: Vec<(String, TokenStream)> = cells
-                        .iter()
-                        .zip(active)
-                        .map(|(c, is_active)| {
-                            let c = Atom::Var(*c);
-                            // (A constant cell pushed as the iteration starts may be read after:
-                            // a copy, which a constant changed in place has.)
-                            let value = match (at_end, is_active) {
-                                (true, _) => place(f, &c),
-                                (false, true) => owned(f, &c),
-                                (false, false) => {
-                                    let p = place(f, &c);
-                                    quote!(::core::clone::Clone::clone(&#p))
-                                }
-                            };
-                            (f.name(c.var().expect("a cell")).to_string(), value)
-                        })
-                        .chain(vars.iter().map(|v| (v.to_string(), quote!(#v))))
-                        .chain(logs.iter().map(|(_, l)| (String::new(), quote!(#l.len()))))
-                        .collect();
-                    let saved: Vec<&TokenStream> = entries
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, (name, _))| t.pushes(*i, name))
-                        .map(|(_, (_, e))| e)
-                        .collect();
-                    let range = t
-                        .range
-                        .as_ref()
-                        .map(|(_, r)| quote!(let #r = ::core::clone::Clone::clone(&#it);));
-                    // Sized once from the iterator's length, not grown push by push.
-                    let capacity = match head {
-                        LoopHead::For { .. } => quote!(#it.size_hint().0),
-                        LoopHead::While { .. } => quote!(0),
-                    };
-                    let name = &t.name;
-                    let calls = t.calls.iter();
-                    // (A stack the body pushes on once per iteration is sized from the iterator.)
-                    let (direct, nested) = split_stacks(t, &body.body);
-                    let range = quote! {
-                        #(let mut #direct = ::std::vec::Vec::with_capacity(#capacity);)*
-                        #(let mut #nested = ::std::vec::Vec::new();)*
-                        #range
-                        #(let mut #calls = ::std::vec::Vec::with_capacity(#capacity);)*
-                    };
-                    let push = quote!(#name.push((#(#saved,)*)););
-                    match &t.nest {
-                        // Nested in a recording loop: the tape is the outermost loop's, and the run
-                        // leaves where its entries start (its range, or the tape's length), unless
-                        // the backward loop computes its range again. (Pushed after the loop: a
-                        // call before it would take the registers of the values the loop carries.)
-                        Some(nest) => {
-                            let start = match (nest, &t.range) {
-                                (Nested::Again(_), _) => TokenStream::new(),
-                                (Nested::Runs(_), Some(_)) => {
-                                    quote!(let #run = ::core::clone::Clone::clone(&#it);)
-                                }
-                                (Nested::Runs(_), None) => quote!(let #run = #name.len();),
-                            };
-                            if let Nested::Runs(runs) = nest {
-                                after = quote!(#runs.push(#run););
-                            }
-                            let push = (!saved.is_empty() || t.range.is_none()).then_some(push);
-                            (start, push.unwrap_or_default())
-                        }
-                        None if saved.is_empty() && t.range.is_some() => {
-                            (range, TokenStream::new())
-                        }
-                        None => (
-                            quote!(#range let mut #name = ::std::vec::Vec::with_capacity(#capacity);),
-                            push,
-                        ),
-                    }
-                }
-                None => (TokenStream::new(), TokenStream::new()),
-            };
-            let head = match head {
-                LoopHead::For {
-                    pat, iter, exit, ..
-                } if tape.is_some() => {
-                    // The exit check comes before the push: the tape holds the iterations that ran.
-                    let exit = exit.as_ref().map(|x| quote!(if #x { break; }));
-                    let decl =
-                        quote!(let #it = ::core::iter::IntoIterator::into_iter(#iter); #decl);
-                    let (first, last) = if at_end {
-                        (None, Some(push))
-                    } else {
-                        (Some(push), None)
-                    };
-                    let (sizing, sized) = tape
-                        .as_ref()
-                        .filter(|_| exit.is_none())
-                        .map(|t| size_once(t, &split_stacks(t, &body.body).1, &it))
-                        .unwrap_or_default();
-                    return quote!(#decl #sizing for #pat in #it { #exit #first #inner #last #write_back #sized } #after);
-                }
-                LoopHead::For {
-                    pat,
-                    iter,
-                    exit: Some(x),
-                    ..
-                } => {
-                    return quote!(for #pat in #iter { if #x { break; } #inner #write_back });
-                }
-                LoopHead::For { pat, iter, .. } => quote!(for #pat in #iter),
-                LoopHead::While { cond } => quote!(while #cond),
-            };
+        _ => TokenStream::new(),
+    }
+}
+
+/// A loop: its tape declared and pushed on if it has one, the cells written back each iteration.
+fn loop_stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+    let Stmt::Loop {
+        head,
+        cells,
+        body,
+        tape,
+        logs,
+        ..
+    } = s
+    else {
+        return TokenStream::new();
+    };
+    let names: Vec<_> = cells.iter().map(|c| f.name(*c)).collect();
+    let (inner, yields) = nested(f, &body.body, &body.yields, mutable);
+    let write_back = (!names.is_empty()).then(|| quote!((#(#names,)*) = (#(#yields,)*);));
+    let it = proc_macro2::Ident::new("__iter", proc_macro2::Span::mixed_site());
+    // Without logs (whose lengths are taken as the iteration starts), and where nothing in
+    // the body writes a cell, the entry state is pushed as the iteration ends, the cells
+    // handed over just before they are overwritten instead of copied.
+    let at_end = logs.is_empty() && !writes_cells(&body.body, cells);
+    let run = proc_macro2::Ident::new("__run", proc_macro2::Span::mixed_site());
+    let mut after = TokenStream::new();
+    let (decl, push) = match tape {
+        Some(t) => taped(f, s, t, at_end, &it, &run, &mut after),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
+    let head = match head {
+        LoopHead::For {
+            pat, iter, exit, ..
+        } if tape.is_some() => {
+            // The exit check comes before the push: the tape holds the iterations that ran.
+            let exit = exit.as_ref().map(|x| quote!(if #x { break; }));
+            let decl = quote!(let #it = ::core::iter::IntoIterator::into_iter(#iter); #decl);
             let (first, last) = if at_end {
                 (None, Some(push))
             } else {
                 (Some(push), None)
             };
-            quote!(#decl #head { #first #inner #last #write_back } #after)
+            let (sizing, sized) = tape
+                .as_ref()
+                .filter(|_| exit.is_none())
+                .map(|t| size_once(t, &split_stacks(t, &body.body).1, &it))
+                .unwrap_or_default();
+            return quote!(#decl #sizing for #pat in #it { #exit #first #inner #last #write_back #sized } #after);
         }
-        Stmt::LoopBack {
-            tape,
-            names,
-            body,
-            skip_if_zero,
+        LoopHead::For {
+            pat,
+            iter,
+            exit: Some(x),
             ..
         } => {
-            let (body, _) = nested(f, body, &[], mutable);
-            // (All zero: so is every iteration's adjoint.)
-            let seeds = skip_if_zero.iter().map(|v| f.name(*v));
-            let unless_zero = (!skip_if_zero.is_empty()).then(|| quote!(if #(#seeds != 0.0)||*));
-            let names: Vec<&Ident> = names
-                .iter()
-                .enumerate()
-                .filter(|(i, n)| tape.pushes(*i, &n.to_string()))
-                .map(|(_, n)| n)
-                .collect();
-            let t = &tape.name;
-            let start = proc_macro2::Ident::new("__start", proc_macro2::Span::mixed_site());
-            let into = tape.range.as_ref().map_or(&start, |(_, range)| range);
-            let run = tape.nest.as_ref().map(|nest| match nest {
-                Nested::Runs(runs) => {
-                    quote!(let #into = #runs.pop().unwrap_or_else(|| ::core::unreachable!(
-                    "a recording loop's backward sweep takes what its forward sweep kept"
-                ));)
+            return quote!(for #pat in #iter { if #x { break; } #inner #write_back });
+        }
+        LoopHead::For { pat, iter, .. } => quote!(for #pat in #iter),
+        LoopHead::While { cond } => quote!(while #cond),
+    };
+    let (first, last) = if at_end {
+        (None, Some(push))
+    } else {
+        (Some(push), None)
+    };
+    quote!(#decl #head { #first #inner #last #write_back } #after)
+}
+
+/// A taped loop's declarations before it (its tape, the stacks of its nest, its range) and
+/// what each iteration pushes; what a nested loop leaves after it goes in `after`.
+fn taped(
+    f: &Func,
+    s: &Stmt,
+    t: &crate::ir::Tape,
+    at_end: bool,
+    it: &Ident,
+    run: &Ident,
+    after: &mut TokenStream,
+) -> (TokenStream, TokenStream) {
+    let Stmt::Loop {
+        head,
+        cells,
+        active,
+        body,
+        logs,
+        ..
+    } = s
+    else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let entries = entries(f, head, cells, active, logs, at_end);
+    let saved: Vec<&TokenStream> = entries
+        .iter()
+        .enumerate()
+        .filter(|(i, (name, _))| t.pushes(*i, name))
+        .map(|(_, (_, e))| e)
+        .collect();
+    let range = t
+        .range
+        .as_ref()
+        .map(|(_, r)| quote!(let #r = ::core::clone::Clone::clone(&#it);));
+    // Sized once from the iterator's length, not grown push by push.
+    let capacity = match head {
+        LoopHead::For { .. } => quote!(#it.size_hint().0),
+        LoopHead::While { .. } => quote!(0),
+    };
+    let name = &t.name;
+    let calls = t.calls.iter();
+    // (A stack the body pushes on once per iteration is sized from the iterator.)
+    let (direct, nested) = split_stacks(t, &body.body);
+    let range = quote! {
+        #(let mut #direct = ::std::vec::Vec::with_capacity(#capacity);)*
+        #(let mut #nested = ::std::vec::Vec::new();)*
+        #range
+        #(let mut #calls = ::std::vec::Vec::with_capacity(#capacity);)*
+    };
+    let push = quote!(#name.push((#(#saved,)*)););
+    match &t.nest {
+        // Nested in a recording loop: the tape is the outermost loop's, and the run
+        // leaves where its entries start (its range, or the tape's length), unless
+        // the backward loop computes its range again. (Pushed after the loop: a
+        // call before it would take the registers of the values the loop carries.)
+        Some(nest) => {
+            let start = match (nest, &t.range) {
+                (Nested::Again(_), _) => TokenStream::new(),
+                (Nested::Runs(_), Some(_)) => {
+                    quote!(let #run = ::core::clone::Clone::clone(&#it);)
                 }
-                Nested::Again(range) => {
-                    quote!(let #into = ::core::iter::IntoIterator::into_iter(#range);)
-                }
-            });
-            let pop = quote!(let ::core::option::Option::Some((#(#names,)*)) = #t.pop() else {
-                ::core::unreachable!("the tape holds one entry per iteration")
-            };);
-            let Some((var, range)) = &tape.range else {
-                if run.is_some() {
-                    return quote!(#run while #t.len() > #start { #pop #body });
-                }
-                return quote!(while let ::core::option::Option::Some((#(#names,)*)) = #t.pop() { #body });
+                (Nested::Runs(_), None) => quote!(let #run = #name.len();),
             };
-            let pop = (!names.is_empty()).then_some(pop);
-            let backward = quote!(for #var in #range.rev() { #pop #body });
-            match unless_zero {
-                Some(guard) => quote!(#run #guard { #backward }),
-                None => quote!(#run #backward),
+            if let Nested::Runs(runs) = nest {
+                *after = quote!(#runs.push(#run););
             }
+            let push = (!saved.is_empty() || t.range.is_none()).then_some(push);
+            (start, push.unwrap_or_default())
         }
-        Stmt::Set { dst, value } => {
-            let (d, v) = (f.name(*dst), owned(f, value));
-            quote!(#d = #v;)
+        None if saved.is_empty() && t.range.is_some() => (range, TokenStream::new()),
+        None => (
+            quote!(#range let mut #name = ::std::vec::Vec::with_capacity(#capacity);),
+            push,
+        ),
+    }
+}
+
+/// What an iteration of a taped loop may push, each with its name: the cells (as they are at
+/// the iteration's end with `at_end`, else copies), the loop's variables, the logs' lengths.
+fn entries(
+    f: &Func,
+    head: &LoopHead,
+    cells: &[Var],
+    active: &[bool],
+    logs: &[(Var, Ident)],
+    at_end: bool,
+) -> Vec<(String, TokenStream)> {
+    let vars = match head {
+        LoopHead::For { vars, .. } => vars.clone(),
+        LoopHead::While { .. } => Vec::new(),
+    };
+    cells
+        .iter()
+        .zip(active)
+        .map(|(c, is_active)| {
+            let c = Atom::Var(*c);
+            // (A constant cell pushed as the iteration starts may be read after:
+            // a copy, which a constant changed in place has.)
+            let value = match (at_end, is_active) {
+                (true, _) => place(f, &c),
+                (false, true) => owned(f, &c),
+                (false, false) => {
+                    let p = place(f, &c);
+                    quote!(::core::clone::Clone::clone(&#p))
+                }
+            };
+            (f.name(c.var().expect("a cell")).to_string(), value)
+        })
+        .chain(vars.iter().map(|v| (v.to_string(), quote!(#v))))
+        .chain(logs.iter().map(|(_, l)| (String::new(), quote!(#l.len()))))
+        .collect()
+}
+
+/// A taped loop's backward sweep: each iteration pops its entry and runs the body's adjoint.
+fn loop_back(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+    let Stmt::LoopBack {
+        tape,
+        names,
+        body,
+        skip_if_zero,
+        ..
+    } = s
+    else {
+        return TokenStream::new();
+    };
+    let (body, _) = nested(f, body, &[], mutable);
+    // (All zero: so is every iteration's adjoint.)
+    let seeds = skip_if_zero.iter().map(|v| f.name(*v));
+    let unless_zero = (!skip_if_zero.is_empty()).then(|| quote!(if #(#seeds != 0.0)||*));
+    let names: Vec<&Ident> = names
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| tape.pushes(*i, &n.to_string()))
+        .map(|(_, n)| n)
+        .collect();
+    let t = &tape.name;
+    let start = proc_macro2::Ident::new("__start", proc_macro2::Span::mixed_site());
+    let into = tape.range.as_ref().map_or(&start, |(_, range)| range);
+    let run = tape.nest.as_ref().map(|nest| match nest {
+        Nested::Runs(runs) => {
+            quote!(let #into = #runs.pop().unwrap_or_else(|| ::core::unreachable!(
+            "a recording loop's backward sweep takes what its forward sweep kept"
+        ));)
         }
-        _ => TokenStream::new(),
+        Nested::Again(range) => {
+            quote!(let #into = ::core::iter::IntoIterator::into_iter(#range);)
+        }
+    });
+    let pop = quote!(let ::core::option::Option::Some((#(#names,)*)) = #t.pop() else {
+        ::core::unreachable!("the tape holds one entry per iteration")
+    };);
+    let Some((var, range)) = &tape.range else {
+        if run.is_some() {
+            return quote!(#run while #t.len() > #start { #pop #body });
+        }
+        return quote!(while let ::core::option::Option::Some((#(#names,)*)) = #t.pop() { #body });
+    };
+    let pop = (!names.is_empty()).then_some(pop);
+    let backward = quote!(for #var in #range.rev() { #pop #body });
+    match unless_zero {
+        Some(guard) => quote!(#run #guard { #backward }),
+        None => quote!(#run #backward),
     }
 }
 
