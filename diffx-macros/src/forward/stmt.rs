@@ -29,63 +29,7 @@ pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> sy
     if let Stmt::Loop { .. } = s {
         return loop_stmt(b, dot, s);
     }
-    if let Stmt::SetElem {
-        vec,
-        index,
-        value,
-        log,
-        init,
-    } = s
-    {
-        b.push(s.clone());
-        if let Some(d) = dot.get(vec).copied() {
-            let value = tangent(dot, value).unwrap_or(Atom::constant(quote::quote!(0.0)));
-            let log = log.as_ref().map(|l| tangent_log(b, l));
-            b.push(Stmt::SetElem {
-                vec: d,
-                index: index.clone(),
-                value,
-                log,
-                init: *init,
-            });
-        }
-        return Ok(());
-    }
-    // A push pushes the tangent too (zero for a constant), keeping the lengths in step.
-    if let Stmt::Push { vec, value, log } = s {
-        b.push(s.clone());
-        if let Some(d) = dot.get(vec).copied() {
-            let value = tangent(dot, value).unwrap_or(Atom::constant(quote::quote!(0.0)));
-            let log = log.as_ref().map(|l| tangent_log(b, l));
-            b.push(Stmt::Push { vec: d, value, log });
-        }
-        return Ok(());
-    }
-    // Over reverse mode: a pushed element's adjoint is popped with its tangent.
-    if let Stmt::Pop { dst, vec } = s {
-        b.push(s.clone());
-        if let Some(d) = dot.get(vec).copied() {
-            let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)), Kind::Scalar);
-            dot.insert(*dst, dst_dot);
-            b.push(Stmt::Pop {
-                dst: dst_dot,
-                vec: d,
-            });
-        }
-        return Ok(());
-    }
-    // Over reverse mode: a vector's tangent is restored with it, from a log kept in step.
-    if let Stmt::Undo { vec, log, mark, at } = s {
-        b.push(s.clone());
-        if let Some(d) = dot.get(vec).copied() {
-            let log = tangent_log(b, log);
-            b.push(Stmt::Undo {
-                vec: d,
-                log,
-                mark: mark.clone(),
-                at: at.clone(),
-            });
-        }
+    if let Some(()) = vector_stmt(b, dot, s) {
         return Ok(());
     }
     if let Some(()) = record_stmt(b, dot, s) {
@@ -123,39 +67,11 @@ pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> sy
     let mark = b.mark();
     let t = match op {
         Op::Call(path) => {
-            b.func.body.pop();
-            let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)), b.func.kind(*dst));
-            let kind = CallKind::Jvp {
-                path: path.clone(),
-                span: *span,
-            };
-            b.push(Stmt::Call(Call {
-                tangents,
-                ..Call::new(kind, args.clone(), vec![Some(*dst), Some(dst_dot)])
-            }));
-            dot.insert(*dst, dst_dot);
+            call_jvp(b, dot, *dst, path, args, tangents, *span);
             return Ok(());
         }
         Op::Id | Op::Map { .. } | Op::Zeros(_) | Op::Fit | Op::Recall(_) => tangents[0].clone(),
-        // (The tangent of a value with a part replaced: the base's tangent with that part's.)
-        Op::SetPart(path) => {
-            // (A constant written has a zero tangent shaped like the part it replaces.)
-            let part = match &args[0] {
-                Atom::Var(v) => Atom::Field(*v, path.clone()),
-                a => a.clone(),
-            };
-            let t = [&args[0], &part].into_iter().zip(&tangents);
-            let t = t
-                .map(|(a, t)| t.clone().unwrap_or_else(|| zero(b, a)))
-                .collect();
-            let kind = b.func.kind(*dst);
-            Some(Atom::Var(b.op_of_kind(
-                Op::SetPart(path.clone()),
-                t,
-                *span,
-                kind,
-            )))
-        }
+        Op::SetPart(path) => Some(set_part_tangent(b, *dst, path, args, &tangents, *span)),
         Op::Rule(rule) => {
             let terms = terms(b, rule, *dst, args, &tangents, *span)?;
             b.sum(terms, *span)
@@ -172,6 +88,117 @@ pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> sy
     };
     dot.insert(*dst, t);
     Ok(())
+}
+
+/// `y = g(args)` with tangents: the call replaced by one of `g`'s `jvp`, giving `y` and its
+/// tangent.
+fn call_jvp(
+    b: &mut Builder,
+    dot: &mut HashMap<Var, Var>,
+    dst: Var,
+    path: &syn::Path,
+    args: &[Atom],
+    tangents: Vec<Option<Atom>>,
+    span: proc_macro2::Span,
+) {
+    b.func.body.pop();
+    let dst_dot = b.fresh(&format!("{}_dot", b.func.name(dst)), b.func.kind(dst));
+    let kind = CallKind::Jvp {
+        path: path.clone(),
+        span,
+    };
+    b.push(Stmt::Call(Call {
+        tangents,
+        ..Call::new(kind, args.to_vec(), vec![Some(dst), Some(dst_dot)])
+    }));
+    dot.insert(dst, dst_dot);
+}
+
+/// A write, push, pop or undo of a vector, with the same on its tangent if it has one: `None`
+/// for any other statement.
+fn vector_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+    if let Stmt::SetElem {
+        vec,
+        index,
+        value,
+        log,
+        init,
+    } = s
+    {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let value = tangent(dot, value).unwrap_or(Atom::constant(quote::quote!(0.0)));
+            let log = log.as_ref().map(|l| tangent_log(b, l));
+            b.push(Stmt::SetElem {
+                vec: d,
+                index: index.clone(),
+                value,
+                log,
+                init: *init,
+            });
+        }
+        return Some(());
+    }
+    // A push pushes the tangent too (zero for a constant), keeping the lengths in step.
+    if let Stmt::Push { vec, value, log } = s {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let value = tangent(dot, value).unwrap_or(Atom::constant(quote::quote!(0.0)));
+            let log = log.as_ref().map(|l| tangent_log(b, l));
+            b.push(Stmt::Push { vec: d, value, log });
+        }
+        return Some(());
+    }
+    // Over reverse mode: a pushed element's adjoint is popped with its tangent.
+    if let Stmt::Pop { dst, vec } = s {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let dst_dot = b.fresh(&format!("{}_dot", b.func.name(*dst)), Kind::Scalar);
+            dot.insert(*dst, dst_dot);
+            b.push(Stmt::Pop {
+                dst: dst_dot,
+                vec: d,
+            });
+        }
+        return Some(());
+    }
+    // Over reverse mode: a vector's tangent is restored with it, from a log kept in step.
+    if let Stmt::Undo { vec, log, mark, at } = s {
+        b.push(s.clone());
+        if let Some(d) = dot.get(vec).copied() {
+            let log = tangent_log(b, log);
+            b.push(Stmt::Undo {
+                vec: d,
+                log,
+                mark: mark.clone(),
+                at: at.clone(),
+            });
+        }
+        return Some(());
+    }
+    None
+}
+
+/// The tangent of a value with a part replaced: the base's tangent with that part's (a constant
+/// written has a zero tangent shaped like the part it replaces).
+fn set_part_tangent(
+    b: &mut Builder,
+    dst: Var,
+    path: &crate::ir::Path,
+    args: &[Atom],
+    tangents: &[Option<Atom>],
+    span: proc_macro2::Span,
+) -> Atom {
+    let part = match &args[0] {
+        Atom::Var(v) => Atom::Field(*v, path.clone()),
+        a => a.clone(),
+    };
+    let t = [&args[0], &part].into_iter().zip(tangents);
+    let t = t
+        .map(|(a, t)| t.clone().unwrap_or_else(|| zero(b, a)))
+        .collect();
+    let kind = b.func.kind(dst);
+    Atom::Var(b.op_of_kind(Op::SetPart(path.clone()), t, span, kind))
 }
 
 /// `∂z/∂aᵢ·ȧᵢ` (or the tangent map of aᵢ) for each operand with a tangent.
