@@ -88,47 +88,7 @@ pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stm
             dot.insert(*dst, d);
             Some(())
         }
-        Stmt::LoopBack {
-            id,
-            tape,
-            names,
-            body,
-            cells,
-            ..
-        } => {
-            // The forward loop pushed a tangent cell after the cells for each cell that carries
-            // derivatives: pop it under its name too.
-            // They are cells of the new loop, so a pass over this program pops their tangents too.
-            let tangents: Vec<Var> = cells
-                .iter()
-                .filter(|(_, a)| *a)
-                .filter_map(|(c, _)| {
-                    let d = dot.get(c).or_else(|| b.cell_tangents.get(c)).copied()?;
-                    dot.insert(*c, d);
-                    Some(d)
-                })
-                .collect();
-            let mut all: Vec<Ident> = names[..cells.len()].to_vec();
-            all.extend(tangents.iter().map(|d| b.func.name(*d).clone()));
-            all.extend(names[cells.len()..].iter().cloned());
-            let mut all_cells = cells.clone();
-            all_cells.extend(tangents.iter().map(|d| (*d, true)));
-            let mut local = dot.clone();
-            let outer = std::mem::take(&mut b.func.body);
-            let result = body.iter().try_for_each(|s| stmt(b, &mut local, s));
-            let inner = std::mem::replace(&mut b.func.body, outer);
-            result.ok()?;
-            // (The tangents of zero adjoints need not be zero: no loop is skipped.)
-            b.push(Stmt::LoopBack {
-                id: *id,
-                tape: tape.clone(),
-                names: all,
-                body: inner,
-                cells: all_cells,
-                skip_if_zero: Vec::new(),
-            });
-            Some(())
-        }
+        Stmt::LoopBack { .. } => loop_back(b, dot, s),
         Stmt::Call(Call {
             kind: CallKind::Vjp(path),
             args,
@@ -141,6 +101,54 @@ pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stm
         }
         _ => None,
     }
+}
+
+/// A taped loop's backward sweep, differentiated: each cell that carries derivatives pops its
+/// tangent too, and the body is the tangent program of the body.
+fn loop_back(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+    let Stmt::LoopBack {
+        id,
+        tape,
+        names,
+        body,
+        cells,
+        ..
+    } = s
+    else {
+        return None;
+    };
+    // The forward loop pushed a tangent cell after the cells for each cell that carries
+    // derivatives: pop it under its name too.
+    // They are cells of the new loop, so a pass over this program pops their tangents too.
+    let tangents: Vec<Var> = cells
+        .iter()
+        .filter(|(_, a)| *a)
+        .filter_map(|(c, _)| {
+            let d = dot.get(c).or_else(|| b.cell_tangents.get(c)).copied()?;
+            dot.insert(*c, d);
+            Some(d)
+        })
+        .collect();
+    let mut all: Vec<Ident> = names[..cells.len()].to_vec();
+    all.extend(tangents.iter().map(|d| b.func.name(*d).clone()));
+    all.extend(names[cells.len()..].iter().cloned());
+    let mut all_cells = cells.clone();
+    all_cells.extend(tangents.iter().map(|d| (*d, true)));
+    let mut local = dot.clone();
+    let outer = std::mem::take(&mut b.func.body);
+    let result = body.iter().try_for_each(|s| stmt(b, &mut local, s));
+    let inner = std::mem::replace(&mut b.func.body, outer);
+    result.ok()?;
+    // (The tangents of zero adjoints need not be zero: no loop is skipped.)
+    b.push(Stmt::LoopBack {
+        id: *id,
+        tape: tape.clone(),
+        names: all,
+        body: inner,
+        cells: all_cells,
+        skip_if_zero: Vec::new(),
+    });
+    Some(())
 }
 
 /// A callee's pullback, differentiated: its gradients and their tangents from its
