@@ -24,33 +24,7 @@ impl Lowerer<'_> {
     /// `for`/`while`: the names the body reassigns become cells. A cell whose value comes to depend
     /// on the inputs inside the body carries derivatives; finding that out may take another pass.
     pub(super) fn loop_stmt(&mut self, e: &Expr) -> syn::Result<()> {
-        // (Labels are gone: `desugar/flow.rs` made every jump a flag.)
-        let body = match e {
-            Expr::ForLoop(f) => &f.body,
-            Expr::While(w) => &w.body,
-            _ => {
-                return err(
-                    e.span(),
-                    "`loop` needs `break`, which is not supported yet: write a `while` loop",
-                )
-            }
-        };
-        // Even in code that is kept as written: a `break` would also leave the backward loop.
-        if let Some(kw) = crate::tokens::find_ident(body.to_token_stream(), &["break", "continue"])
-        {
-            return err(
-                kw.span(),
-                format!(
-                    "`{kw}` is not supported in loops yet: put the condition in the loop's `while`"
-                ),
-            );
-        }
-        if let Some(item) = body.stmts.iter().find(|s| matches!(s, syn::Stmt::Item(_))) {
-            return err(
-                item.span(),
-                "items (`fn`, `const`, `struct`, …) cannot be declared inside a loop here: move the declaration before the loop",
-            );
-        }
+        let body = loop_body(e)?;
         let uses = super::uses::of_block(body);
         let mut assigned = uses.assigned;
         // (A value of the list a part of which the body writes, `s.x += …`, is replaced by one
@@ -418,4 +392,36 @@ fn element_names(pat: &syn::Pat, enumerate: bool) -> syn::Result<Option<(Option<
         }
         _ => None,
     })
+}
+
+/// The body of a loop lowering takes (`for` and `while`), refused with what to write instead if
+/// it jumps or declares items.
+fn loop_body(e: &Expr) -> syn::Result<&syn::Block> {
+    // (Labels are gone: `desugar/flow.rs` made every jump a flag.)
+    let body = match e {
+        Expr::ForLoop(f) => &f.body,
+        Expr::While(w) => &w.body,
+        _ => {
+            return err(
+                e.span(),
+                "`loop` needs `break`, which is not supported yet: write a `while` loop",
+            )
+        }
+    };
+    // Even in code that is kept as written: a `break` would also leave the backward loop.
+    if let Some(kw) = crate::tokens::find_ident(body.to_token_stream(), &["break", "continue"]) {
+        return err(
+            kw.span(),
+            format!(
+                "`{kw}` is not supported in loops yet: put the condition in the loop's `while`"
+            ),
+        );
+    }
+    if let Some(item) = body.stmts.iter().find(|s| matches!(s, syn::Stmt::Item(_))) {
+        return err(
+            item.span(),
+            "items (`fn`, `const`, `struct`, …) cannot be declared inside a loop here: move the declaration before the loop",
+        );
+    }
+    Ok(body)
 }
