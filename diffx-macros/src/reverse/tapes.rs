@@ -122,43 +122,50 @@ impl Tapes<'_> {
         marks
     }
 
+    /// A loop with its tape, and the logs of the vectors its body writes that it does not declare.
+    fn taped_loop(&mut self, s: &Stmt) -> Stmt {
+        let Stmt::Loop {
+            id,
+            head,
+            cells,
+            active,
+            body,
+            ..
+        } = s
+        else {
+            return s.clone();
+        };
+        let inner = self.stmts(&body.body);
+        let inside = declared_in(&inner);
+        let mut logs = Vec::new();
+        for s in &inner {
+            s.walk(&mut |s| {
+                if let Some((vec, l)) = logged(s) {
+                    if !inside.contains(&vec) && !logs.iter().any(|(v, _)| *v == vec) {
+                        logs.push((vec, l));
+                    }
+                }
+            });
+        }
+        let mut tape = self.tape(head);
+        tape.record = self.record && super::record::records(&self.b.func, cells, &inner);
+        Stmt::Loop {
+            id: *id,
+            head: head.clone(),
+            cells: cells.clone(),
+            active: active.clone(),
+            body: Branch {
+                body: inner,
+                yields: body.yields.clone(),
+            },
+            tape: Some(tape),
+            logs,
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Stmt {
         match s {
-            Stmt::Loop {
-                id,
-                head,
-                cells,
-                active,
-                body,
-                ..
-            } => {
-                let inner = self.stmts(&body.body);
-                let inside = declared_in(&inner);
-                let mut logs = Vec::new();
-                for s in &inner {
-                    s.walk(&mut |s| {
-                        if let Some((vec, l)) = logged(s) {
-                            if !inside.contains(&vec) && !logs.iter().any(|(v, _)| *v == vec) {
-                                logs.push((vec, l));
-                            }
-                        }
-                    });
-                }
-                let mut tape = self.tape(head);
-                tape.record = self.record && super::record::records(&self.b.func, cells, &inner);
-                Stmt::Loop {
-                    id: *id,
-                    head: head.clone(),
-                    cells: cells.clone(),
-                    active: active.clone(),
-                    body: Branch {
-                        body: inner,
-                        yields: body.yields.clone(),
-                    },
-                    tape: Some(tape),
-                    logs,
-                }
-            }
+            Stmt::Loop { .. } => self.taped_loop(s),
             Stmt::If {
                 id,
                 cond,
