@@ -2,6 +2,7 @@
 //! loop's head. AD does not look inside it, but the passes must know which values it reads, so
 //! the names are found once, where the code is made, and kept beside its tokens.
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
@@ -19,6 +20,9 @@ struct Names {
     variables: Vec<String>,
     /// Every identifier, sorted, each once: what the code may refer to by name.
     all: Vec<String>,
+    /// The number the code is, if it is a float literal ([`crate::tokens::literal_value`]):
+    /// found when first asked, since products ask it of every constant factor.
+    value: OnceCell<Option<String>>,
 }
 
 impl Code {
@@ -27,7 +31,11 @@ impl Code {
         let (variables, all) = crate::tokens::names(tokens.clone());
         Code {
             tokens,
-            names: Rc::new(Names { variables, all }),
+            names: Rc::new(Names {
+                variables,
+                all,
+                value: OnceCell::new(),
+            }),
         }
     }
 
@@ -38,6 +46,7 @@ impl Code {
             names: Rc::new(Names {
                 variables: Vec::new(),
                 all: Vec::new(),
+                value: OnceCell::new(),
             }),
         }
     }
@@ -55,6 +64,14 @@ impl Code {
     /// Every identifier, each once (`x`, `len` and `n` in `x.len() + n`).
     pub fn idents(&self) -> &[String] {
         &self.names.all
+    }
+
+    /// The number the code is, if it is a float literal, possibly negated: `"1.0"`, `"- 1.0"`.
+    pub fn literal_value(&self) -> Option<&str> {
+        let value = &self.names.value;
+        value
+            .get_or_init(|| crate::tokens::literal_value(&self.tokens))
+            .as_deref()
     }
 
     /// Whether the code is the name `name` alone.

@@ -107,7 +107,7 @@ impl Atom {
     /// Whether this is the literal `1.0` (or `-1.0` with `negative`), so products can be skipped.
     pub fn is_unit(&self, negative: bool) -> bool {
         let want = if negative { "- 1.0" } else { "1.0" };
-        matches!(self, Atom::Const(t) if crate::tokens::literal_value(t.tokens()).as_deref() == Some(want))
+        matches!(self, Atom::Const(t) if t.literal_value() == Some(want))
     }
 }
 
