@@ -87,28 +87,27 @@ impl Index {
 
     /// The names of the values the index reads (`i` and `n` in `[n - i]`), once per mention.
     pub fn variables(&self) -> Vec<&str> {
-        match self {
-            Index::Expr(c) => c.variables().iter().map(String::as_str).collect(),
-            Index::Part { starts, within, .. } => {
-                let mut out: Vec<&str> = starts.variables().iter().map(String::as_str).collect();
-                out.extend(within.iter().flat_map(|j| j.variables()));
-                out
-            }
-            Index::Known(..) | Index::Inner => Vec::new(),
-        }
+        self.names(Code::variables)
     }
 
     /// Every identifier the index is written with, for passes that keep what is named.
     pub fn idents(&self) -> Vec<&str> {
         match self {
-            Index::Expr(c) => c.idents().iter().map(String::as_str).collect(),
+            Index::Inner => vec!["diffx", "__private", "Inner"],
+            _ => self.names(Code::idents),
+        }
+    }
+
+    /// The names `of` finds in the code the index is written with.
+    fn names(&self, of: fn(&Code) -> &[String]) -> Vec<&str> {
+        match self {
+            Index::Expr(c) => of(c).iter().map(String::as_str).collect(),
             Index::Part { starts, within, .. } => {
-                let mut out: Vec<&str> = starts.idents().iter().map(String::as_str).collect();
-                out.extend(within.iter().flat_map(|j| j.idents()));
+                let mut out: Vec<&str> = of(starts).iter().map(String::as_str).collect();
+                out.extend(within.iter().flat_map(|j| j.names(of)));
                 out
             }
-            Index::Known(..) => Vec::new(),
-            Index::Inner => vec!["diffx", "__private", "Inner"],
+            Index::Known(..) | Index::Inner => Vec::new(),
         }
     }
 
