@@ -251,49 +251,9 @@ impl Lowerer<'_> {
             }
         }
         if self.user_value(&receiver, &name) || self.user_method(&receiver, &name) {
-            // `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method,
-            // called through its derivative methods (`emit::call`) on the receiver as lowered.
-            let mut args = vec![receiver];
-            for a in &m.args {
-                args.push(self.call_arg(a)?);
-            }
-            let span = m.method.span();
-            let (marker, method) = (Ident::new(names::METHOD, span), &m.method);
-            let path: syn::Path = syn::parse_quote_spanned!(span=> #marker::#method);
-            let kind = self.b.call_kind;
-            return Ok(Atom::Var(self.b.op_of_kind(
-                Op::Call(path),
-                args,
-                span,
-                kind,
-            )));
+            return self.own_method(m, receiver);
         }
-        let tensor = match self.b.func.atom_kind(&receiver) {
-            _ if receiver.var().is_none() => false,
-            Kind::Scalar => false,
-            // (Where every value is a number, `Func::numbers`, a field's method is a number's.)
-            Kind::Other => !self.b.func.numbers,
-            _ => true,
-        };
-        // A float method's row on a value known to be a tensor, where tensors lack the method.
-        let known_tensor = self.b.func.atom_kind(&receiver) == Kind::Tensor;
-        let rule = rules::find_method(&name, tensor).filter(|r| {
-            !known_tensor || r.syntax == rules::Syntax::TensorMethod || r.tensors.method
-        });
-        let rule = match rule {
-            Some(r) => r,
-            None => {
-                let of = if known_tensor { " for tensors" } else { "" };
-                return err(
-                    m.method.span(),
-                    format!(
-                        "`{name}` has no derivative rule{of} in `#[autodiff]`; the differentiable methods{of} are: {}. \
-                         To use the value without its derivative, write `diffx::stop_gradient(…)` around it",
-                        rules::method_names(tensor)
-                    ),
-                );
-            }
-        };
+        let rule = self.method_rule(m, &name, &receiver)?;
         let mut args = vec![receiver];
         for a in &m.args {
             args.push(self.expr(a)?);
@@ -306,6 +266,61 @@ impl Lowerer<'_> {
             return Ok(Atom::constant(quote!(#float::#method(#(#args),*))));
         }
         self.apply_or_fold(rule, args, e, before)
+    }
+
+    /// `e.det()` of a value of the user's type: its `#[autodiff(wrt(self))]` method, called
+    /// through its derivative methods (`emit::call`) on the receiver as lowered.
+    fn own_method(&mut self, m: &syn::ExprMethodCall, receiver: Atom) -> syn::Result<Atom> {
+        let mut args = vec![receiver];
+        for a in &m.args {
+            args.push(self.call_arg(a)?);
+        }
+        let span = m.method.span();
+        let (marker, method) = (Ident::new(names::METHOD, span), &m.method);
+        let path: syn::Path = syn::parse_quote_spanned!(span=> #marker::#method);
+        let kind = self.b.call_kind;
+        Ok(Atom::Var(self.b.op_of_kind(
+            Op::Call(path),
+            args,
+            span,
+            kind,
+        )))
+    }
+
+    /// The rule of the method `name` on `receiver`: a number's or a tensor's, refused with the
+    /// list of differentiable methods if there is none.
+    fn method_rule(
+        &self,
+        m: &syn::ExprMethodCall,
+        name: &str,
+        receiver: &Atom,
+    ) -> syn::Result<&'static Rule> {
+        let tensor = match self.b.func.atom_kind(receiver) {
+            _ if receiver.var().is_none() => false,
+            Kind::Scalar => false,
+            // (Where every value is a number, `Func::numbers`, a field's method is a number's.)
+            Kind::Other => !self.b.func.numbers,
+            _ => true,
+        };
+        // A float method's row on a value known to be a tensor, where tensors lack the method.
+        let known_tensor = self.b.func.atom_kind(receiver) == Kind::Tensor;
+        let rule = rules::find_method(name, tensor).filter(|r| {
+            !known_tensor || r.syntax == rules::Syntax::TensorMethod || r.tensors.method
+        });
+        match rule {
+            Some(r) => Ok(r),
+            None => {
+                let of = if known_tensor { " for tensors" } else { "" };
+                err(
+                    m.method.span(),
+                    format!(
+                        "`{name}` has no derivative rule{of} in `#[autodiff]`; the differentiable methods{of} are: {}. \
+                         To use the value without its derivative, write `diffx::stop_gradient(…)` around it",
+                        rules::method_names(tensor)
+                    ),
+                )
+            }
+        }
     }
 
     pub(super) fn check_arity(&self, rule: &Rule, n: usize, span: Span) -> syn::Result<()> {
