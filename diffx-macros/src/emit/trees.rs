@@ -156,10 +156,24 @@ impl ToTokens for Trees {
     }
 }
 
-/// [`place`] as trees: a value's name without a walk across the bridge.
+/// [`place`] as trees: a value's name without a walk across the bridge, a constant's tokens
+/// walked once (`place` walks them to see whether they need parentheses, and its stream would be
+/// walked again here).
 pub(super) fn place_trees(f: &Func, a: &Atom) -> Trees {
     match a {
         Atom::Var(v) => Trees::from(f.name(*v)),
+        // (In parentheses unless a single token, as `place` writes a constant of a function that
+        // is not generic.)
+        Atom::Const(t) if !f.float.as_ref().is_some_and(crate::tokens::is_generic) => {
+            let trees: Vec<TokenTree> = t.clone().into_iter().collect();
+            match trees.len() {
+                1 => Trees(trees),
+                _ => Trees(vec![TokenTree::Group(Group::new(
+                    Delimiter::Parenthesis,
+                    t.clone(),
+                ))]),
+            }
+        }
         _ => Trees::from(place(f, a)),
     }
 }
@@ -178,6 +192,8 @@ pub(super) fn operand_trees(f: &Func, a: &Atom) -> Trees {
             t.ident(f.name(*v));
             t
         }
+        // (A constant is a scalar operand: its place.)
+        Atom::Const(_) => place_trees(f, a),
         _ => Trees::from(operand(f, a)),
     }
 }
