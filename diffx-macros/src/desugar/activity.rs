@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use syn::visit_mut::{self, VisitMut};
+use syn::visit::{self, Visit};
 use syn::{Block, Expr, Local};
 
 use super::patterns;
@@ -16,7 +16,7 @@ use crate::parse::Signature;
 /// order is ignored, which can only add names.
 pub(super) fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
     let mut flows = Flows(Vec::new());
-    flows.visit_block_mut(&mut block.clone());
+    flows.visit_block(block);
     let mut active: BTreeSet<String> = sig
         .params
         .iter()
@@ -45,15 +45,15 @@ pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
 /// Every binding and assignment: the names it writes and the expression it reads.
 pub(super) struct Flows(pub(super) Vec<(Vec<String>, Expr)>);
 
-impl VisitMut for Flows {
-    fn visit_local_mut(&mut self, l: &mut Local) {
+impl<'ast> Visit<'ast> for Flows {
+    fn visit_local(&mut self, l: &'ast Local) {
         if let Some(init) = &l.init {
             self.0.push((patterns::names(&l.pat), (*init.expr).clone()));
         }
-        visit_mut::visit_local_mut(self, l);
+        visit::visit_local(self, l);
     }
 
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &'ast Expr) {
         match e {
             Expr::Assign(a) => self.0.push((place_name(&a.left), (*a.right).clone())),
             Expr::Binary(b) if is_compound(&b.op) => {
@@ -88,7 +88,7 @@ impl VisitMut for Flows {
             }
             _ => {}
         }
-        visit_mut::visit_expr_mut(self, e);
+        visit::visit_expr(self, e);
     }
 }
 
