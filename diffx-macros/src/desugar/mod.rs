@@ -23,6 +23,7 @@ mod closures;
 mod conversions;
 mod elements;
 mod flow;
+mod holds;
 mod iteration;
 mod loop_values;
 mod mut_refs;
