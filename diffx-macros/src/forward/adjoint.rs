@@ -1,18 +1,16 @@
 //! Forward mode over reverse mode (`hvp_`): the tangents of an adjoint program's statements
 //! and of a callee's pullback, through its forward-over-reverse function.
 
-use std::collections::HashMap;
-
 use proc_macro2::{Ident, Span};
 
 use super::stmt::stmt;
-use super::{copy_tangent, tangent, zero};
+use super::{copy_tangent, tangent, zero, Dots};
 use crate::builder::Builder;
 use crate::ir::{Atom, Call, CallKind, Op, Stmt, Var};
 
 /// The statements of an adjoint program, when forward mode runs over reverse mode (`hvp_`):
 /// `ā = c` carries `c`'s tangent, `ā += c` accumulates it.
-pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> Option<()> {
     match s {
         Stmt::Let {
             dst,
@@ -147,7 +145,7 @@ pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stm
 /// forward-over-reverse function `__diffx_hvp_`.
 fn call_hvp(
     b: &mut Builder,
-    dot: &mut HashMap<Var, Var>,
+    dot: &mut Dots,
     path: &syn::Path,
     args: &[Atom],
     ct: Var,

@@ -2,20 +2,18 @@
 //! table's partials (or a linear map's tangent map); a call of another `#[autodiff]` function as
 //! a call of its forward code; writes of vectors with their tangents' writes.
 
-use std::collections::HashMap;
-
 use proc_macro2::Span;
 
 use super::adjoint::adjoint_stmt;
 use super::control::{if_stmt, loop_stmt, record_stmt, tangent_log};
-use super::{copy_tangent, tangent, zero};
+use super::{copy_tangent, tangent, zero, Dots};
 use crate::builder::Builder;
 use crate::ir::{Atom, Call, CallKind, Kind, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::names;
 use crate::rules::{Deriv, Rule};
 
-pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
+pub(super) fn stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> syn::Result<()> {
     if let Stmt::If {
         id,
         cond,

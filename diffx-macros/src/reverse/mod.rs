@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream};
 
-use crate::builder::Builder;
+use crate::builder::{Builder, Quick};
 use crate::ir::{Atom, ControlId, Kind, Op, Path, Stmt, Var};
 
 mod cells;
@@ -55,7 +55,7 @@ pub struct Reverse {
 
 struct Sweep {
     b: Builder,
-    adj: HashMap<Var, Var>,
+    adj: HashMap<Var, Var, Quick>,
     /// Places of parameter-struct adjoints contributed to so far (the base and the path), and the
     /// bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
     touched: Vec<(Var, Path)>,
@@ -125,7 +125,7 @@ pub fn transform(
     let backward = b.func.body.len();
     let mut sweep = Sweep {
         b,
-        adj: HashMap::new(),
+        adj: HashMap::default(),
         touched: Vec::new(),
         nested_bases: Vec::new(),
         depth: 0,
