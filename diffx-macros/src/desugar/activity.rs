@@ -32,6 +32,10 @@ pub(super) fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
     loop {
         let before = active.len();
         for (names, from) in &flows.0 {
+            // (A flow into names all active already adds nothing: its expression is not read.)
+            if names.iter().all(|n| active.contains(n)) {
+                continue;
+            }
             if uses::mentions(from, &mut |id| active.contains(&id.to_string())) {
                 active.extend(names.iter().cloned());
             }
