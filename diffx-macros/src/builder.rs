@@ -15,15 +15,15 @@ use crate::rules::{self, Out};
 pub struct Builder {
     pub func: Func,
     /// Every identifier of the user's function: generated names avoid them.
-    used: HashSet<String, Names>,
+    used: HashSet<String, Quick>,
     /// The names given to values so far (every value's: the largest set of names there is).
-    taken: HashSet<String, Names>,
+    taken: HashSet<String, Quick>,
     /// The bindings analysis renamed apart, with the user's names: values are named after those.
     pub user_names: BTreeMap<String, String>,
     /// Per base name, the first suffix `k` not known to be taken: `base_1` … `base_{k-1}` are, and
     /// names are never released, so a search for a fresh `base_k` starts there (a variable
     /// reassigned n times would otherwise make naming quadratic in n).
-    next_suffix: HashMap<String, usize, Names>,
+    next_suffix: HashMap<String, usize, Quick>,
     temps: usize,
     /// The number of `if`s and loops lowered so far: the next one's [`ControlId`].
     controls: usize,
@@ -289,10 +289,10 @@ impl Builder {
     }
 }
 
-/// The hasher of the sets of names: FNV-1a. The standard one, built unoptimised with the macro
-/// as users build it, cost more than the searches it served, and names need no defence against
-/// chosen collisions.
-type Names = BuildHasherDefault<Fnv>;
+/// The hasher of the macro's own keys, names and values: FNV-1a, a value's index mixed in one
+/// step. The standard one, built unoptimised with the macro as users build it, cost more than the
+/// searches it served, and these keys need no defence against chosen collisions.
+pub(crate) type Quick = BuildHasherDefault<Fnv>;
 
 #[derive(Clone, Copy)]
 pub struct Fnv(u64);
@@ -312,6 +312,10 @@ impl Hasher for Fnv {
         for &b in bytes {
             self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x0100_0000_01b3);
     }
 }
 

@@ -90,8 +90,8 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
     let (asked, record) = (args.order, !args.recompute);
     let (block, user_names) = analyze::scopes(&item.block, sig);
     let as_written = |e| analyze::error_as_written(e, &user_names);
-    let desugared = desugar::body(&block, sig).map_err(as_written)?;
-    let (block, facts) = analyze::body(&desugared, sig, user_names.clone());
+    let desugared = desugar::body(block, sig).map_err(as_written)?;
+    let (block, facts) = analyze::body(desugared, sig, user_names.clone());
     // (The item around the new body, without a copy of the old one.)
     let core = ItemFn {
         attrs: item.attrs.clone(),

@@ -25,8 +25,13 @@ pub fn movable(f: &Func, params: &HashSet<Var>) -> HashSet<(usize, Var)> {
 /// [`movable`] for a loop body or an arm (`body`, then its `yields` read at index `body.len()`):
 /// only values defined in it, since one defined outside may be read again by the next iteration.
 pub fn movable_in(f: &Func, body: &[Stmt], yields: &[Atom]) -> HashSet<(usize, Var)> {
-    let defined: HashSet<Var> = body.iter().flat_map(defines).collect();
-    single_last_reads(f, body, yields, &|v| defined.contains(&v))
+    // (What is defined here is asked only of a value that could be handed over.)
+    let defined = std::cell::OnceCell::new();
+    let defined = |v| {
+        (defined.get_or_init(|| body.iter().flat_map(defines).collect::<HashSet<Var>>()))
+            .contains(&v)
+    };
+    single_last_reads(f, body, yields, &defined)
 }
 
 /// The values a statement of a list binds with `let`.

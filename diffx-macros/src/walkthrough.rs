@@ -179,10 +179,10 @@ fn walkthrough() -> String {
     *core.block = block;
     section(SCOPES, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    *core.block = desugar::body(&core.block, &sig).unwrap();
+    *core.block = desugar::body((*core.block).clone(), &sig).unwrap();
     section(DESUGAR, "rust", &pretty(syn::Item::Fn(core.clone())));
 
-    let (block, facts) = analyze::body(&core.block, &sig, user_names);
+    let (block, facts) = analyze::body((*core.block).clone(), &sig, user_names);
     *core.block = block;
     section(ANALYZE, "text", &facts_text(&facts));
     let (primal, params) = crate::lower::function(&core, &sig, facts, false).unwrap();

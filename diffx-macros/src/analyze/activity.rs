@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use syn::visit_mut::{self, VisitMut};
+use syn::visit::{self, Visit};
 use syn::{Block, Expr, Local, Pat};
 
 use super::uses;
@@ -16,7 +16,7 @@ use crate::parse::Signature;
 /// order is ignored, which can only add names.
 pub fn active(block: &Block, sig: &Signature) -> BTreeSet<String> {
     let mut flows = Flows(Vec::new());
-    flows.visit_block_mut(&mut block.clone());
+    flows.visit_block(block);
     let mut active: BTreeSet<String> = sig
         .params
         .iter()
@@ -32,6 +32,10 @@ pub fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
     loop {
         let before = active.len();
         for (names, from) in &flows.0 {
+            // (A flow into names all active already adds nothing: its expression is not read.)
+            if names.iter().all(|n| active.contains(n)) {
+                continue;
+            }
             if uses::mentions(from, &mut |id| active.contains(&id.to_string())) {
                 active.extend(names.iter().cloned());
             }
@@ -45,15 +49,15 @@ pub fn spread(flows: &Flows, active: &mut BTreeSet<String>) {
 /// Every binding and assignment: the names it writes and the expression it reads.
 pub struct Flows(pub Vec<(Vec<String>, Expr)>);
 
-impl VisitMut for Flows {
-    fn visit_local_mut(&mut self, l: &mut Local) {
+impl<'ast> Visit<'ast> for Flows {
+    fn visit_local(&mut self, l: &'ast Local) {
         if let Some(init) = &l.init {
             self.0.push((names(&l.pat), (*init.expr).clone()));
         }
-        visit_mut::visit_local_mut(self, l);
+        visit::visit_local(self, l);
     }
 
-    fn visit_expr_mut(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &'ast Expr) {
         match e {
             Expr::Assign(a) => self.0.push((place_name(&a.left), (*a.right).clone())),
             Expr::Binary(b) if is_compound(&b.op) => {
@@ -88,7 +92,7 @@ impl VisitMut for Flows {
             }
             _ => {}
         }
-        visit_mut::visit_expr_mut(self, e);
+        visit::visit_expr(self, e);
     }
 }
 

@@ -58,6 +58,10 @@ pub struct Facts {
 /// The user's body with its bindings renamed apart ([`scopes`]), for desugaring, and the user's
 /// name of each binding renamed.
 pub fn scopes(block: &syn::Block, sig: &Signature) -> (syn::Block, BTreeMap<String, String>) {
+    apart(block.clone(), sig)
+}
+
+fn apart(block: syn::Block, sig: &Signature) -> (syn::Block, BTreeMap<String, String>) {
     let params: Vec<String> = sig.params.iter().map(|p| p.name.to_string()).collect();
     scopes::apart(block, &params)
 }
@@ -65,11 +69,11 @@ pub fn scopes(block: &syn::Block, sig: &Signature) -> (syn::Block, BTreeMap<Stri
 /// A desugared body with the bindings desugaring made renamed apart too, and its facts;
 /// `user_names` are [`scopes`]'s.
 pub fn body(
-    block: &syn::Block,
+    block: syn::Block,
     sig: &Signature,
     mut user_names: BTreeMap<String, String>,
 ) -> (syn::Block, Facts) {
-    let (block, again) = scopes(block, sig);
+    let (block, again) = apart(block, sig);
     for (new, old) in again {
         let user = user_names.get(&old).cloned().unwrap_or(old);
         user_names.insert(new, user);

@@ -24,9 +24,9 @@ use crate::{names, tokens};
 
 /// `block` (whose function has the parameters `params`) with its bindings renamed apart, and for
 /// each new name the user's.
-pub(super) fn apart(block: &Block, params: &[String]) -> (Block, BTreeMap<String, String>) {
+pub(super) fn apart(mut block: Block, params: &[String]) -> (Block, BTreeMap<String, String>) {
     let mut names = Identifiers::default();
-    syn::visit::Visit::visit_block(&mut names, block);
+    syn::visit::Visit::visit_block(&mut names, &block);
     let Identifiers { used, keep } = names;
     let mut apart = Apart {
         scopes: vec![params.iter().map(|p| (p.clone(), None)).collect()],
@@ -35,7 +35,6 @@ pub(super) fn apart(block: &Block, params: &[String]) -> (Block, BTreeMap<String
         keep,
         renamed: BTreeMap::new(),
     };
-    let mut block = block.clone();
     apart.visit_block_mut(&mut block);
     (block, apart.renamed)
 }
@@ -266,7 +265,7 @@ mod tests {
 
     fn renamed(body: proc_macro2::TokenStream) -> String {
         let block: syn::Block = syn::parse2(body).unwrap();
-        let (block, user) = super::apart(&block, &["x".to_string()]);
+        let (block, user) = super::apart(block, &["x".to_string()]);
         let user: Vec<String> = user.iter().map(|(n, u)| format!("{n}={u}")).collect();
         // (How syn prints a last match arm's comma depends on its features: not compared.)
         let block = quote!(#block).to_string().replace(" , }", " }");

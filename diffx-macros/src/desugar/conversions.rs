@@ -17,8 +17,8 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Ident, TokenStream, TokenTree};
-use quote::{quote, ToTokens};
+use proc_macro2::{Ident, TokenStream};
+use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Local, Pat, Type};
@@ -30,7 +30,7 @@ use crate::tokens;
 /// The body with its conversions of differentiable values to `f64` and back dropped.
 pub fn followed(mut block: Block, sig: &Signature) -> syn::Result<Block> {
     // (Most bodies convert nothing: one scan of their names spares them the analysis below.)
-    if !names_a_conversion(quote!(#block)) {
+    if !super::holds::block(&block, &["into", "to_f64", "from_f64", "from"]) {
         return Ok(block);
     }
     let mut c = Conversions {
@@ -59,23 +59,6 @@ pub fn followed(mut block: Block, sig: &Signature) -> syn::Result<Block> {
         Some(e) => Err(e),
         None => Ok(block),
     }
-}
-
-/// Whether `tokens` hold, at any depth, an identifier a conversion is written with. Read, never
-/// rebuilt, each identifier written out once.
-fn names_a_conversion(tokens: TokenStream) -> bool {
-    for tt in tokens {
-        match tt {
-            TokenTree::Ident(id) => {
-                if let "into" | "to_f64" | "from_f64" | "from" = id.to_string().as_str() {
-                    return true;
-                }
-            }
-            TokenTree::Group(g) if names_a_conversion(g.stream()) => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 struct Conversions {

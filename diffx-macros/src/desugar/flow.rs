@@ -17,82 +17,9 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Stmt};
 
+use super::holds;
 use crate::names;
 use crate::tokens;
-
-/// Whether code holds `return` anywhere: a `return` expression in syn's tree, or the keyword
-/// among the tokens syn keeps as tokens (a macro's, an attribute's, what syn could not read).
-/// Read from the tree, where writing each statement out as tokens cost more than the rest of
-/// this pass.
-struct Returns(bool);
-
-impl Returns {
-    fn tokens(&mut self, tokens: &TokenStream) {
-        self.0 |= tokens::find_ident(tokens.clone(), &["return"]).is_some();
-    }
-}
-
-impl<'ast> syn::visit::Visit<'ast> for Returns {
-    fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
-        self.0 = true;
-    }
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        self.tokens(&m.tokens);
-        syn::visit::visit_macro(self, m);
-    }
-    fn visit_meta_list(&mut self, m: &'ast syn::MetaList) {
-        self.tokens(&m.tokens);
-        syn::visit::visit_meta_list(self, m);
-    }
-    fn visit_expr(&mut self, e: &'ast Expr) {
-        if let Expr::Verbatim(t) = e {
-            self.tokens(t);
-        }
-        syn::visit::visit_expr(self, e);
-    }
-    fn visit_item(&mut self, i: &'ast syn::Item) {
-        if let syn::Item::Verbatim(t) = i {
-            self.tokens(t);
-        }
-        syn::visit::visit_item(self, i);
-    }
-    fn visit_pat(&mut self, p: &'ast syn::Pat) {
-        if let syn::Pat::Verbatim(t) = p {
-            self.tokens(t);
-        }
-        syn::visit::visit_pat(self, p);
-    }
-    fn visit_type(&mut self, t: &'ast syn::Type) {
-        if let syn::Type::Verbatim(v) = t {
-            self.tokens(v);
-        }
-        syn::visit::visit_type(self, t);
-    }
-    fn visit_type_param_bound(&mut self, b: &'ast syn::TypeParamBound) {
-        if let syn::TypeParamBound::Verbatim(t) = b {
-            self.tokens(t);
-        }
-        syn::visit::visit_type_param_bound(self, b);
-    }
-    fn visit_impl_item(&mut self, i: &'ast syn::ImplItem) {
-        if let syn::ImplItem::Verbatim(t) = i {
-            self.tokens(t);
-        }
-        syn::visit::visit_impl_item(self, i);
-    }
-    fn visit_trait_item(&mut self, i: &'ast syn::TraitItem) {
-        if let syn::TraitItem::Verbatim(t) = i {
-            self.tokens(t);
-        }
-        syn::visit::visit_trait_item(self, i);
-    }
-    fn visit_foreign_item(&mut self, i: &'ast syn::ForeignItem) {
-        if let syn::ForeignItem::Verbatim(t) = i {
-            self.tokens(t);
-        }
-        syn::visit::visit_foreign_item(self, i);
-    }
-}
 
 /// The flags in scope.
 #[derive(Clone, Default)]
@@ -229,11 +156,7 @@ pub fn body(block: &Block, float: &Ident, ret: &syn::Type) -> syn::Result<Block>
         let is_last = i + 1 == block.stmts.len();
         match s {
             Stmt::Expr(Expr::Return(_), _) if is_last => false,
-            _ => {
-                let mut found = Returns(false);
-                syn::visit::Visit::visit_stmt(&mut found, s);
-                found.0
-            }
+            _ => holds::stmt(s, &["return"]),
         }
     });
     if !early {

@@ -22,6 +22,7 @@ mod closures;
 mod conversions;
 mod elements;
 mod flow;
+mod holds;
 mod iteration;
 mod loop_values;
 mod mut_refs;
@@ -40,13 +41,13 @@ pub(crate) use flow::{is_never, is_unit};
 pub(crate) use rows::flat_literal;
 
 /// The function body in the core language.
-pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
+pub fn body(block: Block, sig: &Signature) -> syn::Result<Block> {
     let block = rows::flattened(mutable_params(block, sig))?;
     let block = struct_locals::split(output_calls::assigned(block));
     let differentiable = sig.params.iter().filter(|p| p.differentiable);
     let differentiable = differentiable.map(|p| p.name.to_string()).collect();
     let block = loop_values::loop_values(options::written_as_ifs(block, differentiable));
-    let block = sugar::block(&conversions::followed(block, sig)?, sig)?;
+    let block = sugar::block(conversions::followed(block, sig)?, sig)?;
     let block = mut_refs::written_through(block);
     let block = flow::body(&block, &sig.float, &sig.ret)?;
     Ok(elements::spelled_out(block, sig))
@@ -54,8 +55,7 @@ pub fn body(block: &Block, sig: &Signature) -> syn::Result<Block> {
 
 /// `fn f(mut x: [f64; 2])`: the derivative functions take `x` as any parameter, and the body
 /// begins with `let mut x = x;`, a local it may write.
-fn mutable_params(block: &Block, sig: &Signature) -> Block {
-    let mut block = block.clone();
+fn mutable_params(mut block: Block, sig: &Signature) -> Block {
     let copies = sig.params.iter().filter(|p| p.mutable).map(|p| {
         let name = &p.name;
         let copy: syn::Stmt = syn::parse_quote!(let mut #name = #name;);

@@ -28,10 +28,10 @@ use crate::names;
 use crate::parse::Signature;
 
 /// The body with its closures, chains and patterns rewritten.
-pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
+pub fn block(block: Block, sig: &Signature) -> syn::Result<Block> {
     let float = &sig.float;
     let mut s = Sugar {
-        active: active(block, sig),
+        active: active(&block, sig),
         float: syn::parse_quote!(#float),
         scopes: vec![Vec::new()],
         closures: Vec::new(),
@@ -43,7 +43,7 @@ pub fn block(block: &Block, sig: &Signature) -> syn::Result<Block> {
     for p in &sig.params {
         s.declare(&p.name.to_string());
     }
-    let mut out = block.clone();
+    let mut out = block;
     s.visit_block_mut(&mut out);
     match s.errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
@@ -251,7 +251,7 @@ impl Sugar {
                 // Names the rewriting binds (a closure's parameter bound to a window, `let c =
                 // &x[…]`) are active where their values are: a chain over them is rewritten too.
                 let mut flows = Flows(Vec::new());
-                flows.visit_expr_mut(&mut e.clone());
+                syn::visit::Visit::visit_expr(&mut flows, e);
                 spread(&flows, &mut self.active);
                 self.visit_expr_mut(e);
             }

@@ -2,19 +2,17 @@
 //! `__diffx_vjp_g`, `__diffx_split_g`, `__diffx_hvp_g`), and of the pullbacks split calls return,
 //! as Rust.
 
-use std::collections::HashSet;
-
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::stmt::{call, call_args, operand};
+use super::stmt::{call, call_args, operand, Mutable};
 use super::{derived_path, zero};
 use crate::ir::operands::{by_ref, place};
 use crate::ir::{Atom, Call, CallKind, Func, Kind, Stash, Var};
 use crate::names;
 
 /// The statement `c`, binding with `mut` the values in `mutable`.
-pub(super) fn stmt(f: &Func, c: &Call, mutable: &HashSet<Var>) -> TokenStream {
+pub(super) fn stmt(f: &Func, c: &Call, mutable: &Mutable) -> TokenStream {
     // What binds `outs`: `mut g`, or `_` for a value not wanted.
     let pattern = |vs: &[Option<Var>]| -> Vec<TokenStream> {
         vs.iter()

@@ -1,12 +1,11 @@
 //! Emission of checkpointed loops (`reverse/checkpoint.rs`): the forward loop that keeps the
 //! schedule's snapshots, and the backward loop that follows the schedule.
 
-use std::collections::HashSet;
-
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use super::control::{nested, stmt};
+use super::stmt::Mutable;
 use crate::ir::{Checkpoint, Func, LoopHead, Stmt, Var};
 
 /// The forward sweep of a checkpointed loop: the body as the primal runs it, with a snapshot of
@@ -16,7 +15,7 @@ pub(super) fn forward(
     head: &LoopHead,
     cells: &[Var],
     c: &Checkpoint,
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
 ) -> TokenStream {
     let LoopHead::For { pat, iter, .. } = head else {
         unreachable!("a checkpointed loop is a `for` loop")
@@ -40,12 +39,7 @@ pub(super) fn forward(
 /// adjoint has run. `back` is the loop's backward loop, and `c.again` its recording loop, each
 /// run for the one iteration the schedule reverses. The cells are the driver's own: the values
 /// the forward sweep left are read on.
-pub(super) fn backward(
-    f: &Func,
-    back: &Stmt,
-    c: &Checkpoint,
-    mutable: &HashSet<Var>,
-) -> TokenStream {
+pub(super) fn backward(f: &Func, back: &Stmt, c: &Checkpoint, mutable: &Mutable) -> TokenStream {
     let again = c
         .again
         .as_deref()
@@ -85,7 +79,7 @@ pub(super) fn backward(
 }
 
 /// The loop's body as the primal runs it, and the cells written back.
-fn primal_body(f: &Func, cells: &[Var], c: &Checkpoint, mutable: &HashSet<Var>) -> TokenStream {
+fn primal_body(f: &Func, cells: &[Var], c: &Checkpoint, mutable: &Mutable) -> TokenStream {
     let (inner, yields) = nested(f, &c.primal.body, &c.primal.yields, mutable);
     let names = cells.iter().map(|c| f.name(*c));
     let write_back = (!cells.is_empty()).then(|| quote!((#(#names,)*) = (#(#yields,)*);));

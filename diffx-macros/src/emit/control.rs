@@ -1,10 +1,9 @@
 //! Emission of control flow: `if`, loops (with their tapes in reverse mode) and the backward loops.
 
-use std::collections::HashSet;
-
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+use super::stmt::Mutable;
 use super::{checkpoint, list};
 use crate::ir::operands::{owned, place};
 use crate::ir::{Atom, Branch, Func, LoopHead, Nested, Stmt, Var};
@@ -16,7 +15,7 @@ pub(super) fn nested(
     f: &Func,
     body: &[Stmt],
     yields: &[Atom],
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
 ) -> (TokenStream, Vec<TokenStream>) {
     let moves = &liveness::movable_in(f, body, yields);
     let moved = |i: usize, a: &Atom| matches!(a, Atom::Var(v) if moves.contains(&(i, *v)));
@@ -35,7 +34,7 @@ pub(super) fn nested(
 }
 
 /// `if`, a loop, a backward loop or a reset; other statements give no tokens here.
-pub fn stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+pub fn stmt(f: &Func, s: &Stmt, mutable: &Mutable) -> TokenStream {
     if let Some(tokens) = checkpointed(f, s, mutable) {
         return tokens;
     }
@@ -144,7 +143,7 @@ fn undo(f: &Func, s: &Stmt) -> TokenStream {
 }
 
 /// A loop: its tape declared and pushed on if it has one, the cells written back each iteration.
-fn loop_stmt(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+fn loop_stmt(f: &Func, s: &Stmt, mutable: &Mutable) -> TokenStream {
     let Stmt::Loop {
         head,
         cells,
@@ -321,7 +320,7 @@ fn entries(
 }
 
 /// A taped loop's backward sweep: each iteration pops its entry and runs the body's adjoint.
-fn loop_back(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> TokenStream {
+fn loop_back(f: &Func, s: &Stmt, mutable: &Mutable) -> TokenStream {
     let Stmt::LoopBack {
         tape,
         names,
@@ -414,7 +413,7 @@ fn size_once(t: &crate::ir::Tape, stacks: &[&Ident], it: &Ident) -> (TokenStream
 }
 
 /// A checkpointed loop or backward loop (`emit/checkpoint.rs`).
-fn checkpointed(f: &Func, s: &Stmt, mutable: &HashSet<Var>) -> Option<TokenStream> {
+fn checkpointed(f: &Func, s: &Stmt, mutable: &Mutable) -> Option<TokenStream> {
     match s {
         Stmt::Loop {
             head,
@@ -439,7 +438,7 @@ fn if_stmt(
     then_: &Branch,
     else_: &Branch,
     outs: &[Var],
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
 ) -> TokenStream {
     let arm = |b: &Branch| {
         let (body, yields) = nested(f, &b.body, &b.yields, mutable);

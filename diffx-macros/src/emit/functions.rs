@@ -233,8 +233,9 @@ impl<'a> Generated<'a> {
         // The adjoint of a slice or `Vec` parameter starts as the buffer its caller offers, if
         // any, and is returned empty then; contributions to it are added, never assigned.
         let slotted = split::slotted(f, self.sig, &rev.grads);
-        let added = split::added_only(f, &slotted);
-        let f = &added;
+        // (A copy of the program only where a contribution changes.)
+        let added = (!slotted.is_empty()).then(|| split::added_only(f, &slotted));
+        let f = added.as_ref().unwrap_or(f);
         let into = split::into_slots();
         let wrap = |k: usize, w: Written| {
             let s = &f.body[rev.backward + k];

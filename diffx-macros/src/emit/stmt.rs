@@ -325,7 +325,7 @@ pub(super) fn in_place(
 pub(super) fn stmt(
     f: &Func,
     s: &Stmt,
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
     moved: &dyn Fn(&Atom) -> bool,
 ) -> Written {
     let stream = Written::Stream;
@@ -434,6 +434,23 @@ pub(super) fn stmt(
     }
 }
 
+/// The values a body writes after binding them (accumulated into, set, loop cells, vectors
+/// written in place), which it binds with `mut`: by value index (values are dense; a hash set was
+/// asked at every `let`).
+pub(super) struct Mutable(Vec<bool>);
+
+impl Mutable {
+    pub fn contains(&self, v: &Var) -> bool {
+        self.0.get(v.0).copied().unwrap_or(false)
+    }
+
+    fn insert(&mut self, v: Option<Var>) {
+        if let Some(v) = v {
+            self.0[v.0] = true;
+        }
+    }
+}
+
 /// The statements of `f`, with `mut` on exactly the values that are accumulated into.
 pub fn body(f: &Func) -> TokenStream {
     body_parts(f, None, &|_, t| t).0
@@ -446,20 +463,16 @@ pub(super) fn body_parts(
     at: Option<usize>,
     wrap: &dyn Fn(usize, Written) -> Written,
 ) -> (TokenStream, TokenStream) {
-    let mut mutable: HashSet<Var> = HashSet::new();
+    let mut mutable = Mutable(vec![false; f.vars.len()]);
     for s in &f.body {
         s.walk(&mut |s| match s {
-            Stmt::Accum { dst, .. } => mutable.extend(dst.var()),
-            Stmt::Set { dst, .. } => {
-                mutable.insert(*dst);
-            }
-            Stmt::Loop { cells, .. } => mutable.extend(cells.iter().copied()),
+            Stmt::Accum { dst, .. } => mutable.insert(dst.var()),
+            Stmt::Set { dst, .. } => mutable.insert(Some(*dst)),
+            Stmt::Loop { cells, .. } => cells.iter().for_each(|c| mutable.insert(Some(*c))),
             Stmt::SetElem { vec, .. }
             | Stmt::Undo { vec, .. }
             | Stmt::Push { vec, .. }
-            | Stmt::Pop { vec, .. } => {
-                mutable.insert(*vec);
-            }
+            | Stmt::Pop { vec, .. } => mutable.insert(Some(*vec)),
             _ => {}
         });
     }
@@ -500,7 +513,7 @@ pub(super) fn body_parts(
 pub(super) fn list(
     f: &Func,
     body: &[Stmt],
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
     moved: &dyn Fn(usize, &Atom) -> bool,
 ) -> TokenStream {
     list_with(f, body, mutable, moved, &|_, t| t)
@@ -510,7 +523,7 @@ pub(super) fn list(
 pub(super) fn list_with(
     f: &Func,
     body: &[Stmt],
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
     moved: &dyn Fn(usize, &Atom) -> bool,
     wrap: &dyn Fn(usize, Written) -> Written,
 ) -> TokenStream {
@@ -535,7 +548,7 @@ pub(super) fn taken(
     f: &Func,
     s: &Stmt,
     next: Option<&Stmt>,
-    mutable: &HashSet<Var>,
+    mutable: &Mutable,
 ) -> Option<TokenStream> {
     let (
         Stmt::Let {

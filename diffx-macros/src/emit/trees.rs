@@ -48,7 +48,12 @@ impl Trees {
     }
 
     pub fn append(&mut self, other: Trees) -> &mut Self {
-        self.0.extend(other.0);
+        // (Into nothing yet, the other's vector itself: unoptimised, a move costs less than
+        // copying its trees over.)
+        match self.0.is_empty() {
+            true => self.0 = other.0,
+            false => self.0.extend(other.0),
+        }
         self
     }
 
@@ -156,10 +161,24 @@ impl ToTokens for Trees {
     }
 }
 
-/// [`place`] as trees: a value's name without a walk across the bridge.
+/// [`place`] as trees: a value's name without a walk across the bridge, a constant's tokens
+/// walked once (`place` walks them to see whether they need parentheses, and its stream would be
+/// walked again here).
 pub(super) fn place_trees(f: &Func, a: &Atom) -> Trees {
     match a {
         Atom::Var(v) => Trees::from(f.name(*v)),
+        // (In parentheses unless a single token, as `place` writes a constant of a function that
+        // is not generic.)
+        Atom::Const(t) if !f.float.as_ref().is_some_and(crate::tokens::is_generic) => {
+            let trees: Vec<TokenTree> = t.tokens().clone().into_iter().collect();
+            match trees.len() {
+                1 => Trees(trees),
+                _ => Trees(vec![TokenTree::Group(Group::new(
+                    Delimiter::Parenthesis,
+                    t.tokens().clone(),
+                ))]),
+            }
+        }
         _ => Trees::from(place(f, a)),
     }
 }
@@ -178,6 +197,8 @@ pub(super) fn operand_trees(f: &Func, a: &Atom) -> Trees {
             t.ident(f.name(*v));
             t
         }
+        // (A constant is a scalar operand: its place.)
+        Atom::Const(_) => place_trees(f, a),
         _ => Trees::from(operand(f, a)),
     }
 }

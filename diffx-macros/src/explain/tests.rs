@@ -156,7 +156,8 @@ fn the_other_functions_are_unchanged() {
     for item in [item, tensors] {
         let mut parsed: syn::ItemFn = syn::parse2(item).unwrap();
         let sig = crate::parse::signature(&parsed, &crate::parse::Args::default()).unwrap();
-        let (block, facts) = crate::analyze::body(&parsed.block, &sig, Default::default());
+        let (block, facts) =
+            crate::analyze::body((*parsed.block).clone(), &sig, Default::default());
         *parsed.block = block;
         let (primal, params) = crate::lower::function(&parsed, &sig, facts, false).unwrap();
         let fwd = crate::forward::transform(&primal, &params).unwrap();

@@ -1,18 +1,16 @@
 //! Forward mode over reverse mode (`hvp_`): the tangents of an adjoint program's statements
 //! and of a callee's pullback, through its forward-over-reverse function.
 
-use std::collections::HashMap;
-
 use proc_macro2::{Ident, Span};
 
 use super::stmt::stmt;
-use super::{copy_tangent, tangent, zero};
+use super::{copy_tangent, tangent, zero, Dots};
 use crate::builder::Builder;
 use crate::ir::{Atom, Call, CallKind, Op, Stmt, Var};
 
 /// The statements of an adjoint program, when forward mode runs over reverse mode (`hvp_`):
 /// `ā = c` carries `c`'s tangent, `ā += c` accumulates it.
-pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> Option<()> {
     match s {
         Stmt::Let {
             dst,
@@ -105,7 +103,7 @@ pub(super) fn adjoint_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stm
 
 /// A taped loop's backward sweep, differentiated: each cell that carries derivatives pops its
 /// tangent too, and the body is the tangent program of the body.
-fn loop_back(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+fn loop_back(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> Option<()> {
     let Stmt::LoopBack {
         id,
         tape,
@@ -155,7 +153,7 @@ fn loop_back(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<(
 /// forward-over-reverse function `__diffx_hvp_`.
 fn call_hvp(
     b: &mut Builder,
-    dot: &mut HashMap<Var, Var>,
+    dot: &mut Dots,
     path: &syn::Path,
     args: &[Atom],
     ct: Var,

@@ -2,19 +2,17 @@
 //! cells, and, over a recording reverse program, the tangents of recorded values on stacks of
 //! their own and of vectors' undo logs.
 
-use std::collections::HashMap;
-
 use proc_macro2::{Ident, Span};
 
 use super::stmt::stmt;
-use super::{copy_tangent, tangent, zero};
+use super::{copy_tangent, tangent, zero, Dots};
 use crate::builder::Builder;
 use crate::ir::{Atom, Branch, ControlId, Op, Stmt, Var};
 
 /// An arm of an `if` with tangents: its statements, and the tangent of each yield.
 fn arm(
     b: &mut Builder,
-    dot: &HashMap<Var, Var>,
+    dot: &Dots,
     branch: &Branch,
 ) -> syn::Result<(Vec<Stmt>, Vec<Option<Atom>>)> {
     let mut local = dot.clone();
@@ -31,7 +29,7 @@ fn arm(
 /// `if`: each arm carries its tangents; an output gets a tangent output if either arm has one.
 pub(super) fn if_stmt(
     b: &mut Builder,
-    dot: &mut HashMap<Var, Var>,
+    dot: &mut Dots,
     id: ControlId,
     cond: &Ident,
     then_: &Branch,
@@ -77,7 +75,7 @@ pub(super) fn if_stmt(
 }
 
 /// A loop: every cell that carries derivatives gets a tangent cell, updated with it.
-pub(super) fn loop_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
+pub(super) fn loop_stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> syn::Result<()> {
     let Stmt::Loop {
         id,
         head,
@@ -163,7 +161,7 @@ fn tangent_stack(b: &mut Builder, stack: &Ident) -> Ident {
 
 /// Over a recording reverse program: a recorded value's tangent is recorded beside it (zero
 /// where it has none, so the two stacks stay in step), and recalled with it.
-pub(super) fn record_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+pub(super) fn record_stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> Option<()> {
     match s {
         Stmt::Record { stack, value } => {
             b.push(s.clone());

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 
-use crate::builder::Builder;
+use crate::builder::{Builder, Quick};
 use crate::ir::operands::by_ref;
 use crate::ir::{Atom, Kind, Op, Stmt, Var};
 
@@ -23,6 +23,9 @@ mod stmt;
 use control::twin_stacks;
 use stmt::stmt;
 
+/// The tangent of each value that has one.
+pub type Dots = HashMap<Var, Var, Quick>;
+
 /// The tangent program.
 pub struct Forward {
     pub b: Builder,
@@ -31,7 +34,7 @@ pub struct Forward {
     /// The tangent of the result (`None`: it does not depend on the inputs).
     pub ret_dot: Option<Atom>,
     /// The tangent of each value that has one.
-    pub dots: HashMap<Var, Var>,
+    pub dots: Dots,
 }
 
 /// `params`: the value of each parameter (`None` for constants).
@@ -41,7 +44,7 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
     b.tangent_logs.clear();
     b.tangent_stacks.clear();
     b.cell_tangents.clear();
-    let mut dot: HashMap<Var, Var> = HashMap::new();
+    let mut dot = Dots::default();
     let param_dots: Vec<Option<Var>> = params
         .iter()
         .map(|p| {
@@ -68,7 +71,7 @@ pub fn transform(primal: &Builder, params: &[Option<Var>]) -> syn::Result<Forwar
 }
 
 /// The tangent of an operand: `ẋ`, or the field `model_dot.l1.w` of a parameter's tangent.
-pub(super) fn tangent(dot: &HashMap<Var, Var>, a: &Atom) -> Option<Atom> {
+pub(super) fn tangent(dot: &Dots, a: &Atom) -> Option<Atom> {
     a.var().and_then(|v| dot.get(&v)).map(|d| a.rebase(*d))
 }
 
@@ -90,7 +93,7 @@ pub fn zero(b: &Builder, a: &Atom) -> Atom {
 /// A new tangent `v_dot` of `v`, holding a copy of `value`, recorded as `v`'s tangent.
 pub(super) fn copy_tangent(
     b: &mut Builder,
-    dot: &mut HashMap<Var, Var>,
+    dot: &mut Dots,
     v: Var,
     value: Atom,
     span: Span,

@@ -2,20 +2,18 @@
 //! table's partials (or a linear map's tangent map); a call of another `#[autodiff]` function as
 //! a call of its forward code; writes of vectors with their tangents' writes.
 
-use std::collections::HashMap;
-
 use proc_macro2::Span;
 
 use super::adjoint::adjoint_stmt;
 use super::control::{if_stmt, loop_stmt, record_stmt, tangent_log};
-use super::{copy_tangent, tangent, zero};
+use super::{copy_tangent, tangent, zero, Dots};
 use crate::builder::Builder;
 use crate::ir::{Atom, Call, CallKind, Kind, Op, Stmt, Var};
 use crate::lower::partials;
 use crate::names;
 use crate::rules::{Deriv, Rule};
 
-pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> syn::Result<()> {
+pub(super) fn stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> syn::Result<()> {
     if let Stmt::If {
         id,
         cond,
@@ -94,7 +92,7 @@ pub(super) fn stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> sy
 /// tangent.
 fn call_jvp(
     b: &mut Builder,
-    dot: &mut HashMap<Var, Var>,
+    dot: &mut Dots,
     dst: Var,
     path: &syn::Path,
     args: &[Atom],
@@ -116,7 +114,7 @@ fn call_jvp(
 
 /// A write, push, pop or undo of a vector, with the same on its tangent if it has one: `None`
 /// for any other statement.
-fn vector_stmt(b: &mut Builder, dot: &mut HashMap<Var, Var>, s: &Stmt) -> Option<()> {
+fn vector_stmt(b: &mut Builder, dot: &mut Dots, s: &Stmt) -> Option<()> {
     if let Stmt::SetElem {
         vec,
         index,

@@ -71,7 +71,7 @@ impl Lowerer<'_> {
         self.arm_depth -= 1;
         let ((then_body, then_value, then_env), (else_body, else_value, else_env)) = arms?;
         let (names, mut then_yields, mut else_yields) =
-            self.rebound(&before, &then_env, &else_env, e.span());
+            self.rebound(&before, &then_env, &else_env, &|| e.span());
         let (then_value, else_value) = self.arm_values(then_value, else_value);
         // An `if` ending a block with unit arms is a statement, whatever its position.
         let want_value = want_value && (then_value.is_some() || else_value.is_some());
@@ -121,7 +121,7 @@ impl Lowerer<'_> {
         before: &[(String, Atom)],
         then_env: &[(String, Atom)],
         else_env: &[(String, Atom)],
-        span: Span,
+        span: &dyn Fn() -> Span,
     ) -> (Vec<String>, Vec<Atom>, Vec<Atom>) {
         let find = |env: &[(String, Atom)], n: &str| {
             env.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone())
@@ -279,11 +279,12 @@ impl Lowerer<'_> {
     /// `a`, the value of `n`, as a cell's start or an arm's yield: a copy where `n` is a constant
     /// changed in place (the backward sweep recomputes the code that reads it, and reads it again).
     /// Spanned at `at`, where a type without `Clone` is reported.
-    pub(super) fn replayable(&self, n: &str, a: &Atom, at: proc_macro2::Span) -> Atom {
+    pub(super) fn replayable(&self, n: &str, a: &Atom, at: &dyn Fn() -> Span) -> Atom {
         match a {
             Atom::Const(c)
                 if self.mutable_consts.contains(n) && self.facts.changed_in_place.contains(n) =>
             {
+                let at = at();
                 let c = crate::tokens::respan(c.tokens().clone(), at);
                 Atom::constant(quote::quote_spanned!(at=> ::diffx::__private::replayed(&#c)))
             }

@@ -93,7 +93,10 @@ impl Lowerer<'_> {
         written: &BTreeSet<String>,
         kinds: &mut HashMap<String, Kind>,
     ) -> syn::Result<Vec<String>> {
-        self.activate_vectors(written, active, e.span());
+        // (Only for a vector to make differentiable: the loop's span is found by writing it out.)
+        if written.iter().any(|n| active.contains(n)) {
+            self.activate_vectors(written, active, e.span());
+        }
         let receivers = super::uses::of_block(body).changed;
         let cells = self.start_cells(e, carried, active, kinds, &receivers);
         let (mut head, bindings) = self.loop_head(e)?;
@@ -158,9 +161,12 @@ impl Lowerer<'_> {
         receivers: &BTreeMap<String, Span>,
     ) -> Vec<(Var, bool)> {
         let mut cells = Vec::new();
+        // (Found once, where needed: a span is found by writing the loop out.)
+        let loop_span = std::cell::OnceCell::new();
+        let loop_span = || *loop_span.get_or_init(|| e.span());
         for (n, init) in carried {
-            let at = receivers.get(n).copied().unwrap_or_else(|| e.span());
-            let init = self.replayable(n, init, at);
+            let at = || receivers.get(n).copied().unwrap_or_else(loop_span);
+            let init = self.replayable(n, init, &at);
             // (A value of the user's type carried through the loop is one in it too.)
             let own = init
                 .var()
@@ -168,8 +174,8 @@ impl Lowerer<'_> {
                 || matches!(init, Atom::Var(v) if self.unseen_param(v))
                 || matches!(&init, Atom::Const(c) if c.name().is_some_and(|n| self.struct_consts.contains(n)));
             let cell = match kinds.get(n) {
-                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], e.span(), kind),
-                None => self.b.op(Op::Id, vec![init], e.span()),
+                Some(&kind) => (self.b).op_of_kind(Op::Id, vec![init], loop_span(), kind),
+                None => self.b.op(Op::Id, vec![init], loop_span()),
             };
             if own && !self.b.func.own_values.contains(&cell) {
                 self.b.func.own_values.push(cell);

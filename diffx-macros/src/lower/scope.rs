@@ -59,7 +59,8 @@ impl Lowerer<'_> {
         let path_of = |p: &syn::ExprPath| p.path.get_ident().map(|id| self.is_active(id));
         match e {
             Expr::Lit(_) => false,
-            Expr::Path(p) if path_of(p).is_some() => path_of(p) == Some(true),
+            // (The guard asks for a name only: looking it up is the arm's.)
+            Expr::Path(p) if p.path.get_ident().is_some() => path_of(p) == Some(true),
             // A length is an integer, whatever it measures (`0..model.weights.len()`).
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => false,
             Expr::MethodCall(m)

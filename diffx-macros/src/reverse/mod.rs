@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream};
 
-use crate::builder::Builder;
+use crate::builder::{Builder, Quick};
 use crate::ir::{Atom, ControlId, Kind, Op, Path, Stmt, Var};
 
 mod cells;
@@ -55,7 +55,7 @@ pub struct Reverse {
 
 struct Sweep {
     b: Builder,
-    adj: HashMap<Var, Var>,
+    adj: HashMap<Var, Var, Quick>,
     /// Places of parameter-struct adjoints contributed to so far (the base and the path), and the
     /// bases contributed to inside a loop or an `if`: see [`Sweep::first_into`].
     touched: Vec<(Var, Path)>,
@@ -125,7 +125,7 @@ pub fn transform(
     let backward = b.func.body.len();
     let mut sweep = Sweep {
         b,
-        adj: HashMap::new(),
+        adj: HashMap::default(),
         touched: Vec::new(),
         nested_bases: Vec::new(),
         depth: 0,
@@ -200,34 +200,42 @@ impl Sweep {
         let call_vectors = returned_by_calls(&self.b.func, body);
         self.vectors.extend(call_vectors.iter().copied());
         // A vector declared inside a loop or an `if` gets its adjoint where its body is recomputed.
-        let nested = tapes::declared_in(body)
-            .difference(
-                &body
-                    .iter()
-                    .filter_map(|s| match s {
-                        Stmt::Let { dst, .. } => Some(*dst),
-                        _ => None,
-                    })
-                    .collect(),
-            )
-            .copied()
-            .collect::<std::collections::HashSet<Var>>();
+        // (Found where a vector or a value of the user's type asks: a function of numbers has
+        // none.)
+        let nested = std::cell::OnceCell::new();
+        let nested = || {
+            nested.get_or_init(|| {
+                tapes::declared_in(body)
+                    .difference(
+                        &body
+                            .iter()
+                            .filter_map(|s| match s {
+                                Stmt::Let { dst, .. } => Some(*dst),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                    .copied()
+                    .collect::<std::collections::HashSet<Var>>()
+            })
+        };
         for (v, ty) in params.iter().flatten() {
             if matches!(primal.func.kind(*v), Kind::Other | Kind::Slice) {
                 self.zeros(*v, ty.clone());
             }
         }
-        for (vec, _) in logs.iter().filter(|(v, _)| !nested.contains(v)) {
+        for (vec, _) in logs.iter().filter(|(v, _)| !nested().contains(v)) {
             self.vector_adjoint(*vec);
         }
-        for vec in call_vectors.iter().filter(|v| !nested.contains(v)) {
+        for vec in call_vectors.iter().filter(|v| !nested().contains(v)) {
             self.vector_adjoint(*vec);
         }
         // Values of the user's types start at zero where they are declared at the top level; in
         // a loop or an `if`, at their first contribution (`Sweep::accumulate`).
-        let inner = made_by_inner_control(body);
+        let inner = std::cell::OnceCell::new();
+        let inner = || inner.get_or_init(|| made_by_inner_control(body));
         let top: Vec<Var> = (self.b.func.own_values.iter())
-            .filter(|v| !nested.contains(v) && !inner.contains(v))
+            .filter(|v| !nested().contains(v) && !inner().contains(v))
             .copied()
             .collect();
         for v in top {
@@ -239,7 +247,7 @@ impl Sweep {
             .filter(|v| !self.vectors.contains(v))
             .collect();
         self.vectors.extend(filled.iter().copied());
-        for vec in filled.iter().filter(|v| !nested.contains(v)) {
+        for vec in filled.iter().filter(|v| !nested().contains(v)) {
             self.vector_adjoint(*vec);
         }
     }

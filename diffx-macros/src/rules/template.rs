@@ -23,8 +23,9 @@ pub const OPERANDS: [&str; 3] = ["a", "b", "c"];
 
 /// Templates parsed as expressions in this expansion, by template, with the float type filled in.
 /// Shared by the builders of one expansion (they are clones of the first), each tree shared by
-/// its uses (a tree's copy cost more than the rest of a use).
-pub type Templates = Rc<RefCell<HashMap<&'static str, Rc<syn::Expr>>>>;
+/// its uses (a tree's copy cost more than the rest of a use). A list: an expansion uses few of the
+/// table's templates, found among them faster than their text is hashed.
+pub type Templates = Rc<RefCell<Vec<(&'static str, Rc<syn::Expr>)>>>;
 
 /// `template` as an expression (a partial derivative, which lowering makes into IR).
 pub fn expr(
@@ -32,11 +33,11 @@ pub fn expr(
     template: &'static str,
     float: &Ident,
 ) -> syn::Result<Rc<syn::Expr>> {
-    if let Some(expr) = cache.borrow().get(template) {
+    if let Some((_, expr)) = cache.borrow().iter().find(|(t, _)| *t == template) {
         return Ok(Rc::clone(expr));
     }
     let expr: Rc<syn::Expr> = Rc::new(syn::parse2(tokens_of(template, float)?)?);
-    cache.borrow_mut().insert(template, Rc::clone(&expr));
+    cache.borrow_mut().push((template, Rc::clone(&expr)));
     Ok(expr)
 }
 

@@ -21,7 +21,7 @@ fn lists(item: proc_macro2::TokenStream) -> (String, String, String) {
     let mut item: syn::ItemFn = syn::parse2(item).unwrap();
     let sig = parse::signature(&item, &parse::Args::default()).unwrap();
     let (block, facts) = crate::analyze::body(
-        &crate::desugar::body(&item.block, &sig).unwrap(),
+        crate::desugar::body((*item.block).clone(), &sig).unwrap(),
         &sig,
         Default::default(),
     );
