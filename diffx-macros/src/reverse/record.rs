@@ -1,5 +1,4 @@
-//! Loops that record: a loop's backward sweep reads what its forward sweep kept, and never runs
-//! the body again.
+//! Loops that record: a loop's backward sweep reads what its forward sweep kept, not the body.
 //!
 //! A backward iteration needs, besides the iteration's entry state on the loop's tape, the values
 //! of the body its adjoint reads. A loop that recomputes (`control.rs`) runs the body again from
@@ -29,16 +28,15 @@
 //! range: computed again where it names no value of the list (`0..d`), else recorded per run.
 //!
 //! A loop records when every loop nested in it does, and its body declares no vector it writes,
-//! writes no vector that a loop in it carries as a cell, runs no statement kept as written
-//! (`println!`), computes no constant but a condition from a vector it writes, and starts each
-//! nested loop's cells in a `let` that nothing else reads before that loop. Other loops recompute.
+//! writes no vector a loop in it carries as a cell, runs no `println!` or other kept statement,
+//! computes no constant but a condition from a vector it writes, and starts each nested loop's
+//! cells in a `let` nothing else reads before that loop. Other loops recompute.
 //!
-//! An `if` of the function's top level with a loop in an arm records too, when each of its arms
-//! could be a recording loop's body ([`if_records`]): its arms run once, so their records, and the tapes of the loops
-//! in them, are stacks the function declares ([`Func::stacks`]), and the adjoint of the arm that
-//! ran starts from them instead of running the arm again. The rest of a body after an early
-//! `return` is such an `if`: without it, the backward sweep of every loop after the `return` would
-//! run the loop forward once more.
+//! An `if` of the function's top level with a loop in an arm records too, when each arm could be
+//! a recording loop's body ([`if_records`]): its arms run once, so their records and their loops'
+//! tapes are stacks the function declares ([`Func::stacks`]), from which the adjoint of the arm
+//! that ran starts, not running the arm again. The rest of a body after an early `return` is such
+//! an `if`: else the backward sweep of every loop after it would run the loop forward once more.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -563,12 +561,8 @@ fn if_kept(
     names: &BTreeSet<String>,
     defined: &HashSet<String>,
 ) -> Vec<(Kept, After)> {
-    let named = |o: &Var| {
-        let name = f.name(*o).to_string();
-        names.contains(&name) && !defined.contains(&name)
-    };
     outs.iter()
-        .filter(|o| needed.remove(o) | named(o))
+        .filter(|o| needed.remove(o) | named_in_code(f, **o, names, defined))
         .map(|o| (Kept::Value(*o), After::Def))
         .collect()
 }
@@ -593,11 +587,14 @@ fn loop_kept(
         cells
             .iter()
             .zip(active)
-            .filter(|(c, a)| {
-                let name = f.name(**c).to_string();
-                !**a && names.contains(&name) && !defined.contains(&name)
-            })
+            .filter(|(c, a)| !**a && named_in_code(f, **c, names, defined))
             .map(|(c, _)| (Kept::Condition(f.name(*c).clone()), After::Loop(id))),
     );
     out
+}
+
+/// Whether code kept as written in the backward sweep names `v`, which it does not define.
+fn named_in_code(f: &Func, v: Var, names: &BTreeSet<String>, defined: &HashSet<String>) -> bool {
+    let name = f.name(v).to_string();
+    names.contains(&name) && !defined.contains(&name)
 }
