@@ -5,6 +5,10 @@
 //! literature. Forward mode and reverse mode are rewrites of this list into longer lists; only
 //! `emit/` turns a list into Rust. How an operand reads as Rust is part of the IR ([`operands`]):
 //! the transforms write linear maps in it. `Display` prints the list (`print.rs`), so tests compare text.
+//!
+//! Code the list keeps as written (a constant expression, a `println!`, a loop's head, an index)
+//! is a [`Code`]: its tokens with the names they mention, found where it is made, so that no pass
+//! reads inside the tokens.
 
 use proc_macro2::{Ident, Span, TokenStream};
 
