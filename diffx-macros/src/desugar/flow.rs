@@ -242,7 +242,7 @@ fn stmt(s: &Stmt, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Stmt, bool)> {
 }
 
 fn block(b: &Block, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Block, bool)> {
-    let stops = b.stmts.iter().any(|s| may_stop(s.to_token_stream(), ctx));
+    let stops = b.stmts.iter().any(|s| may_stop(s, ctx));
     Ok((
         Block {
             brace_token: b.brace_token,
@@ -253,7 +253,7 @@ fn block(b: &Block, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Block, bool)
 }
 
 /// Whether code may set one of the context's flags (nested loops keep their own `break`s).
-fn may_stop(code: TokenStream, ctx: &Ctx) -> bool {
+fn may_stop(code: &Stmt, ctx: &Ctx) -> bool {
     let mut names = Vec::new();
     if ctx.ret.is_some() {
         names.push("return");
@@ -261,7 +261,7 @@ fn may_stop(code: TokenStream, ctx: &Ctx) -> bool {
     if !ctx.loops.is_empty() {
         names.extend(["break", "continue"]);
     }
-    !names.is_empty() && tokens::find_ident(code, &names).is_some()
+    !names.is_empty() && holds::stmt(code, &names)
 }
 
 fn expr(e: &Expr, ctx: &Ctx, counter: &mut usize) -> syn::Result<(Expr, bool)> {

@@ -8,7 +8,8 @@ use syn::{Block, Expr};
 
 use crate::tokens;
 
-/// Whether statement `s` holds one of `names`, or the keyword `return` where `names` has it.
+/// Whether statement `s` holds one of `names`, or the keyword `return`, `break` or `continue`
+/// where `names` has it.
 pub(super) fn stmt(s: &syn::Stmt, names: &[&str]) -> bool {
     let mut h = Holds {
         names,
@@ -46,10 +47,19 @@ impl<'ast> Visit<'ast> for Holds<'_> {
             self.found = self.names.contains(&id.as_str());
         }
     }
-    // (A keyword is no identifier of syn's tree: `return` is asked for by its expression.)
+    // (A keyword is no identifier of syn's tree: `return`, `break` and `continue` are asked for
+    // by their expressions.)
     fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
         self.found |= self.names.contains(&"return");
         visit::visit_expr_return(self, r);
+    }
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        self.found |= self.names.contains(&"break");
+        visit::visit_expr_break(self, b);
+    }
+    fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+        self.found |= self.names.contains(&"continue");
+        visit::visit_expr_continue(self, c);
     }
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.tokens(&m.tokens);
@@ -176,6 +186,32 @@ mod tests {
                 r#return
             }),
             &["return"]
+        ));
+        let jumps = ["break", "continue"];
+        let stops = quote!({
+            for i in 0..n {
+                if x > 1.0 {
+                    break;
+                }
+            }
+            x
+        });
+        assert!(holds(stops, &jumps));
+        assert!(holds(
+            quote!({
+                'a: for i in 0..n {
+                    continue 'a;
+                }
+                x
+            }),
+            &jumps
+        ));
+        assert!(!holds(
+            quote!({
+                let breaks = x;
+                breaks
+            }),
+            &jumps
         ));
     }
 }

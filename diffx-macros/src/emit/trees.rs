@@ -30,6 +30,12 @@ impl Trees {
 
     /// Punctuation as `quote!` writes it: `+=` and `::` joint, the last character alone.
     pub fn punct(&mut self, op: &str) -> &mut Self {
+        // (The commonest, one character alone, without counting.)
+        if let [c] = op.as_bytes() {
+            let c = char::from(*c);
+            self.0.push(TokenTree::Punct(Punct::new(c, Spacing::Alone)));
+            return self;
+        }
         let n = op.chars().count();
         for (i, c) in op.chars().enumerate() {
             let spacing = if i + 1 < n {
