@@ -86,8 +86,11 @@ fn single_last_reads(
     out
 }
 
+/// Values by name, for code kept as written (hashed cheaply: built per pass, asked per name).
+pub(crate) type ByName = HashMap<String, Var, crate::builder::Quick>;
+
 /// Each value of `f` by its name (code kept as written mentions values by name).
-pub(crate) fn by_name(f: &Func) -> HashMap<String, Var> {
+pub(crate) fn by_name(f: &Func) -> ByName {
     f.vars
         .iter()
         .enumerate()
@@ -96,7 +99,7 @@ pub(crate) fn by_name(f: &Func) -> HashMap<String, Var> {
 }
 
 /// The values statement `s` reads (once per mention).
-pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
+pub(crate) fn reads(s: &Stmt, by_name: &ByName) -> Vec<Var> {
     let named = |names: &[&str]| {
         names
             .iter()
@@ -214,17 +217,27 @@ pub(crate) fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
 /// For passes that drop what nothing mentions (`tape::trim`), so it errs on the side of more: a
 /// name missing here would drop a value the derivative reads.
 pub(crate) fn mentions(f: &Func, body: &[Stmt], out: &mut BTreeSet<String>) {
-    Mentions { f, out }.body(body);
+    let mut m = Mentions {
+        f,
+        out,
+        values: vec![false; f.vars.len()],
+    };
+    m.body(body);
+    // (Values by index first, named once each: a value is mentioned many times.)
+    let named = m.values.iter().enumerate().filter(|(_, seen)| **seen);
+    m.out.extend(named.map(|(v, _)| f.name(Var(v)).to_string()));
 }
 
 struct Mentions<'a> {
     f: &'a Func,
     out: &'a mut BTreeSet<String>,
+    /// The values mentioned, by index.
+    values: Vec<bool>,
 }
 
 impl Mentions<'_> {
     fn name(&mut self, v: Var) {
-        self.out.insert(self.f.name(v).to_string());
+        self.values[v.0] = true;
     }
 
     /// A called function's path: a local closure is called by its name.

@@ -38,7 +38,7 @@
 //! that ran starts, not running the arm again. The rest of a body after an early `return` is such
 //! an `if`: else the backward sweep of every loop after it would run the loop forward once more.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use proc_macro2::{Ident, Span};
 use quote::ToTokens;
@@ -46,7 +46,7 @@ use quote::ToTokens;
 use super::Sweep;
 use crate::builder::Builder;
 use crate::ir::{Atom, ControlId, Func, Kind, LoopHead, Nested, Op, Stmt, Var};
-use crate::liveness;
+use crate::liveness::{self, ByName};
 
 /// A value a recording loop's backward sweep pops, pushed on `stack` after the statement that
 /// makes it.
@@ -276,7 +276,7 @@ fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
 
 /// Whether a loop's range mentions no value of the list: only constants, loop variables and
 /// parameters, which the backward sweep has as they were (the constants computed again).
-fn names_no_value(iter: &crate::ir::LoopIter, by_name: &HashMap<String, Var>) -> bool {
+fn names_no_value(iter: &crate::ir::LoopIter, by_name: &ByName) -> bool {
     iter.code()
         .idents()
         .iter()
@@ -297,7 +297,7 @@ fn written(list: &[Stmt]) -> HashSet<Var> {
 }
 
 /// What `s` reads from before it: a backward loop reads its cells from its own tape.
-fn reads(s: &Stmt, by_name: &HashMap<String, Var>) -> Vec<Var> {
+fn reads(s: &Stmt, by_name: &ByName) -> Vec<Var> {
     let mut out = liveness::reads(s, by_name);
     if let Stmt::LoopBack { cells, body, .. } = s {
         let popped: HashSet<Var> = cells.iter().map(|(c, _)| *c).collect();
@@ -333,13 +333,7 @@ fn cheap(f: &Func, dst: Var, op: &Op, args: &[Atom], written: &HashSet<Var>) -> 
 /// adjoint of each write undoes it, so where the backward sweep first needs `x` (the adjoint of
 /// its last reader), every later write is undone and no earlier one: `v[k]` holds `x` again. (A
 /// write filling a new vector is not undone, and is no such write.)
-fn reread(
-    f: &Func,
-    fwd: &[Stmt],
-    at: usize,
-    written: &HashSet<Var>,
-    by_name: &HashMap<String, Var>,
-) -> bool {
+fn reread(f: &Func, fwd: &[Stmt], at: usize, written: &HashSet<Var>, by_name: &ByName) -> bool {
     let Stmt::Let {
         dst,
         op: Op::Id,
