@@ -435,8 +435,8 @@ pub(super) fn stmt(
 }
 
 /// The values a body writes after binding them (accumulated into, set, loop cells, vectors
-/// written in place), which it binds with `mut`: by value index (values are dense; a hash set was
-/// asked at every `let`).
+/// written in place), which it binds with `mut`: by value index (values are dense, and every
+/// `let` asks).
 pub(super) struct Mutable(Vec<bool>);
 
 impl Mutable {
