@@ -72,6 +72,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         .map(|p| p.differentiable.then(|| format_ident!("{}_dot", p.name)))
         .collect();
     let ct = Ident::new("ct", Span::call_site());
+    let form = crate::emit::form::Form::plain(&sig.float);
     let mut hidden = vec![
         hidden_jvp(&item, &sig, &rules.jvp, &dots),
         hidden_vjp(&item, &sig, &rules.vjp, &ct),
@@ -80,11 +81,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         let parts = crate::emit::split::Parts {
             item: &item,
             sig: &sig,
+            form: &form,
             ct: &ct,
         };
         hidden.push(crate::emit::split::recomputing(&parts));
     }
-    let public = crate::emit::public(&item, &sig, &dots, &ct);
+    let public = crate::emit::public(&item, &sig, &form, &dots, &ct);
     let second = match &rules.hvp {
         Some(hvp) if sig.ret_kind != crate::ir::Kind::Scalar => return Err(syn::Error::new(
             hvp.span(),
@@ -92,10 +94,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         )),
         Some(hvp) => {
             let hidden = hidden_hvp(&item, &sig, &rules.vjp, hvp, &dots);
-            let public = crate::emit::second::public(&item, &sig, &dots);
+            let public = crate::emit::second::public(&item, &sig, &form, &dots);
             quote!(#hidden #public)
         }
-        None => crate::emit::second::no_hvp(&item, &sig, true),
+        None => crate::emit::second::no_hvp(&item, &sig, &form, true),
     };
     Ok(quote!(#item #(#hidden)* #public #second))
 }

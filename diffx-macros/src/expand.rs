@@ -1,5 +1,6 @@
 //! The pipeline of `#[autodiff]`: adapt → parse → scopes → desugar → analyze → lower → check →
-//! derive the programs → emit → dress. Each stage is one call here, from one type to the next.
+//! derive the programs → emit (in the function's form: generic, a method) → dress (an adapted
+//! function). Each stage is one call here, from one type to the next.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -45,16 +46,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 fn expand_fn(attr: TokenStream, f: ItemFn) -> syn::Result<TokenStream> {
     let args = parse::args(attr)?;
     Ok(match function(f, args)? {
-        Written::Tokens(tokens) => tokens,
+        Written::Tokens { primal, derived } => quote!(#primal #derived),
         Written::Items(items) => quote!(#(#items)*),
     })
 }
 
 /// What is written for one function: the function and its derivative functions.
 pub enum Written {
-    /// As emission wrote them: a free function needs no dressing.
-    Tokens(TokenStream),
-    /// Read as items and dressed: generic, in an `impl`, or adapted.
+    /// As emission wrote them, in the function's form.
+    Tokens {
+        primal: TokenStream,
+        derived: TokenStream,
+    },
+    /// Read as items and dressed: an adapted function.
     Items(Vec<syn::Item>),
 }
 
@@ -63,8 +67,9 @@ pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
     let (core, args, adapters) = adapt::into_core(item, args)?;
     let sig = parse::signature(&core, &args)?;
     let programs = programs(&core, &sig, &args)?;
-    let written = emit_programs(&core, &sig, &programs)?;
-    dress(written, &core, &sig, &adapters)
+    let form = emit::form::Form::new(&core, &sig, programs.through_f64);
+    let derived = emit_programs(&core, &sig, &form, &programs)?;
+    dress(form.primal(&core), derived, &adapters)
 }
 
 /// The programs the derivative functions are written from.
@@ -83,6 +88,9 @@ pub struct Programs {
     /// Forward over reverse (`order = 2`), and forward over that (`order = 3`).
     pub hvp: Option<forward::Forward>,
     pub third: Option<forward::Forward>,
+    /// Whether desugaring bound the derivative functions to a float type of `f64` alone
+    /// (`desugar/conversions.rs`).
+    pub through_f64: bool,
 }
 
 /// The body desugared and lowered, and the programs derived from it, trimmed.
@@ -91,6 +99,7 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
     let (block, user_names) = analyze::scopes(&item.block, sig);
     let as_written = |e| analyze::error_as_written(e, &user_names);
     let desugared = desugar::body(block, sig).map_err(as_written)?;
+    let through_f64 = crate::tokens::is_generic(&sig.float) && desugar::guarded(&desugared);
     let (block, facts) = analyze::body(desugared, sig, user_names.clone());
     // (The item around the new body, without a copy of the old one.)
     let core = ItemFn {
@@ -149,14 +158,20 @@ fn programs(item: &ItemFn, sig: &Signature, args: &parse::Args) -> syn::Result<P
         base,
         hvp,
         third,
+        through_f64,
     })
 }
 
 /// Every derivative function of `item`, for its core form.
-fn emit_programs(item: &ItemFn, sig: &Signature, p: &Programs) -> syn::Result<TokenStream> {
-    let mut out = emit::functions(item, sig, &p.fwd, &p.rev);
+fn emit_programs(
+    item: &ItemFn,
+    sig: &Signature,
+    form: &emit::form::Form,
+    p: &Programs,
+) -> syn::Result<TokenStream> {
+    let mut out = emit::functions(item, sig, form, &p.fwd, &p.rev);
     if matches!(sig.ret_kind, Kind::Slice | Kind::Other) {
-        out.extend(emit::second::jacobian(item, sig));
+        out.extend(emit::second::jacobian(item, sig, form));
     }
     match (&p.hvp, &p.base) {
         (Some(hvp), Some(base)) => {
@@ -164,24 +179,24 @@ fn emit_programs(item: &ItemFn, sig: &Signature, p: &Programs) -> syn::Result<To
                 .iter()
                 .map(|d| d.map(|d| hvp.b.func.name(d).clone()))
                 .collect();
-            out.extend(emit::second::hidden_hvp(item, sig, hvp, base));
+            out.extend(emit::second::hidden_hvp(item, sig, form, hvp, base));
             if sig.ret_kind == Kind::Scalar {
-                out.extend(emit::second::public(item, sig, &dots));
-                out.extend(emit::nested::companions(item, sig));
+                out.extend(emit::second::public(item, sig, form, &dots));
+                out.extend(emit::nested::companions(item, sig, form));
             } else {
                 // (A vector result: its callers' second order goes through the hidden function.)
-                out.extend(emit::second::not_asked(item, sig));
-                out.extend(emit::nested::not_asked(item, sig));
+                out.extend(emit::second::not_asked(item, sig, form));
+                out.extend(emit::nested::not_asked(item, sig, form));
             }
         }
         _ => {
-            out.extend(emit::second::no_hvp(item, sig, false));
-            out.extend(emit::second::not_asked(item, sig));
-            out.extend(emit::nested::not_asked(item, sig));
+            out.extend(emit::second::no_hvp(item, sig, form, false));
+            out.extend(emit::second::not_asked(item, sig, form));
+            out.extend(emit::nested::not_asked(item, sig, form));
         }
     }
     if let (Some(third), Some(hvp), Some(base)) = (&p.third, &p.hvp, &p.base) {
-        out.extend(emit::third::functions(item, sig, third, hvp, base));
+        out.extend(emit::third::functions(item, sig, form, third, hvp, base));
     }
     #[cfg(feature = "explain")]
     {
@@ -190,28 +205,24 @@ fn emit_programs(item: &ItemFn, sig: &Signature, p: &Programs) -> syn::Result<To
             params: &p.params,
             fwd: &p.fwd,
         };
-        // The reverse program as one function, as a learner reads it (the emitted
-        // `__diffx_vjp_` may call the split function instead).
-        let shown = emit::plain_vjp(item, sig, &p.rev);
-        let explain = crate::explain::function(item, sig, &programs, &quote!(#shown #out))?;
+        // The derivative programs as a learner reads them: free functions of one float type,
+        // the reverse program as one function (the emitted `__diffx_vjp_` may call the split
+        // function instead).
+        let shown = emit::plain(item, sig, &p.fwd, &p.rev);
+        let explain = crate::explain::function(item, sig, form, &programs, &shown)?;
         out.extend(explain);
     }
     Ok(out)
 }
 
-/// What was written for `core`, in the user's form: as written when no dressing is needed, else
-/// read once as items and dressed.
-fn dress(
-    written: TokenStream,
-    core: &ItemFn,
-    sig: &Signature,
-    adapters: &[Adapter],
-) -> syn::Result<Written> {
-    if !adapt::needed(core, sig, adapters) {
-        return Ok(Written::Tokens(written));
+/// What was written for `core`, in the user's form: as written when it was not adapted, else
+/// read once as items and each adaptation undone.
+fn dress(primal: TokenStream, derived: TokenStream, adapters: &[Adapter]) -> syn::Result<Written> {
+    if adapters.is_empty() {
+        return Ok(Written::Tokens { primal, derived });
     }
-    let items = syn::parse2::<syn::File>(written)?.items;
-    Ok(Written::Items(adapt::dress(items, core, sig, adapters)))
+    let items = syn::parse2::<syn::File>(quote!(#primal #derived))?.items;
+    Ok(Written::Items(adapt::dress(items, adapters)))
 }
 
 pub fn first_token_span(item: &TokenStream) -> proc_macro2::Span {

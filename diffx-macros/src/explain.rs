@@ -30,6 +30,7 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::emit;
+use crate::emit::form::{Form, Function, Role};
 use crate::forward::Forward;
 use crate::ir::operands::place;
 use crate::ir::{Atom, Kind, Var};
@@ -104,6 +105,7 @@ fn calls_own_types(f: &crate::ir::Func) -> bool {
 pub fn function(
     item: &ItemFn,
     sig: &Signature,
+    form: &Form,
     p: &Programs,
     emitted: &TokenStream,
 ) -> syn::Result<TokenStream> {
@@ -166,10 +168,17 @@ pub fn function(
     let [jvp, vjp] = pretty_items(emitted, [names::jvp(name), names::vjp(name)]);
     let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
     let doc = doc(name, sig.ret_kind);
-    Ok(quote! {
-        #[doc = #doc]
-        #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
-        #vis fn #fn_name(#(#params,)* #(#tangents),* #ct) -> ::diffx::explain::Trace {
+    Ok(form.function(Function {
+        attrs: quote! {
+            #[doc = #doc]
+            #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
+        },
+        vis,
+        name: &fn_name,
+        role: Role::Explain,
+        params: quote!(#(#params,)* #(#tangents),* #ct),
+        ret: quote!(::diffx::explain::Trace),
+        body: quote! {
             use ::diffx::explain::{CastNothing as _, CastValue as _, ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
             let mut #rec = ::diffx::explain::Recorder::<#float>::new(
                 ::diffx::explain::Trace::new(#fn_str).with_code(#list, #jvp, #vjp),
@@ -177,8 +186,8 @@ pub fn function(
             );
             #body
             #rec.finish()
-        }
-    })
+        },
+    }))
 }
 
 /// The documentation of `explain_f`.

@@ -60,6 +60,7 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
         let block_options = own.is_none();
         let attr = own.unwrap_or_else(|| block_args.clone());
         let context = Context {
+            trait_impl,
             self_ty: home,
             types: &mut types,
             generics: &block.generics,
@@ -74,14 +75,13 @@ fn impl_block(block_args: TokenStream, mut block: ItemImpl) -> TokenStream {
                 errors.push(e.to_compile_error());
                 items.push(ImplItem::Fn(method));
             }
-            Ok(Some((name, fns))) => {
-                for f in fns {
-                    let primal = f.sig.ident == name;
+            Ok(Some(written)) => {
+                for (item, primal) in written {
                     match (trait_impl, primal) {
                         // The trait's method stays as the user wrote it.
                         (true, true) => items.push(ImplItem::Fn(method.clone())),
-                        (true, false) => derived.push(ImplItem::Fn(public(f))),
-                        (false, _) => items.push(ImplItem::Fn(f)),
+                        (true, false) => derived.push(item),
+                        (false, _) => items.push(item),
                     }
                 }
             }
@@ -193,6 +193,9 @@ fn own_attribute(method: &mut ImplItemFn) -> Option<TokenStream> {
 /// What a block's functions are differentiated in: its associated types, its generic
 /// parameters, and the operator it implements, if it does.
 struct Context<'a> {
+    /// The block implements a trait: the derivative functions are public, in an `impl` of
+    /// their own.
+    trait_impl: bool,
     /// The type the derivative functions are methods of.
     self_ty: &'a syn::Type,
     types: &'a mut AssociatedTypes,
@@ -380,16 +383,16 @@ impl Operator {
     }
 }
 
-/// The function's name in the pipeline and its derivative functions, with the function, as
-/// associated functions; `None` when the function is kept as written (not `asked` for by an
-/// attribute of its own, and not differentiable by its signature). The trait's associated types
-/// are written out first.
+/// The function and its derivative functions as associated functions, each with whether it is the
+/// function itself; `None` when the function is kept as written (not
+/// `asked` for by an attribute of its own, and not differentiable by its signature). The trait's
+/// associated types are written out first.
 fn function(
     method: &ImplItemFn,
     attr: TokenStream,
     asked: bool,
     context: Context,
-) -> syn::Result<Option<(syn::Ident, Vec<ImplItemFn>)>> {
+) -> syn::Result<Option<Vec<(ImplItem, bool)>>> {
     let mut item = ItemFn {
         attrs: method.attrs.clone(),
         vis: method.vis.clone(),
@@ -397,6 +400,10 @@ fn function(
         block: Box::new(method.block.clone()),
     };
     context.types.visit_item_fn_mut(&mut item);
+    if context.trait_impl {
+        // A derivative function of a trait's method, public as the trait's method is.
+        item.vis = syn::parse_quote!(pub);
+    }
     let mut args = parse::args(attr)?;
     args.associated = true;
     args.impl_float = parse::float_param(context.generics);
@@ -421,24 +428,29 @@ fn function(
         Err(_) if lenient => return Ok(None),
         w => w?,
     };
-    let items = match written {
-        Written::Items(items) => items,
-        Written::Tokens(tokens) => syn::parse2::<syn::File>(tokens)?.items,
-    };
-    let fns = items
-        .into_iter()
-        .filter_map(|i| match i {
-            Item::Fn(f) => Some(ImplItemFn {
-                attrs: f.attrs,
-                vis: f.vis,
-                defaultness: None,
-                sig: f.sig,
-                block: *f.block,
-            }),
-            _ => None,
-        })
-        .collect();
-    Ok(Some((name, fns)))
+    Ok(Some(match written {
+        Written::Tokens { primal, derived } => vec![
+            (ImplItem::Verbatim(primal), true),
+            (ImplItem::Verbatim(derived), false),
+        ],
+        Written::Items(items) => items
+            .into_iter()
+            .filter_map(|i| match i {
+                Item::Fn(f) => Some((
+                    f.sig.ident == name,
+                    ImplItem::Fn(ImplItemFn {
+                        attrs: f.attrs,
+                        vis: f.vis,
+                        defaultness: None,
+                        sig: f.sig,
+                        block: *f.block,
+                    }),
+                )),
+                _ => None,
+            })
+            .map(|(primal, f)| (f, primal))
+            .collect(),
+    }))
 }
 
 /// The block's options as they apply to `item`: `self` in `wrt` names the receiver of methods
@@ -486,12 +498,6 @@ fn named_self_params(item: &mut ItemFn, args: &parse::Args, self_ty: &syn::Type)
             *ty = self_ty.clone();
         }
     }
-}
-
-/// A derivative function of a trait's method, public as the trait's method is.
-fn public(mut f: ImplItemFn) -> ImplItemFn {
-    f.vis = syn::parse_quote!(pub);
-    f
 }
 
 /// Rewrites `Self::Name` into the type the trait impl gives `Name` (`type Output = V2;`): the

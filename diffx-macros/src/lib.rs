@@ -9,9 +9,9 @@
 //! small core (after `analyze` has given every binding a name of its own), `analyze` finds what
 //! the body does with each binding, `lower` turns the body into a Wengert list (`ir`), `check`
 //! refuses what the order asked for cannot go through, `forward` and `reverse` rewrite the list into tangent and adjoint
-//! programs using the one derivative table in `rules`, `emit` writes them as Rust, and `adapt`
-//! dresses what was written back in the user's form. All of it is plain Rust over
-//! `proc_macro2`, tested without a compiler; this file only connects it to rustc. The repository's
+//! programs using the one derivative table in `rules`, `emit` writes them as Rust in the
+//! function's form (generic like it, methods of its `impl`), and `adapt` undoes its adaptations.
+//! All of it is plain Rust over `proc_macro2`, tested without a compiler; this file only connects it to rustc. The repository's
 //! `ARCHITECTURE.md` describes the layers.
 //!
 //! # Layers
@@ -31,7 +31,7 @@
 //! | 5 | `liveness`, `tape`, `check` | analyses of the list: last reads; what a loop's tape keeps; what keeps the order asked for from being written |
 //! | 6 | `forward`, `reverse` | the transforms: the tangent program; the adjoint program |
 //! | 7 | `emit` | the programs written as Rust |
-//! | 8 | `explain`, `adapt` | `explain_f`: the list instrumented to record a trace; the forms the core does not take (tuple results, methods, generics), adapted to it and back |
+//! | 8 | `explain`, `adapt` | `explain_f`: the list instrumented to record a trace; the forms the core does not take (tuple and struct results, `&mut` outputs, function parameters, `wrt(self)`), adapted to it and back |
 //! | 9 | `custom`, `derive`, `expand`, `items`, `lib` | the drivers: `#[custom_derivative]`; `#[derive(Params)]`; the pipeline of `#[autodiff]` (`expand`); the item it is on, a function or an `impl` block (`items`); the entry points |
 
 #![warn(missing_docs)]

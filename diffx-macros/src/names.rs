@@ -16,8 +16,8 @@
 use proc_macro2::{Ident, Span};
 use quote::{format_ident, IdentFragment};
 
-/// The prefix of every generated name: a name starting with it is the macro's (`adapt/methods.rs`
-/// leaves such functions associated; desugaring's loops over them are in the core already).
+/// The prefix of every generated name: a name starting with it is the macro's (desugaring's loops
+/// over them are in the core already).
 pub(crate) const PREFIX: &str = "__diffx_";
 
 /// Whether `name` is one the macro wrote (starts with [`PREFIX`]).
@@ -142,8 +142,8 @@ pub(crate) fn by_number(op: &Ident) -> Ident {
 
 /// The name `self` gets in the pipeline when `wrt(self, …)` differentiates it: the method's
 /// first parameter `__diffx_self: &Self` (`adapt::receiver::into_core`), and the first segment of
-/// lowering's call of another method, `__diffx_self::g(…)`, which `adapt/methods.rs` writes back
-/// as `self.g(…)`.
+/// lowering's call of another method, `__diffx_self::g(…)`, which emission writes back as
+/// `self.g(…)`.
 pub(crate) const SELF_PARAM: &str = "__diffx_self";
 
 /// The placeholder constant lowering gives a block that stopped early (a `return` inside an

@@ -1,19 +1,17 @@
 //! The forms of function the core pipeline does not take, adapted to it on the way in and back on
 //! the way out, each adapter's two halves in one file: a tuple result differentiated as an array
 //! (`tuples.rs`), a method differentiated in its receiver as an associated function
-//! (`receiver.rs`), a function parameter taken with its partials (`functions.rs`); and the
-//! dressing of what the core writes for a method or an associated function (`methods.rs`) and for
-//! a generic function (`generics.rs`). No other stage knows about these forms.
+//! (`receiver.rs`), a function parameter taken with its partials (`functions.rs`), a `&mut` output
+//! (`outputs.rs`), a struct result (`structs/`). No other stage knows about these forms. (Generic
+//! functions and methods need no adapter: emission writes them in their form, `emit/form.rs`.)
 
 use proc_macro2::Ident;
 use syn::{Item, ItemFn, Receiver};
 
 use crate::emit::tuples::Layout;
-use crate::parse::{self, Signature};
+use crate::parse;
 
 pub mod functions;
-pub mod generics;
-pub mod methods;
 pub mod outputs;
 pub mod receiver;
 pub mod structs;
@@ -70,27 +68,9 @@ pub fn into_core(
     Ok((item, args, adapters))
 }
 
-/// Whether what the pipeline writes for `core` needs dressing: it is generic, a method or an
-/// associated function, or was adapted.
-pub fn needed(core: &ItemFn, sig: &Signature, adapters: &[Adapter]) -> bool {
-    let generic = !core.sig.generics.params.is_empty() || crate::tokens::is_generic(&sig.float);
-    generic || sig.associated || !adapters.is_empty()
-}
-
-/// The items written for `core` in the user's form: generic like the user's function, methods of
-/// its `impl`, then each adaptation undone, the innermost first.
-pub fn dress(items: Vec<Item>, core: &ItemFn, sig: &Signature, adapters: &[Adapter]) -> Vec<Item> {
+/// The items written for `core`, with each adaptation undone, the innermost first.
+pub fn dress(items: Vec<Item>, adapters: &[Adapter]) -> Vec<Item> {
     let mut items = items;
-    if !core.sig.generics.params.is_empty() || crate::tokens::is_generic(&sig.float) {
-        let containers = sig
-            .params
-            .iter()
-            .any(|p| p.differentiable && p.numbers && p.kind == crate::ir::Kind::Other);
-        items = generics::dress(items, core, &sig.float, sig.float_bounded, containers);
-    }
-    if sig.associated {
-        items = methods::dress(items, sig.receiver.as_ref());
-    }
     for adapter in adapters.iter().rev() {
         items = match adapter {
             Adapter::Tuple { function, layout } => tuples::dress(items, function, layout),

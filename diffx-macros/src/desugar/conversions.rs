@@ -61,6 +61,24 @@ pub fn followed(mut block: Block, sig: &Signature) -> syn::Result<Block> {
     }
 }
 
+/// Whether the desugared `block` holds the guard [`followed`] writes for a generic function that
+/// converts to `f64` and back: its derivative functions are bound to `T = f64`.
+pub fn guarded(block: &Block) -> bool {
+    struct Finds(bool);
+    impl<'a> syn::visit::Visit<'a> for Finds {
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            if let Expr::Path(p) = &*c.func {
+                let s: Vec<_> = p.path.segments.iter().map(|s| &s.ident).collect();
+                self.0 |= matches!(s.as_slice(), [d, p, t] if *d == "diffx" && *p == "__private" && *t == "through_f64");
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut finds = Finds(false);
+    syn::visit::Visit::visit_block(&mut finds, block);
+    finds.0
+}
+
 struct Conversions {
     float: Ident,
     active: BTreeSet<String>,

@@ -37,6 +37,7 @@ use syn::Block;
 
 use crate::parse::Signature;
 
+pub(crate) use conversions::guarded;
 pub(crate) use flow::{is_never, is_unit};
 pub(crate) use rows::flat_literal;
 

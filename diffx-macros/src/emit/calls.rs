@@ -50,9 +50,10 @@ pub(super) fn stmt(f: &Func, c: &Call, mutable: &Mutable) -> TokenStream {
             let path = derived_path(path, "split");
             let pb = Ident::new("__pullback", Span::mixed_site());
             let slots = slots(f, &c.into);
+            let split = call(&path, a.clone());
             quote! {
                 let (#(#outs,)*) = {
-                    let (_, #pb) = #path(#(#a),*);
+                    let (_, #pb) = #split;
                     #pb(#(#a,)* #ct, [#(#wanted),*], #slots)
                 };
             }
@@ -67,14 +68,7 @@ pub(super) fn stmt(f: &Func, c: &Call, mutable: &Mutable) -> TokenStream {
             stash,
         } => {
             let path = derived_path(path, "split");
-            split(
-                f,
-                c,
-                &outs,
-                pullback,
-                quote!(#path(#(#a),*)),
-                stash.as_ref(),
-            )
+            split(f, c, &outs, pullback, call(&path, a), stash.as_ref())
         }
         CallKind::Hvp { path, ct_dot } => {
             let path = derived_path(path, "hvp");

@@ -5,6 +5,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::{Index, ItemFn};
 
+use super::form::{Form, Function, Role};
 use super::trees::Written;
 use super::{body, body_parts, signature, split, zero};
 use crate::builder::Builder;
@@ -19,15 +20,22 @@ pub(crate) fn allow() -> TokenStream {
     quote!(#[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)])
 }
 
-/// Everything `#[autodiff]` writes for `item`.
-pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
-    let g = Generated::new(item, sig);
+/// The first-order derivative functions `#[autodiff]` writes for `item`, in `form`.
+pub fn functions(
+    item: &ItemFn,
+    sig: &Signature,
+    form: &Form,
+    fwd: &Forward,
+    rev: &Reverse,
+) -> TokenStream {
+    let g = Generated::new(item, sig, form);
     let mut hidden = vec![g.hidden_jvp(fwd)];
     match g.hidden_split(item, rev) {
         Some((split, cut)) => {
             let parts = split::Parts {
                 item,
                 sig,
+                form,
                 ct: rev.b.func.name(rev.ct),
             };
             let through = cut.then(|| split::vjp_through_split(&parts)).flatten();
@@ -41,38 +49,49 @@ pub fn functions(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -
         .iter()
         .map(|d| d.map(|d| fwd.b.func.name(d).clone()))
         .collect();
-    let public = public(item, sig, &dots, rev.b.func.name(rev.ct));
-    quote!(#item #(#hidden)* #public)
+    let public = public(item, sig, form, &dots, rev.b.func.name(rev.ct));
+    quote!(#(#hidden)* #public)
 }
 
-/// `__diffx_vjp_` of `item` written as one function, its sweeps one after the other.
+/// `__diffx_jvp_` and `__diffx_vjp_` of `item` as free functions of one float type, the latter
+/// written as one function, its sweeps one after the other.
 #[cfg_attr(not(feature = "explain"), allow(dead_code))]
-pub fn plain_vjp(item: &ItemFn, sig: &Signature, rev: &Reverse) -> TokenStream {
-    Generated::new(item, sig).hidden_vjp(rev)
+pub fn plain(item: &ItemFn, sig: &Signature, fwd: &Forward, rev: &Reverse) -> TokenStream {
+    let form = Form::plain(&sig.float);
+    let g = Generated::new(item, sig, &form);
+    let (jvp, vjp) = (g.hidden_jvp(fwd), g.hidden_vjp(rev));
+    quote!(#vjp #jvp)
 }
 
 /// The public derivative functions of `item`, over its hidden `__diffx_jvp_`/`__diffx_vjp_`
 /// (written by `#[autodiff]`, or around a hand-written rule by `#[custom_derivative]`); `dots`
 /// names each differentiable parameter's tangent, `ct` the cotangent.
-pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>], ct: &Ident) -> TokenStream {
-    let g = Generated::new(item, sig);
+pub fn public(
+    item: &ItemFn,
+    sig: &Signature,
+    form: &Form,
+    dots: &[Option<Ident>],
+    ct: &Ident,
+) -> TokenStream {
+    let g = Generated::new(item, sig, form);
     let mut public = vec![g.jvp(dots), g.vjp(ct)];
     if sig.ret_kind == Kind::Scalar {
         public.extend([g.grad(), g.value_and_grad()]);
     } else {
         public.extend(g.no_grad());
     }
-    let name = &item.sig.ident;
     // The user may call only a derivative: `f` is still used, as far as lints go.
+    let used = form.keep_used(&item.sig.ident);
     quote! {
         #(#[allow(dead_code, clippy::too_many_arguments)] #public)*
-        const _: () = { let _ = #name; };
+        #used
     }
 }
 
 /// The pieces of the signature every generated function repeats.
 pub(super) struct Generated<'a> {
     sig: &'a Signature,
+    form: &'a Form,
     vis: &'a syn::Visibility,
     name: &'a Ident,
     ret: &'a syn::Type,
@@ -88,13 +107,14 @@ pub(super) fn doc(text: String) -> TokenStream {
 }
 
 impl<'a> Generated<'a> {
-    fn new(item: &'a ItemFn, sig: &'a Signature) -> Self {
+    fn new(item: &'a ItemFn, sig: &'a Signature, form: &'a Form) -> Self {
         let params = sig.params.iter().map(|p| {
             let (n, t) = (&p.name, &p.ty);
             quote!(#n: #t)
         });
         Generated {
             sig,
+            form,
             vis: &item.vis,
             name: &item.sig.ident,
             ret: &sig.ret,
@@ -182,18 +202,20 @@ impl<'a> Generated<'a> {
             }
             None => quote!(::diffx::__private::zeros_like::<#ret_ty, _>(&#ret)),
         };
-        let vis = self.vis;
-        quote! {
-            #[doc(hidden)]
-            #[inline]
-            #allow
-            #vis fn #name(#(#params,)* #(#tangents),*) -> (#ret_ty, #ret_ty) {
+        self.form.function(Function {
+            attrs: quote!(#[doc(hidden)] #[inline] #allow),
+            vis: self.vis,
+            name: &name,
+            role: Role::Derivative,
+            params: quote!(#(#params,)* #(#tangents),*),
+            ret: quote!((#ret_ty, #ret_ty)),
+            body: quote! {
                 #(#converts)*
                 #body
                 let __ret_dot = #ret_dot;
                 (#ret, __ret_dot)
-            }
-        }
+            },
+        })
     }
 
     /// The gradient of each parameter at the end of the backward sweep.
@@ -224,6 +246,7 @@ impl<'a> Generated<'a> {
         let parts = split::Parts {
             item,
             sig: self.sig,
+            form: self.form,
             ct: f.name(rev.ct),
         };
         let Some(mentioned) = split::cut(f, rev.backward) else {
@@ -289,15 +312,18 @@ impl<'a> Generated<'a> {
             body = quote!(#forward let #value = ::core::clone::Clone::clone(&#ret); #backward);
             ret = quote!(#value);
         }
-        quote! {
-            #[doc(hidden)]
-            #[inline(always)]
-            #allow
-            #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
+        self.form.function(Function {
+            attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
+            vis,
+            name: &name,
+            role: Role::Derivative,
+            params: quote!(#(#params,)* #ct: #ret_ty),
+            ret: quote!((#ret_ty, (#(#tys,)*))),
+            body: quote! {
                 #body
                 (#ret, (#(#grads,)*))
-            }
-        }
+            },
+        })
     }
 
     fn jvp(&self, dots: &[Option<Ident>]) -> TokenStream {
@@ -320,14 +346,17 @@ impl<'a> Generated<'a> {
             "The value of [`{}`] and its directional derivative along the given tangents, by forward mode.",
             self.name
         ));
-        let vis = self.vis;
-        quote! {
-            #doc
-            #[inline]
-            #vis fn #name(#(#params,)* #(#tangent_params),*) -> (#ret_ty, #ret_ty) {
-                #hidden(#(#args,)* #(#tangent_args),*)
-            }
-        }
+        self.form.function(Function {
+            attrs: quote!(#doc #[inline]),
+            vis: self.vis,
+            name: &name,
+            role: Role::Derivative,
+            params: quote!(#(#params,)* #(#tangent_params),*),
+            ret: quote!((#ret_ty, #ret_ty)),
+            body: self
+                .form
+                .call(&hidden, quote!(#(#args,)* #(#tangent_args),*)),
+        })
     }
 
     fn vjp(&self, ct: &Ident) -> TokenStream {
@@ -343,15 +372,19 @@ impl<'a> Generated<'a> {
             "The pullback of [`{}`]: the cotangent `{ct}` of its result carried back to its parameters, by reverse mode.",
             self.name
         ));
-        let vis = self.vis;
-        quote! {
-            #doc
-            #[inline]
-            #vis fn #name(#(#params,)* #ct: #ret_ty) -> #gty {
-                let (_, #pat) = #hidden(#(#args,)* #ct);
+        let call = self.form.call(&hidden, quote!(#(#args,)* #ct));
+        self.form.function(Function {
+            attrs: quote!(#doc #[inline]),
+            vis: self.vis,
+            name: &name,
+            role: Role::Derivative,
+            params: quote!(#(#params,)* #ct: #ret_ty),
+            ret: gty,
+            body: quote! {
+                let (_, #pat) = #call;
                 #result
-            }
-        }
+            },
+        })
     }
 
     fn grad(&self) -> TokenStream {
@@ -366,30 +399,37 @@ impl<'a> Generated<'a> {
             "The gradient of [`{}`] with respect to its differentiable parameters, by reverse mode.",
             self.name
         ));
-        let vis = self.vis;
-        quote! {
-            #doc
-            #[inline]
-            #vis fn #name(#(#params),*) -> #gty {
-                let (_, #pat) = #hidden(#(#args,)* 1.0);
+        let one = self.form.lit("1.0");
+        let call = self.form.call(&hidden, quote!(#(#args,)* #one));
+        self.form.function(Function {
+            attrs: quote!(#doc #[inline]),
+            vis: self.vis,
+            name: &name,
+            role: Role::Derivative,
+            params: quote!(#(#params),*),
+            ret: gty,
+            body: quote! {
+                let (_, #pat) = #call;
                 #result
-            }
-        }
+            },
+        })
     }
 
     /// For a vector result: a `grad_g` whose call is a compile error that says what to use instead.
     fn no_grad(&self) -> Option<TokenStream> {
-        let (name, vis) = (self.fn_name("grad_"), self.vis);
+        let name = self.fn_name("grad_");
         let first = self.args.first()?;
         let rest = &self.params[1..];
         let a = Ident::new("__A", Span::mixed_site());
-        Some(quote! {
-                        #[doc(hidden)]
-            #[allow(unused_variables)]
-            #vis fn #name<#a: ::diffx::__private::ScalarResult>(#first: #a, #(#rest),*) -> ! {
-                ::diffx::__private::ScalarResult::never(#first)
-            }
-        })
+        Some(self.form.function(Function {
+            attrs: quote!(#[doc(hidden)] #[allow(unused_variables)]),
+            vis: self.vis,
+            name: &name,
+            role: Role::Stub(a.clone(), quote!(::diffx::__private::ScalarResult)),
+            params: quote!(#first: #a, #(#rest),*),
+            ret: quote!(!),
+            body: quote!(::diffx::__private::ScalarResult::never(#first)),
+        }))
     }
 
     fn value_and_grad(&self) -> TokenStream {
@@ -406,15 +446,20 @@ impl<'a> Generated<'a> {
             "The value of [`{}`] and its gradient, by reverse mode (one forward and one backward sweep).",
             self.name
         ));
-        let vis = self.vis;
-        quote! {
-            #doc
-            #[inline]
-            #vis fn #name(#(#params),*) -> (#ret_ty, #gty) {
-                let (#value, #pat) = #hidden(#(#args,)* 1.0);
+        let one = self.form.lit("1.0");
+        let call = self.form.call(&hidden, quote!(#(#args,)* #one));
+        self.form.function(Function {
+            attrs: quote!(#doc #[inline]),
+            vis: self.vis,
+            name: &name,
+            role: Role::Derivative,
+            params: quote!(#(#params),*),
+            ret: quote!((#ret_ty, #gty)),
+            body: quote! {
+                let (#value, #pat) = #call;
                 (#value, #result)
-            }
-        }
+            },
+        })
     }
 }
 

@@ -11,6 +11,7 @@ use crate::tokens;
 mod calls;
 mod checkpoint;
 mod control;
+pub mod form;
 mod functions;
 pub mod nested;
 pub mod second;
@@ -41,8 +42,7 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
 }
 
 /// Replaces each call in `block` for which `f` gives an expression (inner calls first): the
-/// dressing of calls among the generated functions (`adapt/methods.rs`,
-/// `adapt/tuples.rs`, `adapt/generics.rs`).
+/// calls among the generated functions of an adapted function redirected (`adapt/`).
 pub(crate) fn rewrite_calls(
     block: &mut syn::Block,
     f: &mut dyn FnMut(&syn::ExprCall) -> Option<syn::Expr>,

@@ -14,6 +14,7 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use super::allow;
+use super::form::{Form, Function, Role};
 use super::signature::{
     grad_types, like, param_list, tangent_bound, tangent_convert, tangent_inputs,
 };
@@ -26,21 +27,21 @@ use crate::parse::{Param, Signature};
 /// `grad_g` and `jvp_g`: for a free function whose differentiable parameters are numbers, slices,
 /// `Vec`s or arrays of numbers. Their own `__diffx_hvp_` (a caller's second order) is a compile
 /// error at the call.
-pub fn companions(item: &ItemFn, sig: &Signature) -> TokenStream {
+pub fn companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let Some(shapes) = Shapes::of(sig) else {
         return quote!();
     };
-    let grad = grad_companions(item, sig, &shapes);
-    let jvp = jvp_companions(item, sig);
-    let third = stubs(item, &shapes, Missing::ThirdOrder);
+    let grad = grad_companions(item, sig, form, &shapes);
+    let jvp = jvp_companions(item, sig, form);
+    let third = form.item(stubs(item, &shapes, Missing::ThirdOrder));
     quote!(#grad #jvp #third)
 }
 
 /// For a function without `order = 2`: the companions' names, each a compile error at a
 /// caller's call that says to add it.
-pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
+pub fn not_asked(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     match Shapes::of(sig) {
-        Some(shapes) => stubs(item, &shapes, Missing::OrderTwo),
+        Some(shapes) => form.item(stubs(item, &shapes, Missing::OrderTwo)),
         None => quote!(),
     }
 }
@@ -200,7 +201,7 @@ fn sum(terms: Vec<TokenStream>) -> TokenStream {
 /// For `grad_g`: its value as a caller reads it (an array of the numbers when it returns a tuple
 /// of them, `__diffx_array_grad_g`), its tangent and its pullback. A gradient holding arrays
 /// beside other parts is a tuple a caller cannot index yet: none are written for it.
-fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStream {
+fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes) -> TokenStream {
     let diff = differentiable(sig);
     let (vis, name, allow) = (&item.vis, &item.sig.ident, allow());
     let Some(g_ty) = &shapes.gradient else {
@@ -232,39 +233,54 @@ fn grad_companions(item: &ItemFn, sig: &Signature, shapes: &Shapes) -> TokenStre
     let tys = grad_types(sig);
     let (g, h) = (hygienic("__g"), hygienic("__h"));
     let (sg, sh) = (shape(&flat, &diff, &g), shape(&flat, &diff, &h));
+    let hidden = |name| Function {
+        attrs: quote!(#[doc(hidden)] #[inline] #allow),
+        vis,
+        name,
+        role: Role::Derivative,
+        params: TokenStream::new(),
+        ret: TokenStream::new(),
+        body: TokenStream::new(),
+    };
+    let array_name = names::derived("array_grad", name);
     let array = shapes.layout.as_ref().map(|layout| {
-        let array_name = names::derived("array_grad", name);
         let r = hygienic("__r");
         let numbers = layout.flattened(&quote!(#r));
-        let starts = layout.starts_const(vis, &grad_name);
-        quote! {
-            #[doc(hidden)]
-            #[inline]
-            #allow
-            #vis fn #array_name(#(#params,)*) -> #g_ty {
-                let #r = #grad_name(#(#args),*);
+        let starts = form.item(layout.starts_const(vis, &grad_name));
+        let grad = form.call(&grad_name, quote!(#(#args),*));
+        let array = form.function(Function {
+            params: quote!(#(#params,)*),
+            ret: g_ty.clone(),
+            body: quote! {
+                let #r = #grad;
                 #numbers
-            }
-            #starts
-        }
+            },
+            ..hidden(&array_name)
+        });
+        quote!(#array #starts)
     });
-    quote! {
-        #array
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #jvp_name(#(#params,)* #(#tangents,)*) -> (#g_ty, #g_ty) {
-            let (_, #g, #h) = #hvp(#(#args,)* #(#passed,)* 1.0, 0.0);
+    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
+    let along = form.call(&hvp, quote!(#(#args,)* #(#passed,)* #one, #zero));
+    let back = form.call(&hvp, quote!(#(#args,)* #(#ct_parts,)* #one, #zero));
+    let jvp = form.function(Function {
+        params: quote!(#(#params,)* #(#tangents,)*),
+        ret: quote!((#g_ty, #g_ty)),
+        body: quote! {
+            let (_, #g, #h) = #along;
             (#sg, #sh)
-        }
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #vjp_name(#(#params,)* #ct: #g_ty) -> (#g_ty, (#(#tys,)*)) {
-            let (_, #g, #h) = #hvp(#(#args,)* #(#ct_parts,)* 1.0, 0.0);
+        },
+        ..hidden(&jvp_name)
+    });
+    let vjp = form.function(Function {
+        params: quote!(#(#params,)* #ct: #g_ty),
+        ret: quote!((#g_ty, (#(#tys,)*))),
+        body: quote! {
+            let (_, #g, #h) = #back;
             (#sg, #h)
-        }
-    }
+        },
+        ..hidden(&vjp_name)
+    });
+    quote!(#array #jvp #vjp)
 }
 
 /// Each differentiable parameter's numbers in `grad_g`'s flat array: (parameter, start, length).
@@ -328,7 +344,7 @@ fn pair_starts(vis: &syn::Visibility, name: &Ident) -> TokenStream {
 
 /// For `jvp_g(params…, directions…) -> (value, derivative)`: its array version (a caller reads
 /// the pair as an array), its tangent and its pullback.
-fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
+fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let diff = differentiable(sig);
     let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
     let jvp = format_ident!("jvp_{}", name);
@@ -362,46 +378,65 @@ fn jvp_companions(item: &ItemFn, sig: &Signature) -> TokenStream {
     let (t_along, v_along) = (along(&ts), along(&by_direction));
     // The value and derivative as `jvp_g` computes them, bit for bit: a caller's derivative
     // program takes the branches its primal takes.
-    let primal = quote! {
-        let __primal = #jvp(#(::core::clone::Clone::clone(&#args),)* #(::core::clone::Clone::clone(&#vs),)*);
-    };
+    let primal = form.call(
+        &jvp,
+        quote!(#(::core::clone::Clone::clone(&#args),)* #(::core::clone::Clone::clone(&#vs),)*),
+    );
+    let primal = quote!(let __primal = #primal;);
     let tys = grad_types(sig);
     let direction_tys = diff.iter().map(|i| {
         let t = &p(*i).grad;
         quote!(#t)
     });
-    let (param_bars, direction_bars) = jvp_pullback(sig, &diff, &g, &h, &ct);
-    let starts = pair_starts(vis, name);
-    quote! {
-        #starts
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #array_name(#(#params,)* #(#directions,)*) -> [#float; 2] {
-            let (__a, __b) = #jvp(#(#args,)* #(#vs,)*);
+    let (param_bars, direction_bars) = jvp_pullback(sig, form, &diff, &g, &h, &ct);
+    let starts = form.item(pair_starts(vis, name));
+    let hidden = |name| Function {
+        attrs: quote!(#[doc(hidden)] #[inline] #allow),
+        vis,
+        name,
+        role: Role::Derivative,
+        params: TokenStream::new(),
+        ret: TokenStream::new(),
+        body: TokenStream::new(),
+    };
+    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
+    let pair = form.call(&jvp, quote!(#(#args,)* #(#vs,)*));
+    let along = form.call(&hvp, quote!(#(#args,)* #(#t_along,)* #one, #zero));
+    let back = form.call(&hvp, quote!(#(#args,)* #(#v_along,)* #one, #zero));
+    let array = form.function(Function {
+        params: quote!(#(#params,)* #(#directions,)*),
+        ret: quote!([#float; 2]),
+        body: quote! {
+            let (__a, __b) = #pair;
             [__a, __b]
-        }
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #jvp_name(#(#params,)* #(#directions,)* #(#t_inputs,)* #(#u_inputs,)*) -> ([#float; 2], [#float; 2]) {
+        },
+        ..hidden(&array_name)
+    });
+    let jvp = form.function(Function {
+        params: quote!(#(#params,)* #(#directions,)* #(#t_inputs,)* #(#u_inputs,)*),
+        ret: quote!(([#float; 2], [#float; 2])),
+        body: quote! {
             #primal
             #(#t_converts)*
             #(#u_converts)*
             #(#v_converts)*
-            let (_, #g, #h) = #hvp(#(#args,)* #(#t_along,)* 1.0, 0.0);
+            let (_, #g, #h) = #along;
             ([__primal.0, __primal.1], [#value_dot, #derivative_dot])
-        }
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #vjp_name(#(#params,)* #(#directions,)* #ct: [#float; 2]) -> ([#float; 2], (#(#tys,)* #(#direction_tys,)*)) {
+        },
+        ..hidden(&jvp_name)
+    });
+    let vjp = form.function(Function {
+        params: quote!(#(#params,)* #(#directions,)* #ct: [#float; 2]),
+        ret: quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))),
+        body: quote! {
             #primal
             #(#v_converts)*
-            let (_, #g, #h) = #hvp(#(#args,)* #(#v_along,)* 1.0, 0.0);
+            let (_, #g, #h) = #back;
             ([__primal.0, __primal.1], (#(#param_bars,)* #(#direction_bars,)*))
-        }
-    }
+        },
+        ..hidden(&vjp_name)
+    });
+    quote!(#starts #array #jvp #vjp)
 }
 
 /// `jvp_g`'s directions as parameters (`__v0: T`), and their tangents as inputs (`__u0: …`).
@@ -484,6 +519,7 @@ fn jvp_tangent(
 /// `c₀∇g + c₁H·v` (`Zero` where not differentiable) and each direction's `c₁∇g`.
 fn jvp_pullback(
     sig: &Signature,
+    form: &Form,
     diff: &[usize],
     g: &Ident,
     h: &Ident,
@@ -503,7 +539,8 @@ fn jvp_pullback(
         .iter()
         .map(|i| {
             let gi = entry(g, *i);
-            quote!(::diffx::__private::combine(#ct[1], &#gi, 0.0, &#gi))
+            let zero = form.lit("0.0");
+            quote!(::diffx::__private::combine(#ct[1], &#gi, #zero, &#gi))
         })
         .collect();
     (param_bars, direction_bars)

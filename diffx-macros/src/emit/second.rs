@@ -7,6 +7,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
+use super::form::{Form, Function, Role};
 use super::signature::{grad_types, like, param_list, tangent_inputs};
 use super::{allow, body};
 use crate::forward::Forward;
@@ -21,7 +22,13 @@ use crate::reverse::Reverse;
 /// tangent along the parameters' tangents and `ct_dot` — the interface a caller's `hvp_` calls,
 /// as `__diffx_vjp_` is for `grad_`. One tangent per parameter (constants' are ignored), as in
 /// `__diffx_jvp_`.
-pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) -> TokenStream {
+pub fn hidden_hvp(
+    item: &ItemFn,
+    sig: &Signature,
+    form: &Form,
+    hvp: &Forward,
+    rev: &Reverse,
+) -> TokenStream {
     let (vis, float, ret_ty) = (&item.vis, &sig.float, &sig.ret);
     let name = names::hvp(&item.sig.ident);
     let f = &hvp.b.func;
@@ -55,16 +62,19 @@ pub fn hidden_hvp(item: &ItemFn, sig: &Signature, hvp: &Forward, rev: &Reverse) 
         .ret
         .as_ref()
         .map_or_else(|| super::zero(f), |r| place(f, r));
-    quote! {
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #name(#(#params,)* #(#tangents,)* #ct: #ret_ty, #ct_dot: #ct_ty) -> (#ret_ty, (#(#tys,)*), (#(#tys,)*)) {
+    form.function(Function {
+        attrs: quote!(#[doc(hidden)] #[inline] #allow),
+        vis,
+        name: &name,
+        role: Role::Derivative,
+        params: quote!(#(#params,)* #(#tangents,)* #ct: #ret_ty, #ct_dot: #ct_ty),
+        ret: quote!((#ret_ty, (#(#tys,)*), (#(#tys,)*))),
+        body: quote! {
             #(#converts)*
             #code
             (#value, (#(#grads,)*), (#(#grad_dots,)*))
-        }
-    }
+        },
+    })
 }
 
 /// The names of the cotangent and its tangent (the last tangent parameter of `hvp`, the forward
@@ -78,7 +88,7 @@ pub(super) fn cotangent_names<'a>(hvp: &'a Forward, rev: &'a Reverse) -> (&'a Id
 /// `hvp_f` and `hessian_f`, over `__diffx_hvp_f` (written by `#[autodiff]`, or around a
 /// hand-written rule by `#[custom_derivative]`); `dots` names each differentiable parameter's
 /// tangent.
-pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenStream {
+pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>]) -> TokenStream {
     let (vis, name) = (&item.vis, &item.sig.ident);
     let (hvp_name, hessian_name, hidden) = (
         format_ident!("hvp_{}", name),
@@ -116,30 +126,38 @@ pub fn public(item: &ItemFn, sig: &Signature, dots: &[Option<Ident>]) -> TokenSt
     let hvp_doc = doc(format!(
         "The Hessian of [`{name}`] times the direction given as tangents (as in `jvp_{name}`), shaped like its gradient: forward mode over the reverse program, a small constant times one gradient."
     ));
-    let hvp_fn = quote! {
-        #hvp_doc
-        #[inline]
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis fn #hvp_name(#(#params,)* #(#tangent_params),*) -> #gty {
-            let (_, _, (#(#pattern,)*)) = #hidden(#(#args,)* #(#tangent_args,)* 1.0, 0.0);
+    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
+    let call = form.call(&hidden, quote!(#(#args,)* #(#tangent_args,)* #one, #zero));
+    let hvp_fn = form.function(Function {
+        attrs: quote!(#hvp_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
+        vis,
+        name: &hvp_name,
+        role: Role::Derivative,
+        params: quote!(#(#params,)* #(#tangent_params),*),
+        ret: gty.clone(),
+        body: quote! {
+            let (_, _, (#(#pattern,)*)) = #call;
             #result
-        }
-    };
+        },
+    });
     let both_name = format_ident!("grad_and_hvp_{}", name);
     let both_doc = doc(format!(
         "The gradient of [`{name}`] and its Hessian times the direction (as `grad_{name}` and `hvp_{name}` return them), from one forward-over-reverse sweep: the gradient is the primal part of what `hvp_{name}` computes."
     ));
     let (grad_pattern, grad_result) = gradient_parts(sig, &names, &diff, &kept);
-    let both_fn = quote! {
-        #both_doc
-        #[inline]
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis fn #both_name(#(#params,)* #(#tangent_params),*) -> (#gty, #gty) {
-            let (_, (#(#grad_pattern,)*), (#(#pattern,)*)) = #hidden(#(#args,)* #(#tangent_args,)* 1.0, 0.0);
+    let both_fn = form.function(Function {
+        attrs: quote!(#both_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
+        vis,
+        name: &both_name,
+        role: Role::Derivative,
+        params: quote!(#(#params,)* #(#tangent_params),*),
+        ret: quote!((#gty, #gty)),
+        body: quote! {
+            let (_, (#(#grad_pattern,)*), (#(#pattern,)*)) = #call;
             (#grad_result, #result)
-        }
-    };
-    let hessian = hessian(sig, &hvp_name, &hessian_name, &diff, vis, name);
+        },
+    });
+    let hessian = hessian(sig, form, &hvp_name, &hessian_name, &diff, vis, name);
     quote!(#hvp_fn #both_fn #hessian)
 }
 
@@ -206,7 +224,7 @@ fn gradient_parts(
 
 /// For a function without second-order derivatives, a `__diffx_hvp_f` whose call (from a caller's
 /// `hvp_`) is a compile error at the call that says what to add.
-pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
+pub fn no_hvp(item: &ItemFn, sig: &Signature, form: &Form, custom: bool) -> TokenStream {
     let (vis, ret) = (&item.vis, &sig.ret);
     let name = names::hvp(&item.sig.ident);
     let tys = grad_types(sig);
@@ -218,19 +236,21 @@ pub fn no_hvp(item: &ItemFn, sig: &Signature, custom: bool) -> TokenStream {
         quote!(::diffx::__private::SecondOrder)
     };
     let rest = (1..2 * sig.params.len() + 2).map(|_| quote!(_: impl ::core::marker::Sized));
-    quote! {
-        #[doc(hidden)]
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis fn #name<#a: #trait_>(#first: #a, #(#rest),*) -> (#ret, (#(#tys,)*), (#(#tys,)*)) {
-            #trait_::never(#first)
-        }
-    }
+    form.function(Function {
+        attrs: quote!(#[doc(hidden)] #[allow(dead_code, clippy::too_many_arguments)]),
+        vis,
+        name: &name,
+        role: Role::Stub(a.clone(), quote!(#trait_)),
+        params: quote!(#first: #a, #(#rest),*),
+        ret: quote!((#ret, (#(#tys,)*), (#(#tys,)*))),
+        body: quote!(#trait_::never(#first)),
+    })
 }
 
 /// For a function without `order = 2`: an `hvp_f`, a `grad_and_hvp_f` and a `hessian_f` whose calls are compile errors
 /// that say to add it (their first parameter has a bound no type has), with the real result types
 /// so that nothing after the call reports an error of its own.
-pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
+pub fn not_asked(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let (vis, name, float) = (&item.vis, &item.sig.ident, &sig.float);
     let (a, first) = (
         Ident::new("__A", Span::mixed_site()),
@@ -249,13 +269,15 @@ pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
     };
     let stub = |fn_name: Ident, arity: usize, ret: TokenStream| {
         let rest = (1..arity).map(|_| quote!(_: impl ::core::marker::Sized));
-        quote! {
-            #[doc(hidden)]
-            #[allow(dead_code, clippy::too_many_arguments)]
-            #vis fn #fn_name<#a: ::diffx::__private::OrderTwo>(#first: #a, #(#rest),*) -> #ret {
-                ::diffx::__private::OrderTwo::never(#first)
-            }
-        }
+        form.function(Function {
+            attrs: quote!(#[doc(hidden)] #[allow(dead_code, clippy::too_many_arguments)]),
+            vis,
+            name: &fn_name,
+            role: Role::Stub(a.clone(), quote!(::diffx::__private::OrderTwo)),
+            params: quote!(#first: #a, #(#rest),*),
+            ret,
+            body: quote!(::diffx::__private::OrderTwo::never(#first)),
+        })
     };
     let n = sig.params.len();
     let hvp = stub(format_ident!("hvp_{}", name), n + grads.len(), gty.clone());
@@ -277,6 +299,7 @@ pub fn not_asked(item: &ItemFn, sig: &Signature) -> TokenStream {
 /// component, a slice one per element).
 fn hessian(
     sig: &Signature,
+    form: &Form,
     hvp: &Ident,
     hessian: &Ident,
     diff: &[usize],
@@ -289,29 +312,34 @@ fn hessian(
     let id = |s: &str| Ident::new(s, Span::mixed_site());
     let (which, elem, g, row) = (id("__which"), id("__elem"), id("__g"), id("__row"));
     let sizes = sizes(sig, diff);
-    let units = unit_directions(sig, diff, &which, &elem);
+    let units = unit_directions(sig, form, diff, &which, &elem);
     let flatten = flattened(sig, diff, &g, &row);
     let doc = doc(format!(
         "The dense Hessian of [`{name}`] over all scalar components of its differentiable parameters, flattened in parameter order (scalars, then each slice's elements): one `hvp_{name}` per unit direction."
     ));
-    quote! {
-        #doc
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis fn #hessian(#(#params),*) -> ::std::vec::Vec<::std::vec::Vec<#float>> {
+    let call = form.call(hvp, quote!(#(#args,)* #(#units),*));
+    form.function(Function {
+        attrs: quote!(#doc #[allow(dead_code, clippy::too_many_arguments)]),
+        vis,
+        name: hessian,
+        role: Role::Derivative,
+        params: quote!(#(#params),*),
+        ret: quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
+        body: quote! {
             let __sizes: ::std::vec::Vec<usize> = ::std::vec![#(#sizes),*];
             let __n: usize = __sizes.iter().sum();
             let mut __rows = ::std::vec::Vec::with_capacity(__n);
             for #which in 0..__sizes.len() {
                 for #elem in 0..__sizes[#which] {
-                    let #g = #hvp(#(#args,)* #(#units),*);
+                    let #g = #call;
                     let mut #row = ::std::vec::Vec::with_capacity(__n);
                     #(#flatten)*
                     __rows.push(#row);
                 }
             }
             __rows
-        }
-    }
+        },
+    })
 }
 
 pub(super) fn doc(text: String) -> TokenStream {
@@ -322,7 +350,7 @@ pub(super) fn doc(text: String) -> TokenStream {
 /// `jacobian_g` for a vector-valued `g` of scalar parameters: M rows, one column per parameter,
 /// by N forward passes or M reverse passes, whichever is fewer. A value of the user's type
 /// (`sig.ret_kind` is `Other`) has a row per number, in `Params`' order.
-pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
+pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let (vis, name, float, ret) = (&item.vis, &item.sig.ident, &sig.float, &sig.ret);
     let diff: Vec<usize> = (0..sig.params.len())
         .filter(|i| sig.params[*i].differentiable)
@@ -352,7 +380,8 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
         id("__ct"),
     );
     let n = diff.len();
-    let units = (0..n).map(|k| quote!(if #c == #k { 1.0 } else { 0.0 }));
+    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
+    let units = (0..n).map(|k| quote!(if #c == #k { #one } else { #zero }));
     let row = if n == 1 {
         quote!(::std::vec![#g])
     } else {
@@ -362,17 +391,27 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
     let doc = doc(format!(
         "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
     ));
-    let (len, numbers, unit) = result_numbers(sig, name, &value, &t, &ct, &m, &r);
-    quote! {
-        #doc
-        #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
-        #vis fn #jac(#(#params),*) -> ::std::vec::Vec<::std::vec::Vec<#float>> {
-            let #value: #ret = #name(#(#args),*);
+    let (len, numbers, unit) = result_numbers(sig, form, name, &value, &t, &ct, &m, &r);
+    let primal = form.call(name, quote!(#(#args),*));
+    let along = form.call(&jvp, quote!(#(#args,)* #(#units),*));
+    let back = form.call(&vjp, quote!(#(#args,)* #ct));
+    form.function(Function {
+        attrs: quote! {
+            #doc
+            #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
+        },
+        vis,
+        name: &jac,
+        role: Role::Derivative,
+        params: quote!(#(#params),*),
+        ret: quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
+        body: quote! {
+            let #value: #ret = #primal;
             let #m = #len;
             if #n <= #m {
-                let mut #j = ::std::vec![::std::vec![0.0; #n]; #m];
+                let mut #j = ::std::vec![::std::vec![#zero; #n]; #m];
                 for #c in 0..#n {
-                    let (_, #t) = #jvp(#(#args,)* #(#units),*);
+                    let (_, #t) = #along;
                     #numbers
                     for #r in 0..#m {
                         #j[#r][#c] = #t[#r];
@@ -383,19 +422,21 @@ pub fn jacobian(item: &ItemFn, sig: &Signature) -> TokenStream {
                 (0..#m)
                     .map(|#r| {
                         #unit
-                        let #g = #vjp(#(#args,)* #ct);
+                        let #g = #back;
                         #row
                     })
                     .collect()
             }
-        }
-    }
+        },
+    })
 }
 
 /// How `jacobian_g` reads the numbers of its result `value`: their count, the statement that
 /// turns a tangent `t` into its numbers, and the unit cotangent `ct` of number `r` of `m`.
+#[allow(clippy::too_many_arguments)]
 fn result_numbers(
     sig: &Signature,
+    form: &Form,
     name: &Ident,
     value: &Ident,
     t: &Ident,
@@ -406,11 +447,12 @@ fn result_numbers(
     let ret = &sig.ret;
     // (A value of the user's type is read and made through its numbers, `Params`' order.)
     let own = sig.ret_kind == crate::ir::Kind::Other;
+    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
     match own {
         false => (
             quote!(#value.len()),
             quote!(),
-            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = 1.0;),
+            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = #one;),
         ),
         true => {
             // (Through `Params`, which the type must derive: otherwise a clear panic, not an
@@ -423,8 +465,8 @@ fn result_numbers(
                 quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
                 quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
                 quote!(
-                    let mut #ct = ::std::vec![0.0; #m];
-                    #ct[#r] = 1.0;
+                    let mut #ct = ::std::vec![#zero; #m];
+                    #ct[#r] = #one;
                     let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
                 ),
             )
@@ -478,16 +520,18 @@ fn sizes(sig: &Signature, diff: &[usize]) -> Vec<TokenStream> {
 /// parameter `which`.
 fn unit_directions(
     sig: &Signature,
+    form: &Form,
     diff: &[usize],
     which: &Ident,
     elem: &Ident,
 ) -> Vec<TokenStream> {
+    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
     diff.iter()
         .enumerate()
         .map(|(q, i)| {
             let p = &sig.params[*i];
             if scalar(sig, *i) {
-                return quote!(if #which == #q { 1.0 } else { 0.0 });
+                return quote!(if #which == #q { #one } else { #zero });
             }
             let (gty, like) = (&p.grad, like(p));
             let unit = match nested(sig, *i) {
@@ -496,13 +540,13 @@ fn unit_directions(
                     quote!({
                         let __z: #gty = #z;
                         let mut __f = ::diffx::Params::to_flat_vec(&__z);
-                        if #which == #q { __f[#elem] = 1.0; }
+                        if #which == #q { __f[#elem] = #one; }
                         ::diffx::Params::from_flat(&__z, &__f)
                     })
                 }
                 false => quote!({
                     let mut __u: #gty = ::diffx::__private::zeros_for::<#gty, _>(#like);
-                    if #which == #q { __u[#elem] = 1.0; }
+                    if #which == #q { __u[#elem] = #one; }
                     __u
                 }),
             };

@@ -20,6 +20,7 @@ use std::collections::{BTreeSet, HashSet};
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
+use super::form::{Function, Role};
 use super::signature::param_list as params;
 use crate::ir::{Atom, Func, Kind, LoopHead, LoopIter, Op, Stmt, Var};
 use crate::liveness;
@@ -30,6 +31,7 @@ use crate::parse::Signature;
 pub struct Parts<'a> {
     pub item: &'a syn::ItemFn,
     pub sig: &'a Signature,
+    pub form: &'a super::form::Form,
     /// The cotangent's name.
     pub ct: &'a Ident,
 }
@@ -201,15 +203,19 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         Ident::new("__value", proc_macro2::Span::mixed_site()),
         Ident::new("__pullback", proc_macro2::Span::mixed_site()),
     );
-    Some(quote! {
-        #[doc(hidden)]
-        #[inline(always)]
-        #allow
-        #vis fn #name(#(#params,)* #ct: #ret_ty) -> (#ret_ty, (#(#tys,)*)) {
-            let (#value, #pullback) = #split(#(#args),*);
+    let call = p.form.call(&split, quote!(#(#args),*));
+    Some(p.form.function(Function {
+        attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
+        vis,
+        name: &name,
+        role: Role::Derivative,
+        params: quote!(#(#params,)* #ct: #ret_ty),
+        ret: quote!((#ret_ty, (#(#tys,)*))),
+        body: quote! {
+            let (#value, #pullback) = #call;
             (#value, #pullback(#(#args,)* #ct, [true; #n], #none))
-        }
-    })
+        },
+    }))
 }
 
 /// Whether a value of type `ty` is `Copy` as written: a reference, a number, `bool`, the float
@@ -241,11 +247,15 @@ pub fn recomputing(p: &Parts) -> TokenStream {
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
     let (ct, params, ret_ty, n) = (p.ct, params(p.sig), &p.sig.ret, p.sig.params.len());
     let slots = slot_types(p.sig);
+    let (value, pullback) = (
+        p.form.call(name, quote!(#(#args),*)),
+        p.form.call(&vjp, quote!(#(#args,)* #ct)),
+    );
     signature(
         p,
         quote! {
-            (#name(#(#args),*), move |#(#params,)* #ct: #ret_ty, _: [bool; #n], _: (#(#slots,)*)| {
-                #vjp(#(#args,)* #ct).1
+            (#value, move |#(#params,)* #ct: #ret_ty, _: [bool; #n], _: (#(#slots,)*)| {
+                #pullback.1
             })
         },
     )
@@ -265,16 +275,17 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
     });
     let slots = slot_types(p.sig);
     let allow = super::allow();
-    quote! {
-        #[doc(hidden)]
-        #[inline(always)]
-        #allow
-        #vis fn #name(#(#params),*)
-            -> (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n], (#(#slots,)*)) -> (#(#grads,)*) + use<#(#generics),*>)
-        {
-            #body
-        }
-    }
+    p.form.function(Function {
+        attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
+        vis,
+        name: &name,
+        role: Role::Derivative,
+        params: quote!(#(#params),*),
+        ret: quote! {
+            (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n], (#(#slots,)*)) -> (#(#grads,)*) + use<#(#generics),*>)
+        },
+        body,
+    })
 }
 
 /// Whether every value of the forward sweep (`f.body[..at]`) that the backward

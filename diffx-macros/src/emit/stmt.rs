@@ -86,6 +86,11 @@ pub(super) fn call(path: &syn::Path, args: Vec<TokenStream>) -> TokenStream {
                 false => quote!(#recv.#m(#(#rest),*)),
             }
         }
+        // (Another method of the `impl`, called through `self` as the user wrote it.)
+        [first, method] if first.ident == names::SELF_PARAM => {
+            let m = &method.ident;
+            quote!(self.#m(#(#args),*))
+        }
         _ => quote!(#path(#(#args),*)),
     }
 }

@@ -6,6 +6,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
+use super::form::{Form, Function, Role};
 use super::second::doc;
 use super::signature::{like, param_list};
 use super::{allow, body};
@@ -20,6 +21,7 @@ use crate::reverse::Reverse;
 pub fn functions(
     item: &ItemFn,
     sig: &Signature,
+    form: &Form,
     third: &Forward,
     hvp: &Forward,
     rev: &Reverse,
@@ -50,18 +52,21 @@ pub fn functions(
         crate::tokens::float_lit(float, "1.0"),
         crate::tokens::float_lit(float, "0.0"),
     );
-    let dhvp_fn = quote! {
-        #dhvp_doc
-        #[inline]
-        #allow
-        #vis fn #dhvp(#(#params,)* #(#u_params,)* #(#v_params),*) -> #gty {
+    let dhvp_fn = form.function(Function {
+        attrs: quote!(#dhvp_doc #[inline] #allow),
+        vis,
+        name: &dhvp,
+        role: Role::Derivative,
+        params: quote!(#(#params,)* #(#u_params,)* #(#v_params),*),
+        ret: gty,
+        body: quote! {
             #(#converts)*
             let #ct: #float = #one;
             let #ct_dot: #float = #zero;
             #code
             #result
-        }
-    };
+        },
+    });
     let one_scalar = diff.len() == 1 && sig.params[diff[0]].kind == Kind::Scalar;
     if !one_scalar {
         return dhvp_fn;
@@ -71,15 +76,17 @@ pub fn functions(
     let d3_doc = doc(format!(
         "The third derivative of [`{name}`], a function of one scalar: `dhvp_{name}` along 1 and 1."
     ));
-    quote! {
-        #dhvp_fn
-        #d3_doc
-        #[inline]
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis fn #d3(#(#params),*) -> #float {
-            #dhvp(#(#args,)* 1.0, 1.0)
-        }
-    }
+    let one = form.lit("1.0");
+    let d3_fn = form.function(Function {
+        attrs: quote!(#d3_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
+        vis,
+        name: &d3,
+        role: Role::Derivative,
+        params: quote!(#(#params),*),
+        ret: quote!(#float),
+        body: form.call(&dhvp, quote!(#(#args,)* #one, #one)),
+    });
+    quote!(#dhvp_fn #d3_fn)
 }
 
 /// Each differentiable parameter's direction `names` as parameters: `d: T`.

@@ -235,7 +235,7 @@ impl Lowerer<'_> {
         }
         if is_self(&m.receiver) && rules::find_method(&name, false).is_none() {
             // `self.g(x)`: another `#[autodiff]` method of the same `impl`, called through its
-            // derivative methods (`adapt/methods.rs` writes `self.__diffx_vjp_g(…)`).
+            // derivative methods (`emit/stmt.rs::call` writes `self.__diffx_vjp_g(…)`).
             let (method, args) = (&m.method, &m.args);
             let this = Ident::new(names::SELF_PARAM, m.method.span());
             let call: syn::ExprCall =

@@ -1,0 +1,313 @@
+//! The form of the functions written for one function, so that each is written right the first
+//! time: generic like the user's function (`grad_f::<f64>(&x)` names the same `T` as
+//! `f::<f64>(&x)`), and methods of its `impl` (`spring.grad_energy(x)` calls
+//! `self.__diffx_vjp_energy(x, 1.0)`). The programs are the same for every form; only the
+//! signatures, the calls among the generated functions and the macro's own literals differ.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+use syn::{GenericParam, Generics, ItemFn, Receiver};
+
+use crate::parse::Signature;
+use crate::tokens;
+
+/// How the functions written for one function are dressed.
+pub struct Form {
+    /// The function's float type: a type parameter, or `f64`/`f32`.
+    float: Ident,
+    generic: Option<Generic>,
+    /// For an associated function (its signature names `Self`, or it is a method): its receiver,
+    /// if it has one.
+    associated: Option<Option<Receiver>>,
+}
+
+/// The generics of a generic function, and the bounds its derivative functions need.
+struct Generic {
+    /// The user's generic parameters and `where` clause.
+    user: Generics,
+    /// Whether the user bounds the float type by `Float`.
+    bounded: bool,
+    /// Whether it differentiates nested containers or tuples of its float.
+    containers: bool,
+    /// Whether the body converts its float to `f64` and back (`desugar/conversions.rs`).
+    through_f64: bool,
+    /// The user's generic arguments, for calls among the generated functions when a const
+    /// parameter is among them: one read only in the body (`if FORWARD`) is not inferred.
+    explicit: Option<Vec<Ident>>,
+    /// Where a float type guessed from the signature (not a declared parameter) is checked.
+    guessed: Option<proc_macro2::Span>,
+}
+
+/// What a generated function is, for what its form adds to it.
+pub enum Role {
+    /// A derivative function.
+    Derivative,
+    /// `explain_`: it records numbers of diffx's own float types.
+    Explain,
+    /// A function whose call is a compile error that says what to add: generic in a type
+    /// parameter with a bound no type has.
+    Stub(Ident, TokenStream),
+}
+
+/// A function to write: everything but what its form adds.
+pub struct Function<'a> {
+    pub attrs: TokenStream,
+    pub vis: &'a syn::Visibility,
+    pub name: &'a Ident,
+    pub role: Role,
+    /// `x: f64, n: usize`, without the receiver.
+    pub params: TokenStream,
+    pub ret: TokenStream,
+    pub body: TokenStream,
+}
+
+impl Form {
+    /// The form of the functions written for `core`, read through `sig`; `through_f64`: whether
+    /// desugaring guarded its body as computed at `f64` alone.
+    pub fn new(core: &ItemFn, sig: &Signature, through_f64: bool) -> Form {
+        let float = sig.float.clone();
+        let generic = (!core.sig.generics.params.is_empty() || tokens::is_generic(&float))
+            .then(|| Generic::new(core, sig, through_f64));
+        Form {
+            float,
+            generic,
+            associated: sig.associated.then(|| sig.receiver.clone()),
+        }
+    }
+
+    /// The form of a free function of one float type: the functions as the core writes them.
+    pub fn plain(float: &Ident) -> Form {
+        Form {
+            float: float.clone(),
+            generic: None,
+            associated: None,
+        }
+    }
+
+    /// The float literal `text` in a function that only calls the others: a value of the float
+    /// type parameter in a generic function (`::diffx::__private::lit::<T>(1.0)`).
+    pub fn lit(&self, text: &str) -> TokenStream {
+        tokens::float_lit(&self.float, text)
+    }
+
+    /// A call of `callee`, a function written for this one (or the function itself), with `args`:
+    /// through `self` or `Self::` in an `impl`, with the user's generic arguments where a const
+    /// parameter needs them.
+    pub fn call(&self, callee: &Ident, args: TokenStream) -> TokenStream {
+        let explicit = self.generic.as_ref().and_then(|g| g.explicit.as_ref());
+        let turbofish = explicit.map(|a| quote!(::<#(#a),*>));
+        match &self.associated {
+            Some(Some(_)) => quote!(self.#callee #turbofish(#args)),
+            Some(None) => quote!(Self::#callee #turbofish(#args)),
+            None => quote!(#callee #turbofish(#args)),
+        }
+    }
+
+    /// The user's function itself, `item`, beside its derivative functions: the user may call only
+    /// those.
+    pub fn primal(&self, item: &ItemFn) -> TokenStream {
+        let allow = quote!(#[allow(dead_code)]);
+        let generic = self.generic.as_ref().map(|_| &allow);
+        let associated = self.associated.as_ref().map(|_| &allow);
+        let ItemFn {
+            attrs,
+            vis,
+            sig,
+            block,
+        } = item;
+        quote!(#(#attrs)* #generic #associated #vis #sig #block)
+    }
+
+    /// What keeps the user's function `name` used, as far as lints go, for a free function of one
+    /// float type (one with generic parameters cannot be named without them; an `impl` holds no
+    /// such item).
+    pub fn keep_used(&self, name: &Ident) -> TokenStream {
+        match (&self.generic, &self.associated) {
+            (None, None) => quote!(const _: () = { let _ = #name; };),
+            _ => TokenStream::new(),
+        }
+    }
+
+    /// An item other than a function (a `use`, a `const`) written beside the functions: an `impl`
+    /// holds none.
+    pub fn item(&self, tokens: TokenStream) -> TokenStream {
+        match self.associated {
+            Some(_) => TokenStream::new(),
+            None => tokens,
+        }
+    }
+
+    /// The function `f`, in this form.
+    pub fn function(&self, f: Function) -> TokenStream {
+        let Function {
+            attrs,
+            vis,
+            name,
+            role,
+            params,
+            ret,
+            body,
+        } = f;
+        let receiver = match &self.associated {
+            Some(Some(r)) if params.is_empty() => quote!(#r),
+            Some(Some(r)) => quote!(#r,),
+            _ => TokenStream::new(),
+        };
+        let (generics, where_clause) = match (&self.generic, &role) {
+            (Some(g), _) => {
+                let g = g.of(&self.float, &role);
+                let w = g.where_clause.clone();
+                (quote!(#g), quote!(#w))
+            }
+            (None, Role::Stub(a, bound)) => (quote!(<#a: #bound>), TokenStream::new()),
+            (None, _) => (TokenStream::new(), TokenStream::new()),
+        };
+        quote! {
+            #attrs
+            #vis fn #name #generics(#receiver #params) -> #ret #where_clause {
+                #body
+            }
+        }
+    }
+}
+
+impl Generic {
+    fn new(core: &ItemFn, sig: &Signature, through_f64: bool) -> Generic {
+        let user = core.sig.generics.clone();
+        let has_const = user
+            .params
+            .iter()
+            .any(|p| matches!(p, GenericParam::Const(_)));
+        let explicit = has_const.then(|| {
+            user.params
+                .iter()
+                .filter_map(|p| match p {
+                    GenericParam::Type(t) => Some(t.ident.clone()),
+                    GenericParam::Const(c) => Some(c.ident.clone()),
+                    GenericParam::Lifetime(_) => None,
+                })
+                .collect()
+        });
+        let declared = user.type_params().any(|t| t.ident == sig.float);
+        let guessed =
+            (tokens::is_generic(&sig.float) && !declared).then(|| match &core.sig.output {
+                syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+                syn::ReturnType::Default => sig.float.span(),
+            });
+        let containers = sig
+            .params
+            .iter()
+            .any(|p| p.differentiable && p.numbers && p.kind == crate::ir::Kind::Other);
+        Generic {
+            user,
+            bounded: sig.float_bounded,
+            containers,
+            through_f64: through_f64 && tokens::is_generic(&sig.float),
+            explicit,
+            guessed,
+        }
+    }
+
+    /// The generics of a function of `role` over `float`: the user's, then the function's own,
+    /// and the bounds it needs.
+    fn of(&self, float: &Ident, role: &Role) -> Generics {
+        let mut own = match role {
+            Role::Stub(a, bound) => syn::parse_quote!(<#a: #bound>),
+            _ => Generics::default(),
+        };
+        if self.through_f64 {
+            // Desugaring's guard (`desugar/conversions.rs`): these functions compute the
+            // function's `f64` part in `float`, which is its own computation at `f64` alone.
+            let w = own.make_where_clause();
+            w.predicates
+                .push(syn::parse_quote!(#float: ::diffx::__private::ThroughF64));
+        }
+        let mut g = merged(&self.user, &own);
+        let generic = tokens::is_generic(float);
+        if let Some(at) = self.guessed {
+            // The `impl`'s float type, guessed from the signature: checked at it.
+            let w = g.make_where_clause();
+            w.predicates
+                .push(syn::parse_quote_spanned!(at=> #float: ::diffx::__private::FloatType));
+        }
+        let explain = matches!(role, Role::Explain);
+        if self.containers && generic && !explain {
+            // Nested containers and tuples of `T` are visited through `diffx::Params`, which
+            // `f32` and `f64` are (the function may be bound by num-traits' `Float` only).
+            add_bound(&mut g, float, syn::parse_quote!(::diffx::Float));
+            add_bound(
+                &mut g,
+                float,
+                syn::parse_quote!(::diffx::Params<Elem = #float>),
+            );
+        }
+        if explain && generic {
+            // The trace records numbers of diffx's own float types, and their values (of a
+            // type parameter bounded by `Float`: a guessed one is checked above).
+            let w = g.make_where_clause();
+            w.predicates.push(syn::parse_quote!(#float: ::diffx::Float));
+            if self.guessed.is_none() || self.bounded {
+                w.predicates
+                    .push(syn::parse_quote!(#float: ::diffx::explain::ToValue<#float>));
+                w.predicates
+                    .push(syn::parse_quote!(#float: ::diffx::explain::FromValue<#float>));
+            }
+        }
+        g
+    }
+}
+
+/// The user's generic parameters before a generated function's own (`__A` of a `grad_` that
+/// reports a misuse), lifetimes first as Rust requires, and both `where` clauses.
+fn merged(user: &Generics, own: &Generics) -> Generics {
+    let (lifetimes, rest): (Vec<&GenericParam>, Vec<&GenericParam>) = user
+        .params
+        .iter()
+        .chain(&own.params)
+        .partition(|p| matches!(p, GenericParam::Lifetime(_)));
+    let mut g = Generics {
+        params: lifetimes.into_iter().chain(rest).cloned().collect(),
+        ..Generics::default()
+    };
+    if !g.params.is_empty() {
+        g.lt_token = Some(Default::default());
+        g.gt_token = Some(Default::default());
+    }
+    let predicates: syn::punctuated::Punctuated<syn::WherePredicate, syn::Token![,]> = user
+        .where_clause
+        .iter()
+        .chain(&own.where_clause)
+        .flat_map(|w| w.predicates.iter().cloned())
+        .collect();
+    if !predicates.is_empty() {
+        g.where_clause = Some(syn::WhereClause {
+            where_token: Default::default(),
+            predicates,
+        });
+    }
+    g
+}
+
+/// `bound` on the type parameter `t` where the user bounds it: in its `where` predicate if it has
+/// one, else at the parameter (clippy's `multiple_bound_locations` would flag a second place).
+fn add_bound(generics: &mut Generics, t: &Ident, bound: syn::TypeParamBound) {
+    let own = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident(t));
+    if let Some(w) = &mut generics.where_clause {
+        for p in w.predicates.iter_mut() {
+            if let syn::WherePredicate::Type(pt) = p {
+                if own(&pt.bounded_ty) {
+                    pt.bounds.push(bound);
+                    return;
+                }
+            }
+        }
+    }
+    for p in generics.params.iter_mut() {
+        if let GenericParam::Type(tp) = p {
+            if tp.ident == *t {
+                tp.bounds.push(bound);
+                return;
+            }
+        }
+    }
+}
