@@ -31,6 +31,7 @@ use syn::ItemFn;
 use crate::builder::Builder;
 use crate::emit;
 use crate::emit::form::{Form, Function, Role};
+use crate::emit::signature::Typed;
 use crate::forward::Forward;
 use crate::ir::operands::place;
 use crate::ir::{Atom, Kind, Var};
@@ -149,21 +150,11 @@ pub fn function(
     let body = recorded_body(&mut ins, item, sig, p)?;
     let name = &item.sig.ident;
     let (fn_name, vis, float) = (format_ident!("explain_{}", name), &item.vis, &sig.float);
-    let params = sig.params.iter().map(|p| {
-        let (n, t) = (&p.name, &p.ty);
-        quote!(#n: #t)
-    });
-    let tangents = sig
-        .params
-        .iter()
-        .zip(&p.fwd.param_dots)
-        .filter_map(|(param, d)| {
-            let (d, t) = (p.fwd.b.func.name((*d)?), &param.ty);
-            Some(quote!(#d: #t))
-        });
-    let ret = &sig.ret;
+    let params = emit::signature::param_list(sig);
+    let tangents = (sig.params.iter().zip(&p.fwd.param_dots))
+        .filter_map(|(param, d)| Some(Typed::new(p.fwd.b.func.name((*d)?), &param.ty)));
     let ct_name = cotangent_name(item);
-    let ct = (sig.ret_kind != Kind::Scalar).then(|| quote!(, #ct_name: #ret));
+    let ct = (sig.ret_kind != Kind::Scalar).then(|| Typed::new(&ct_name, &sig.ret));
     let fn_str = name.to_string();
     let [jvp, vjp] = pretty_items(emitted, [names::jvp(name), names::vjp(name)]);
     let values = proc_macro2::Literal::usize_unsuffixed(f.vars.len());
@@ -176,7 +167,8 @@ pub fn function(
         vis,
         name: &fn_name,
         role: Role::Explain,
-        params: quote!(#(#params,)* #(#tangents),* #ct),
+        stub: None,
+        params: params.into_iter().chain(tangents).chain(ct).collect(),
         ret: quote!(::diffx::explain::Trace),
         body: quote! {
             use ::diffx::explain::{CastNothing as _, CastValue as _, ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};

@@ -8,6 +8,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use syn::{GenericParam, Generics, ItemFn, Receiver};
 
+use super::signature::Typed;
 use crate::parse::Signature;
 use crate::tokens;
 
@@ -38,15 +39,38 @@ struct Generic {
     guessed: Option<proc_macro2::Span>,
 }
 
-/// What a generated function is, for what its form adds to it.
+/// Which generated function a function is: what its form adds to it, and what an adaptation
+/// changes in it.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// A derivative function.
-    Derivative,
+    /// The hidden functions: `__diffx_jvp_f`, `__diffx_vjp_f`, `__diffx_split_f`,
+    /// `__diffx_hvp_f`.
+    HiddenJvp,
+    HiddenVjp,
+    Split,
+    HiddenHvp,
+    /// The public ones.
+    Jvp,
+    Vjp,
+    Grad,
+    ValueAndGrad,
+    Hvp,
+    GradAndHvp,
+    Hessian,
+    Jacobian,
+    Dhvp,
+    D3,
+    /// What a caller of `grad_f` or `jvp_f` differentiates them through (`nested.rs`).
+    Companion,
     /// `explain_`: it records numbers of diffx's own float types.
     Explain,
-    /// A function whose call is a compile error that says what to add: generic in a type
-    /// parameter with a bound no type has.
-    Stub(Ident, TokenStream),
+}
+
+/// A function whose call is a compile error that says what to add: generic in the type parameter
+/// `param`, whose `bound` no type has.
+pub struct Stub {
+    pub param: Ident,
+    pub bound: TokenStream,
 }
 
 /// A function to write: everything but what its form adds.
@@ -55,8 +79,9 @@ pub struct Function<'a> {
     pub vis: &'a syn::Visibility,
     pub name: &'a Ident,
     pub role: Role,
+    pub stub: Option<Stub>,
     /// `x: f64, n: usize`, without the receiver.
-    pub params: TokenStream,
+    pub params: Vec<Typed>,
     pub ret: TokenStream,
     pub body: TokenStream,
 }
@@ -144,6 +169,7 @@ impl Form {
             vis,
             name,
             role,
+            stub,
             params,
             ret,
             body,
@@ -153,18 +179,18 @@ impl Form {
             Some(Some(r)) => quote!(#r,),
             _ => TokenStream::new(),
         };
-        let (generics, where_clause) = match (&self.generic, &role) {
+        let (generics, where_clause) = match (&self.generic, &stub) {
             (Some(g), _) => {
-                let g = g.of(&self.float, &role);
+                let g = g.of(&self.float, role, stub.as_ref());
                 let w = g.where_clause.clone();
                 (quote!(#g), quote!(#w))
             }
-            (None, Role::Stub(a, bound)) => (quote!(<#a: #bound>), TokenStream::new()),
-            (None, _) => (TokenStream::new(), TokenStream::new()),
+            (None, Some(Stub { param, bound })) => (quote!(<#param: #bound>), TokenStream::new()),
+            (None, None) => (TokenStream::new(), TokenStream::new()),
         };
         quote! {
             #attrs
-            #vis fn #name #generics(#receiver #params) -> #ret #where_clause {
+            #vis fn #name #generics(#receiver #(#params),*) -> #ret #where_clause {
                 #body
             }
         }
@@ -210,10 +236,10 @@ impl Generic {
 
     /// The generics of a function of `role` over `float`: the user's, then the function's own,
     /// and the bounds it needs.
-    fn of(&self, float: &Ident, role: &Role) -> Generics {
-        let mut own = match role {
-            Role::Stub(a, bound) => syn::parse_quote!(<#a: #bound>),
-            _ => Generics::default(),
+    fn of(&self, float: &Ident, role: Role, stub: Option<&Stub>) -> Generics {
+        let mut own = match stub {
+            Some(Stub { param, bound }) => syn::parse_quote!(<#param: #bound>),
+            None => Generics::default(),
         };
         if self.through_f64 {
             // Desugaring's guard (`desugar/conversions.rs`): these functions compute the
@@ -230,7 +256,7 @@ impl Generic {
             w.predicates
                 .push(syn::parse_quote_spanned!(at=> #float: ::diffx::__private::FloatType));
         }
-        let explain = matches!(role, Role::Explain);
+        let explain = role == Role::Explain;
         if self.containers && generic && !explain {
             // Nested containers and tuples of `T` are visited through `diffx::Params`, which
             // `f32` and `f64` are (the function may be bound by num-traits' `Float` only).
@@ -310,4 +336,9 @@ fn add_bound(generics: &mut Generics, t: &Ident, bound: syn::TypeParamBound) {
             }
         }
     }
+}
+
+/// The parameters `first`, then `rest`.
+pub fn with(first: &[Typed], rest: impl IntoIterator<Item = Typed>) -> Vec<Typed> {
+    first.iter().cloned().chain(rest).collect()
 }

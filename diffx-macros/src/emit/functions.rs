@@ -5,7 +5,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::{Index, ItemFn};
 
-use super::form::{Form, Function, Role};
+use super::form::{with, Form, Function, Role, Stub};
+use super::signature::Typed;
 use super::trees::Written;
 use super::{body, body_parts, signature, split, zero};
 use crate::builder::Builder;
@@ -96,7 +97,7 @@ pub(super) struct Generated<'a> {
     name: &'a Ident,
     ret: &'a syn::Type,
     /// `x: f64, n: usize`.
-    params: Vec<TokenStream>,
+    params: Vec<Typed>,
     /// `x, n`.
     args: Vec<&'a Ident>,
 }
@@ -108,17 +109,13 @@ pub(super) fn doc(text: String) -> TokenStream {
 
 impl<'a> Generated<'a> {
     fn new(item: &'a ItemFn, sig: &'a Signature, form: &'a Form) -> Self {
-        let params = sig.params.iter().map(|p| {
-            let (n, t) = (&p.name, &p.ty);
-            quote!(#n: #t)
-        });
         Generated {
             sig,
             form,
             vis: &item.vis,
             name: &item.sig.ident,
             ret: &sig.ret,
-            params: params.collect(),
+            params: signature::param_list(sig),
             args: sig.params.iter().map(|p| &p.name).collect(),
         }
     }
@@ -177,11 +174,8 @@ impl<'a> Generated<'a> {
             .iter()
             .zip(&fwd.param_dots)
             .map(|(p, d)| match d {
-                Some(d) => {
-                    let (d, bound) = (f.name(*d), signature::tangent_bound(p));
-                    quote!(#d: #bound)
-                }
-                None => quote!(_: impl ::diffx::__private::NoTangent),
+                Some(d) => Typed::new(f.name(*d), signature::tangent_bound(p)),
+                None => Typed::unnamed(quote!(impl ::diffx::__private::NoTangent)),
             });
         let converts = self
             .sig
@@ -206,8 +200,9 @@ impl<'a> Generated<'a> {
             attrs: quote!(#[doc(hidden)] #[inline] #allow),
             vis: self.vis,
             name: &name,
-            role: Role::Derivative,
-            params: quote!(#(#params,)* #(#tangents),*),
+            role: Role::HiddenJvp,
+            stub: None,
+            params: params.iter().cloned().chain(tangents).collect(),
             ret: quote!((#ret_ty, #ret_ty)),
             body: quote! {
                 #(#converts)*
@@ -316,8 +311,9 @@ impl<'a> Generated<'a> {
             attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
             vis,
             name: &name,
-            role: Role::Derivative,
-            params: quote!(#(#params,)* #ct: #ret_ty),
+            role: Role::HiddenVjp,
+            stub: None,
+            params: with(params, [Typed::new(ct, ret_ty)]),
             ret: quote!((#ret_ty, (#(#tys,)*))),
             body: quote! {
                 #body
@@ -334,10 +330,8 @@ impl<'a> Generated<'a> {
             &self.args,
             self.ret,
         );
-        let tangent_params = self.sig.params.iter().zip(dots).filter_map(|(p, d)| {
-            let (d, t) = (d.as_ref()?, &p.ty);
-            Some(quote!(#d: #t))
-        });
+        let tangent_params = (self.sig.params.iter().zip(dots))
+            .filter_map(|(p, d)| Some(Typed::new(d.as_ref()?, &p.ty)));
         let tangent_args = dots.iter().map(|d| {
             d.as_ref()
                 .map_or(quote!(::diffx::__private::Zero), |d| quote!(#d))
@@ -350,8 +344,9 @@ impl<'a> Generated<'a> {
             attrs: quote!(#doc #[inline]),
             vis: self.vis,
             name: &name,
-            role: Role::Derivative,
-            params: quote!(#(#params,)* #(#tangent_params),*),
+            role: Role::Jvp,
+            stub: None,
+            params: params.iter().cloned().chain(tangent_params).collect(),
             ret: quote!((#ret_ty, #ret_ty)),
             body: self
                 .form
@@ -377,8 +372,9 @@ impl<'a> Generated<'a> {
             attrs: quote!(#doc #[inline]),
             vis: self.vis,
             name: &name,
-            role: Role::Derivative,
-            params: quote!(#(#params,)* #ct: #ret_ty),
+            role: Role::Vjp,
+            stub: None,
+            params: with(params, [Typed::new(ct, ret_ty)]),
             ret: gty,
             body: quote! {
                 let (_, #pat) = #call;
@@ -405,8 +401,9 @@ impl<'a> Generated<'a> {
             attrs: quote!(#doc #[inline]),
             vis: self.vis,
             name: &name,
-            role: Role::Derivative,
-            params: quote!(#(#params),*),
+            role: Role::Grad,
+            stub: None,
+            params: params.clone(),
             ret: gty,
             body: quote! {
                 let (_, #pat) = #call;
@@ -425,8 +422,12 @@ impl<'a> Generated<'a> {
             attrs: quote!(#[doc(hidden)] #[allow(unused_variables)]),
             vis: self.vis,
             name: &name,
-            role: Role::Stub(a.clone(), quote!(::diffx::__private::ScalarResult)),
-            params: quote!(#first: #a, #(#rest),*),
+            role: Role::Grad,
+            stub: Some(Stub {
+                param: a.clone(),
+                bound: quote!(::diffx::__private::ScalarResult),
+            }),
+            params: with(&[Typed::new(first, &a)], rest.iter().cloned()),
             ret: quote!(!),
             body: quote!(::diffx::__private::ScalarResult::never(#first)),
         }))
@@ -452,8 +453,9 @@ impl<'a> Generated<'a> {
             attrs: quote!(#doc #[inline]),
             vis: self.vis,
             name: &name,
-            role: Role::Derivative,
-            params: quote!(#(#params),*),
+            role: Role::ValueAndGrad,
+            stub: None,
+            params: params.clone(),
             ret: quote!((#ret_ty, #gty)),
             body: quote! {
                 let (#value, #pat) = #call;

@@ -14,9 +14,9 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use super::allow;
-use super::form::{Form, Function, Role};
+use super::form::{with, Form, Function, Role};
 use super::signature::{
-    grad_types, like, param_list, tangent_bound, tangent_convert, tangent_inputs,
+    grad_types, like, param_list, tangent_bound, tangent_convert, tangent_inputs, Typed,
 };
 use super::tuples::Layout;
 use crate::ir::Kind;
@@ -237,8 +237,9 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         attrs: quote!(#[doc(hidden)] #[inline] #allow),
         vis,
         name,
-        role: Role::Derivative,
-        params: TokenStream::new(),
+        role: Role::Companion,
+        stub: None,
+        params: Vec::new(),
         ret: TokenStream::new(),
         body: TokenStream::new(),
     };
@@ -249,7 +250,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         let starts = form.item(layout.starts_const(vis, &grad_name));
         let grad = form.call(&grad_name, quote!(#(#args),*));
         let array = form.function(Function {
-            params: quote!(#(#params,)*),
+            params: params.clone(),
             ret: g_ty.clone(),
             body: quote! {
                 let #r = #grad;
@@ -263,7 +264,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     let along = form.call(&hvp, quote!(#(#args,)* #(#passed,)* #one, #zero));
     let back = form.call(&hvp, quote!(#(#args,)* #(#ct_parts,)* #one, #zero));
     let jvp = form.function(Function {
-        params: quote!(#(#params,)* #(#tangents,)*),
+        params: with(&params, tangents),
         ret: quote!((#g_ty, #g_ty)),
         body: quote! {
             let (_, #g, #h) = #along;
@@ -272,7 +273,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         ..hidden(&jvp_name)
     });
     let vjp = form.function(Function {
-        params: quote!(#(#params,)* #ct: #g_ty),
+        params: with(&params, [Typed::new(&ct, g_ty)]),
         ret: quote!((#g_ty, (#(#tys,)*))),
         body: quote! {
             let (_, #g, #h) = #back;
@@ -394,8 +395,9 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         attrs: quote!(#[doc(hidden)] #[inline] #allow),
         vis,
         name,
-        role: Role::Derivative,
-        params: TokenStream::new(),
+        role: Role::Companion,
+        stub: None,
+        params: Vec::new(),
         ret: TokenStream::new(),
         body: TokenStream::new(),
     };
@@ -404,7 +406,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let along = form.call(&hvp, quote!(#(#args,)* #(#t_along,)* #one, #zero));
     let back = form.call(&hvp, quote!(#(#args,)* #(#v_along,)* #one, #zero));
     let array = form.function(Function {
-        params: quote!(#(#params,)* #(#directions,)*),
+        params: with(&params, directions.iter().cloned()),
         ret: quote!([#float; 2]),
         body: quote! {
             let (__a, __b) = #pair;
@@ -413,7 +415,10 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         ..hidden(&array_name)
     });
     let jvp = form.function(Function {
-        params: quote!(#(#params,)* #(#directions,)* #(#t_inputs,)* #(#u_inputs,)*),
+        params: with(
+            &with(&with(&params, directions.iter().cloned()), t_inputs),
+            u_inputs,
+        ),
         ret: quote!(([#float; 2], [#float; 2])),
         body: quote! {
             #primal
@@ -426,7 +431,10 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         ..hidden(&jvp_name)
     });
     let vjp = form.function(Function {
-        params: quote!(#(#params,)* #(#directions,)* #ct: [#float; 2]),
+        params: with(
+            &with(&params, directions),
+            [Typed::new(&ct, quote!([#float; 2]))],
+        ),
         ret: quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))),
         body: quote! {
             #primal
@@ -445,23 +453,13 @@ fn direction_inputs(
     diff: &[usize],
     vs: &[Ident],
     us: &[Ident],
-) -> (Vec<TokenStream>, Vec<TokenStream>) {
+) -> (Vec<Typed>, Vec<Typed>) {
     let p = |i: usize| &sig.params[i];
-    let directions: Vec<TokenStream> = diff
-        .iter()
-        .zip(vs)
-        .map(|(i, v)| {
-            let t = &p(*i).ty;
-            quote!(#v: #t)
-        })
+    let directions = (diff.iter().zip(vs))
+        .map(|(i, v)| Typed::new(v, &p(*i).ty))
         .collect();
-    let u_inputs = diff
-        .iter()
-        .zip(us)
-        .map(|(i, u)| {
-            let b = tangent_bound(p(*i));
-            quote!(#u: #b)
-        })
+    let u_inputs = (diff.iter().zip(us))
+        .map(|(i, u)| Typed::new(u, tangent_bound(p(*i))))
         .collect();
     (directions, u_inputs)
 }

@@ -7,7 +7,8 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use super::form::{Form, Function, Role};
+use super::form::{with, Form, Function, Role, Stub};
+use super::signature::Typed;
 use super::signature::{grad_types, like, param_list, tangent_inputs};
 use super::{allow, body};
 use crate::forward::Forward;
@@ -66,8 +67,12 @@ pub fn hidden_hvp(
         attrs: quote!(#[doc(hidden)] #[inline] #allow),
         vis,
         name: &name,
-        role: Role::Derivative,
-        params: quote!(#(#params,)* #(#tangents,)* #ct: #ret_ty, #ct_dot: #ct_ty),
+        role: Role::HiddenHvp,
+        stub: None,
+        params: with(
+            &with(&params, tangents),
+            [Typed::new(ct, ret_ty), Typed::new(ct_dot, ct_ty)],
+        ),
         ret: quote!((#ret_ty, (#(#tys,)*), (#(#tys,)*))),
         body: quote! {
             #(#converts)*
@@ -132,8 +137,9 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
         attrs: quote!(#hvp_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
         vis,
         name: &hvp_name,
-        role: Role::Derivative,
-        params: quote!(#(#params,)* #(#tangent_params),*),
+        role: Role::Hvp,
+        stub: None,
+        params: with(&params, tangent_params.iter().cloned()),
         ret: gty.clone(),
         body: quote! {
             let (_, _, (#(#pattern,)*)) = #call;
@@ -149,8 +155,9 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
         attrs: quote!(#both_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
         vis,
         name: &both_name,
-        role: Role::Derivative,
-        params: quote!(#(#params,)* #(#tangent_params),*),
+        role: Role::GradAndHvp,
+        stub: None,
+        params: with(&params, tangent_params.iter().cloned()),
         ret: quote!((#gty, #gty)),
         body: quote! {
             let (_, (#(#grad_pattern,)*), (#(#pattern,)*)) = #call;
@@ -163,15 +170,9 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
 
 /// The direction as `hvp_f`'s parameters (`d: T`, one per differentiable parameter) and as the
 /// hidden function's tangents (`Zero` for the others).
-fn direction(sig: &Signature, dots: &[Option<Ident>]) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let tangent_params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .zip(dots)
-        .filter_map(|(p, d)| {
-            let (d, t) = (d.as_ref()?, &p.ty);
-            Some(quote!(#d: #t))
-        })
+fn direction(sig: &Signature, dots: &[Option<Ident>]) -> (Vec<Typed>, Vec<TokenStream>) {
+    let tangent_params: Vec<Typed> = (sig.params.iter().zip(dots))
+        .filter_map(|(p, d)| Some(Typed::new(d.as_ref()?, &p.ty)))
         .collect();
     let tangent_args: Vec<TokenStream> = dots
         .iter()
@@ -235,13 +236,18 @@ pub fn no_hvp(item: &ItemFn, sig: &Signature, form: &Form, custom: bool) -> Toke
     } else {
         quote!(::diffx::__private::SecondOrder)
     };
-    let rest = (1..2 * sig.params.len() + 2).map(|_| quote!(_: impl ::core::marker::Sized));
+    let rest =
+        (1..2 * sig.params.len() + 2).map(|_| Typed::unnamed(quote!(impl ::core::marker::Sized)));
     form.function(Function {
         attrs: quote!(#[doc(hidden)] #[allow(dead_code, clippy::too_many_arguments)]),
         vis,
         name: &name,
-        role: Role::Stub(a.clone(), quote!(#trait_)),
-        params: quote!(#first: #a, #(#rest),*),
+        role: Role::HiddenHvp,
+        stub: Some(Stub {
+            param: a.clone(),
+            bound: trait_.clone(),
+        }),
+        params: with(&[Typed::new(&first, &a)], rest),
         ret: quote!((#ret, (#(#tys,)*), (#(#tys,)*))),
         body: quote!(#trait_::never(#first)),
     })
@@ -267,26 +273,37 @@ pub fn not_asked(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     } else {
         quote!((#(#grads),*))
     };
-    let stub = |fn_name: Ident, arity: usize, ret: TokenStream| {
-        let rest = (1..arity).map(|_| quote!(_: impl ::core::marker::Sized));
+    let stub = |role: Role, fn_name: Ident, arity: usize, ret: TokenStream| {
+        let rest = (1..arity).map(|_| Typed::unnamed(quote!(impl ::core::marker::Sized)));
         form.function(Function {
             attrs: quote!(#[doc(hidden)] #[allow(dead_code, clippy::too_many_arguments)]),
             vis,
             name: &fn_name,
-            role: Role::Stub(a.clone(), quote!(::diffx::__private::OrderTwo)),
-            params: quote!(#first: #a, #(#rest),*),
+            role,
+            stub: Some(Stub {
+                param: a.clone(),
+                bound: quote!(::diffx::__private::OrderTwo),
+            }),
+            params: with(&[Typed::new(&first, &a)], rest),
             ret,
             body: quote!(::diffx::__private::OrderTwo::never(#first)),
         })
     };
     let n = sig.params.len();
-    let hvp = stub(format_ident!("hvp_{}", name), n + grads.len(), gty.clone());
+    let hvp = stub(
+        Role::Hvp,
+        format_ident!("hvp_{}", name),
+        n + grads.len(),
+        gty.clone(),
+    );
     let both = stub(
+        Role::GradAndHvp,
         format_ident!("grad_and_hvp_{}", name),
         n + grads.len(),
         quote!((#gty, #gty)),
     );
     let hessian = stub(
+        Role::Hessian,
         format_ident!("hessian_{}", name),
         n,
         quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
@@ -322,8 +339,9 @@ fn hessian(
         attrs: quote!(#doc #[allow(dead_code, clippy::too_many_arguments)]),
         vis,
         name: hessian,
-        role: Role::Derivative,
-        params: quote!(#(#params),*),
+        role: Role::Hessian,
+        stub: None,
+        params,
         ret: quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
         body: quote! {
             let __sizes: ::std::vec::Vec<usize> = ::std::vec![#(#sizes),*];
@@ -402,8 +420,9 @@ pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         },
         vis,
         name: &jac,
-        role: Role::Derivative,
-        params: quote!(#(#params),*),
+        role: Role::Jacobian,
+        stub: None,
+        params,
         ret: quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
         body: quote! {
             let #value: #ret = #primal;

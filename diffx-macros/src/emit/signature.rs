@@ -8,14 +8,42 @@ use crate::ir::Kind;
 use crate::parse::{Param, Signature};
 use crate::tokens;
 
+/// A parameter of a generated function: `x: f64`, or `_: impl NoTangent` without a name.
+#[derive(Clone)]
+pub(crate) struct Typed {
+    pub name: Option<Ident>,
+    pub ty: TokenStream,
+}
+
+impl Typed {
+    pub fn new(name: &Ident, ty: impl ToTokens) -> Typed {
+        Typed {
+            name: Some(name.clone()),
+            ty: ty.to_token_stream(),
+        }
+    }
+
+    /// A parameter without a name: `_: ty`.
+    pub fn unnamed(ty: TokenStream) -> Typed {
+        Typed { name: None, ty }
+    }
+}
+
+impl ToTokens for Typed {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        let ty = &self.ty;
+        out.extend(match &self.name {
+            Some(n) => quote!(#n: #ty),
+            None => quote!(_: #ty),
+        });
+    }
+}
+
 /// `x: f64, n: usize`: the parameters as declared.
-pub(crate) fn param_list(sig: &Signature) -> Vec<TokenStream> {
+pub(crate) fn param_list(sig: &Signature) -> Vec<Typed> {
     sig.params
         .iter()
-        .map(|p| {
-            let (n, t) = (&p.name, &p.ty);
-            quote!(#n: #t)
-        })
+        .map(|p| Typed::new(&p.name, &p.ty))
         .collect()
 }
 
@@ -98,17 +126,14 @@ pub(crate) fn tangent_convert(p: &Param, d: &Ident, like: &TokenStream) -> Token
 pub(crate) fn tangent_inputs(
     sig: &Signature,
     dots: &[Option<Ident>],
-) -> (Vec<TokenStream>, Vec<TokenStream>) {
+) -> (Vec<Typed>, Vec<TokenStream>) {
     let params = sig
         .params
         .iter()
         .zip(dots)
         .map(|(p, d)| match d {
-            Some(d) => {
-                let bound = tangent_bound(p);
-                quote!(#d: #bound)
-            }
-            None => quote!(_: impl ::diffx::__private::NoTangent),
+            Some(d) => Typed::new(d, tangent_bound(p)),
+            None => Typed::unnamed(quote!(impl ::diffx::__private::NoTangent)),
         })
         .collect();
     let converts = sig

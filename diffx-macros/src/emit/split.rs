@@ -21,7 +21,7 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use super::form::{Function, Role};
-use super::signature::param_list as params;
+use super::signature::{param_list as params, Typed};
 use crate::ir::{Atom, Func, Kind, LoopHead, LoopIter, Op, Stmt, Var};
 use crate::liveness;
 use crate::names;
@@ -208,8 +208,9 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
         vis,
         name: &name,
-        role: Role::Derivative,
-        params: quote!(#(#params,)* #ct: #ret_ty),
+        role: Role::HiddenVjp,
+        stub: None,
+        params: super::form::with(&params, [Typed::new(ct, ret_ty)]),
         ret: quote!((#ret_ty, (#(#tys,)*))),
         body: quote! {
             let (#value, #pullback) = #call;
@@ -279,8 +280,9 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
         attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
         vis,
         name: &name,
-        role: Role::Derivative,
-        params: quote!(#(#params),*),
+        role: Role::Split,
+        stub: None,
+        params,
         ret: quote! {
             (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n], (#(#slots,)*)) -> (#(#grads,)*) + use<#(#generics),*>)
         },

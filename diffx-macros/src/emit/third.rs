@@ -6,8 +6,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use super::form::{Form, Function, Role};
+use super::form::{with, Form, Function, Role};
 use super::second::doc;
+use super::signature::Typed;
 use super::signature::{like, param_list};
 use super::{allow, body};
 use crate::forward::Forward;
@@ -56,8 +57,9 @@ pub fn functions(
         attrs: quote!(#dhvp_doc #[inline] #allow),
         vis,
         name: &dhvp,
-        role: Role::Derivative,
-        params: quote!(#(#params,)* #(#u_params,)* #(#v_params),*),
+        role: Role::Dhvp,
+        stub: None,
+        params: with(&with(&params, u_params), v_params),
         ret: gty,
         body: quote! {
             #(#converts)*
@@ -81,8 +83,9 @@ pub fn functions(
         attrs: quote!(#d3_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
         vis,
         name: &d3,
-        role: Role::Derivative,
-        params: quote!(#(#params),*),
+        role: Role::D3,
+        stub: None,
+        params,
         ret: quote!(#float),
         body: form.call(&dhvp, quote!(#(#args,)* #one, #one)),
     });
@@ -90,13 +93,10 @@ pub fn functions(
 }
 
 /// Each differentiable parameter's direction `names` as parameters: `d: T`.
-fn typed(sig: &Signature, diff: &[usize], names: &[Ident]) -> Vec<TokenStream> {
+fn typed(sig: &Signature, diff: &[usize], names: &[Ident]) -> Vec<Typed> {
     diff.iter()
         .zip(names)
-        .map(|(i, d)| {
-            let t = &sig.params[*i].ty;
-            quote!(#d: #t)
-        })
+        .map(|(i, d)| Typed::new(d, &sig.params[*i].ty))
         .collect()
 }
 
