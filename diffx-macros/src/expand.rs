@@ -64,11 +64,13 @@ pub enum Written {
 
 /// The pipeline for one function.
 pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
-    let (core, args, adapters) = adapt::into_core(item, args)?;
+    let (core, args, mut adapters) = adapt::into_core(item, args)?;
     let sig = parse::signature(&core, &args)?;
     let programs = programs(&core, &sig, &args)?;
-    let form = emit::form::Form::new(&core, &sig, programs.through_f64);
-    let derived = emit_programs(&core, &sig, &form, &programs)?;
+    let form = emit::form::Form::new(&core, &sig, programs.through_f64)
+        .undoing(adapt::ways_out(&mut adapters));
+    let mut derived = emit_programs(&core, &sig, &form, &programs)?;
+    derived.extend(form.after());
     dress(form.primal(&core), derived, &adapters)
 }
 

@@ -164,12 +164,12 @@ pub fn function(
             #[doc = #doc]
             #[allow(dead_code, unused_variables, unused_mut, unused_parens, unused_braces, clippy::all, clippy::pedantic)]
         },
-        vis,
-        name: &fn_name,
+        vis: vis.clone(),
+        name: fn_name.clone(),
         role: Role::Explain,
         stub: None,
         params: params.into_iter().chain(tangents).chain(ct).collect(),
-        ret: quote!(::diffx::explain::Trace),
+        ret: Some(quote!(::diffx::explain::Trace)),
         body: quote! {
             use ::diffx::explain::{CastNothing as _, CastValue as _, ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
             let mut #rec = ::diffx::explain::Recorder::<#float>::new(

@@ -68,13 +68,25 @@ pub fn into_core(
     Ok((item, args, adapters))
 }
 
+/// The ways out of the innermost adaptations, which emission undoes as it writes each function,
+/// the innermost first; `adapters` keeps the others.
+pub fn ways_out(adapters: &mut Vec<Adapter>) -> Vec<Box<dyn crate::emit::form::Dress>> {
+    let mut steps: Vec<Box<dyn crate::emit::form::Dress>> = Vec::new();
+    while let Some(Adapter::Receiver { .. }) = adapters.last() {
+        if let Some(Adapter::Receiver { method, receiver }) = adapters.pop() {
+            steps.push(Box::new(receiver::Dress { method, receiver }));
+        }
+    }
+    steps
+}
+
 /// The items written for `core`, with each adaptation undone, the innermost first.
 pub fn dress(items: Vec<Item>, adapters: &[Adapter]) -> Vec<Item> {
     let mut items = items;
     for adapter in adapters.iter().rev() {
         items = match adapter {
             Adapter::Tuple { function, layout } => tuples::dress(items, function, layout),
-            Adapter::Receiver { method, receiver } => receiver::dress(items, receiver, method),
+            Adapter::Receiver { .. } => items,
             Adapter::Output { function, output } => outputs::dress(items, function, output),
             Adapter::Struct { function, layout } => structs::dress(items, function, layout),
             Adapter::Functions { function } => functions::dress(items, function),

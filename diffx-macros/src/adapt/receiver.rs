@@ -5,7 +5,10 @@
 
 use proc_macro2::Ident;
 use quote::ToTokens;
-use syn::{FnArg, Item, ItemFn, Receiver};
+use quote::quote;
+use syn::{Item, ItemFn, Receiver};
+
+use crate::emit::{self, form::Parts};
 
 use crate::names;
 use crate::parse;
@@ -37,31 +40,43 @@ pub fn into_core(item: &ItemFn, args: &parse::Args) -> Option<(ItemFn, parse::Ar
     Some((as_fn, args, receiver))
 }
 
-/// `items` written for the associated function: the user's `method` as written, the hidden
-/// functions associated, and the public ones methods again, taking `receiver` and reading it as
+/// The way out: what was written for the associated function, with the user's `method` as
+/// written, and the functions written for it methods again, taking `receiver` and reading it as
 /// `__diffx_self`.
-pub fn dress(items: Vec<Item>, receiver: &Receiver, method: &ItemFn) -> Vec<Item> {
-    let mut out = Vec::new();
-    for item in items {
-        let Item::Fn(mut f) = item else { continue };
-        if f.sig.ident == method.sig.ident {
-            let mut m = method.clone();
-            m.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            out.push(Item::Fn(m));
-            continue;
-        }
-        // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter
-        // first and stay associated functions. The hidden functions are methods too: a caller's
-        // `e.det()` calls `e.__diffx_vjp_det(ct)` on a receiver whose type it does not know.
-        let stub = !f.sig.generics.params.is_empty();
-        if !f.sig.inputs.is_empty() && !stub {
-            if let FnArg::Typed(t) = f.sig.inputs[0].clone() {
-                f.sig.inputs[0] = FnArg::Receiver(receiver.clone());
-                let pat = &t.pat;
-                f.block.stmts.insert(0, syn::parse_quote!(let #pat = self;));
-            }
-        }
-        out.push(Item::Fn(f));
+pub struct Dress {
+    pub method: ItemFn,
+    pub receiver: Receiver,
+}
+
+impl emit::form::Dress for Dress {
+    fn primal(&self, items: Vec<Item>) -> Vec<Item> {
+        let name = &self.method.sig.ident;
+        (items.into_iter())
+            .filter_map(|item| match item {
+                Item::Fn(f) if f.sig.ident == *name => {
+                    let mut m = self.method.clone();
+                    m.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+                    Some(Item::Fn(m))
+                }
+                Item::Fn(f) => Some(Item::Fn(f)),
+                _ => None,
+            })
+            .collect()
     }
-    out
+
+    // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter
+    // first and stay associated functions. The hidden functions are methods too: a caller's
+    // `e.det()` calls `e.__diffx_vjp_det(ct)` on a receiver whose type it does not know.
+    fn function(&self, p: &mut Parts) -> Vec<Parts> {
+        if p.f.stub.is_some() || p.f.params.is_empty() {
+            return Vec::new();
+        }
+        let first = p.f.params.remove(0);
+        p.receiver = Some(self.receiver.clone());
+        if let Some(name) = &first.name {
+            let body = &p.f.body;
+            p.f.body = quote!(let #name = self; #body);
+        }
+        Vec::new()
+    }
 }

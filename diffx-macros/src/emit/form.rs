@@ -14,6 +14,8 @@ use crate::tokens;
 
 /// How the functions written for one function are dressed.
 pub struct Form {
+    /// The adaptations undone on the way out, the innermost first (`adapt/`).
+    steps: Vec<Box<dyn Dress>>,
     /// The function's float type: a type parameter, or `f64`/`f32`.
     float: Ident,
     generic: Option<Generic>,
@@ -68,22 +70,59 @@ pub enum Role {
 
 /// A function whose call is a compile error that says what to add: generic in the type parameter
 /// `param`, whose `bound` no type has.
+#[derive(Clone)]
 pub struct Stub {
     pub param: Ident,
     pub bound: TokenStream,
 }
 
 /// A function to write: everything but what its form adds.
-pub struct Function<'a> {
+#[derive(Clone)]
+pub struct Function {
     pub attrs: TokenStream,
-    pub vis: &'a syn::Visibility,
-    pub name: &'a Ident,
+    pub vis: syn::Visibility,
+    pub name: Ident,
     pub role: Role,
     pub stub: Option<Stub>,
     /// `x: f64, n: usize`, without the receiver.
     pub params: Vec<Typed>,
-    pub ret: TokenStream,
+    /// The result's type; `None` for `()`.
+    pub ret: Option<TokenStream>,
     pub body: TokenStream,
+}
+
+/// A function as an adaptation sees it: as emission wrote it, and the receiver its form gives it.
+pub struct Parts {
+    pub f: Function,
+    pub receiver: Option<Receiver>,
+}
+
+/// An adaptation's way out (`adapt/`), undone as each function is written: what it changes in
+/// the functions written for the core, so that they take and give the user's form.
+pub trait Dress {
+    /// The items written for the core's own function, the user's function among them.
+    fn primal(&self, items: Vec<syn::Item>) -> Vec<syn::Item>;
+
+    /// The function `f` changed to the user's form; the functions written before it.
+    fn function(&self, f: &mut Parts) -> Vec<Parts>;
+
+    /// The function a call of `callee` from a function of role `caller` goes to, if another.
+    fn callee(&self, _caller: Role, _callee: &Ident) -> Option<Ident> {
+        None
+    }
+
+    /// The arguments of a call of `callee` from a function of role `caller`, changed.
+    fn args(&self, _caller: Role, _callee: &Ident, _args: &mut Vec<TokenStream>) {}
+
+    /// The call `call` of `callee` from a function of role `caller`, changed.
+    fn around(&self, _caller: Role, _callee: &Ident, call: TokenStream) -> TokenStream {
+        call
+    }
+
+    /// What is written after the functions.
+    fn after(&self) -> TokenStream {
+        TokenStream::new()
+    }
 }
 
 impl Form {
@@ -94,6 +133,7 @@ impl Form {
         let generic = (!core.sig.generics.params.is_empty() || tokens::is_generic(&float))
             .then(|| Generic::new(core, sig, through_f64));
         Form {
+            steps: Vec::new(),
             float,
             generic,
             associated: sig.associated.then(|| sig.receiver.clone()),
@@ -103,10 +143,16 @@ impl Form {
     /// The form of a free function of one float type: the functions as the core writes them.
     pub fn plain(float: &Ident) -> Form {
         Form {
+            steps: Vec::new(),
             float: float.clone(),
             generic: None,
             associated: None,
         }
+    }
+
+    /// This form with `steps` undone on the way out, the innermost first.
+    pub fn undoing(self, steps: Vec<Box<dyn Dress>>) -> Form {
+        Form { steps, ..self }
     }
 
     /// The float literal `text` in a function that only calls the others: a value of the float
@@ -118,29 +164,52 @@ impl Form {
     /// A call of `callee`, a function written for this one (or the function itself), with `args`:
     /// through `self` or `Self::` in an `impl`, with the user's generic arguments where a const
     /// parameter needs them.
-    pub fn call(&self, callee: &Ident, args: TokenStream) -> TokenStream {
+    pub fn call(&self, caller: Role, callee: &Ident, args: TokenStream) -> TokenStream {
+        self.call_with(caller, callee, vec![args])
+    }
+
+    /// [`Form::call`] from a function of role `caller`, with the arguments apart.
+    pub fn call_with(&self, caller: Role, callee: &Ident, args: Vec<TokenStream>) -> TokenStream {
+        let mut callee = callee.clone();
+        for step in &self.steps {
+            if let Some(to) = step.callee(caller, &callee) {
+                callee = to;
+            }
+        }
+        let mut args = args;
+        for step in &self.steps {
+            step.args(caller, &callee, &mut args);
+        }
         let explicit = self.generic.as_ref().and_then(|g| g.explicit.as_ref());
         let turbofish = explicit.map(|a| quote!(::<#(#a),*>));
-        match &self.associated {
-            Some(Some(_)) => quote!(self.#callee #turbofish(#args)),
-            Some(None) => quote!(Self::#callee #turbofish(#args)),
-            None => quote!(#callee #turbofish(#args)),
-        }
+        let call = match &self.associated {
+            Some(Some(_)) => quote!(self.#callee #turbofish(#(#args),*)),
+            Some(None) => quote!(Self::#callee #turbofish(#(#args),*)),
+            None => quote!(#callee #turbofish(#(#args),*)),
+        };
+        (self.steps.iter()).fold(call, |call, step| step.around(caller, &callee, call))
     }
 
     /// The user's function itself, `item`, beside its derivative functions: the user may call only
     /// those.
     pub fn primal(&self, item: &ItemFn) -> TokenStream {
-        let allow = quote!(#[allow(dead_code)]);
-        let generic = self.generic.as_ref().map(|_| &allow);
-        let associated = self.associated.as_ref().map(|_| &allow);
-        let ItemFn {
-            attrs,
-            vis,
-            sig,
-            block,
-        } = item;
-        quote!(#(#attrs)* #generic #associated #vis #sig #block)
+        let mut item = item.clone();
+        let allow: syn::Attribute = syn::parse_quote!(#[allow(dead_code)]);
+        if self.generic.is_some() {
+            item.attrs.push(allow.clone());
+        }
+        if self.associated.is_some() {
+            item.attrs.push(allow);
+        }
+        let items = (self.steps.iter()).fold(vec![syn::Item::Fn(item)], |items, step| {
+            step.primal(items)
+        });
+        quote!(#(#items)*)
+    }
+
+    /// What the adaptations write after the functions.
+    pub fn after(&self) -> TokenStream {
+        self.steps.iter().map(|s| s.after()).collect()
     }
 
     /// What keeps the user's function `name` used, as far as lints go, for a free function of one
@@ -162,22 +231,42 @@ impl Form {
         }
     }
 
-    /// The function `f`, in this form.
+    /// The function `f`, in this form: with each adaptation undone, the functions they write
+    /// for it.
     pub fn function(&self, f: Function) -> TokenStream {
-        let Function {
-            attrs,
-            vis,
-            name,
-            role,
-            stub,
-            params,
-            ret,
-            body,
-        } = f;
-        let receiver = match &self.associated {
-            Some(Some(r)) if params.is_empty() => quote!(#r),
-            Some(Some(r)) => quote!(#r,),
-            _ => TokenStream::new(),
+        let receiver = self.associated.clone().flatten();
+        let mut written = vec![Parts { f, receiver }];
+        for step in &self.steps {
+            written = (written.into_iter())
+                .flat_map(|mut p| {
+                    let mut before = step.function(&mut p);
+                    before.push(p);
+                    before
+                })
+                .collect();
+        }
+        written.into_iter().map(|p| self.write(p)).collect()
+    }
+
+    fn write(&self, parts: Parts) -> TokenStream {
+        let Parts {
+            f:
+                Function {
+                    attrs,
+                    vis,
+                    name,
+                    role,
+                    stub,
+                    params,
+                    ret,
+                    body,
+                },
+            receiver,
+        } = parts;
+        let receiver = match &receiver {
+            Some(r) if params.is_empty() => quote!(#r),
+            Some(r) => quote!(#r,),
+            None => TokenStream::new(),
         };
         let (generics, where_clause) = match (&self.generic, &stub) {
             (Some(g), _) => {
@@ -188,9 +277,10 @@ impl Form {
             (None, Some(Stub { param, bound })) => (quote!(<#param: #bound>), TokenStream::new()),
             (None, None) => (TokenStream::new(), TokenStream::new()),
         };
+        let ret = ret.map(|r| quote!(-> #r));
         quote! {
             #attrs
-            #vis fn #name #generics(#receiver #(#params),*) -> #ret #where_clause {
+            #vis fn #name #generics(#receiver #(#params),*) #ret #where_clause {
                 #body
             }
         }

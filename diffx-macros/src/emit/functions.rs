@@ -198,12 +198,12 @@ impl<'a> Generated<'a> {
         };
         self.form.function(Function {
             attrs: quote!(#[doc(hidden)] #[inline] #allow),
-            vis: self.vis,
-            name: &name,
+            vis: self.vis.clone(),
+            name: name.clone(),
             role: Role::HiddenJvp,
             stub: None,
             params: params.iter().cloned().chain(tangents).collect(),
-            ret: quote!((#ret_ty, #ret_ty)),
+            ret: Some(quote!((#ret_ty, #ret_ty))),
             body: quote! {
                 #(#converts)*
                 #body
@@ -309,12 +309,12 @@ impl<'a> Generated<'a> {
         }
         self.form.function(Function {
             attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
-            vis,
-            name: &name,
+            vis: vis.clone(),
+            name: name.clone(),
             role: Role::HiddenVjp,
             stub: None,
             params: with(params, [Typed::new(ct, ret_ty)]),
-            ret: quote!((#ret_ty, (#(#tys,)*))),
+            ret: Some(quote!((#ret_ty, (#(#tys,)*)))),
             body: quote! {
                 #body
                 (#ret, (#(#grads,)*))
@@ -342,15 +342,15 @@ impl<'a> Generated<'a> {
         ));
         self.form.function(Function {
             attrs: quote!(#doc #[inline]),
-            vis: self.vis,
-            name: &name,
+            vis: self.vis.clone(),
+            name: name.clone(),
             role: Role::Jvp,
             stub: None,
             params: params.iter().cloned().chain(tangent_params).collect(),
-            ret: quote!((#ret_ty, #ret_ty)),
+            ret: Some(quote!((#ret_ty, #ret_ty))),
             body: self
                 .form
-                .call(&hidden, quote!(#(#args,)* #(#tangent_args),*)),
+                .call(Role::Jvp, &hidden, quote!(#(#args,)* #(#tangent_args),*)),
         })
     }
 
@@ -367,15 +367,15 @@ impl<'a> Generated<'a> {
             "The pullback of [`{}`]: the cotangent `{ct}` of its result carried back to its parameters, by reverse mode.",
             self.name
         ));
-        let call = self.form.call(&hidden, quote!(#(#args,)* #ct));
+        let call = self.form.call(Role::Vjp, &hidden, quote!(#(#args,)* #ct));
         self.form.function(Function {
             attrs: quote!(#doc #[inline]),
-            vis: self.vis,
-            name: &name,
+            vis: self.vis.clone(),
+            name: name.clone(),
             role: Role::Vjp,
             stub: None,
             params: with(params, [Typed::new(ct, ret_ty)]),
-            ret: gty,
+            ret: Some(gty),
             body: quote! {
                 let (_, #pat) = #call;
                 #result
@@ -396,15 +396,15 @@ impl<'a> Generated<'a> {
             self.name
         ));
         let one = self.form.lit("1.0");
-        let call = self.form.call(&hidden, quote!(#(#args,)* #one));
+        let call = self.form.call(Role::Grad, &hidden, quote!(#(#args,)* #one));
         self.form.function(Function {
             attrs: quote!(#doc #[inline]),
-            vis: self.vis,
-            name: &name,
+            vis: self.vis.clone(),
+            name: name.clone(),
             role: Role::Grad,
             stub: None,
             params: params.clone(),
-            ret: gty,
+            ret: Some(gty),
             body: quote! {
                 let (_, #pat) = #call;
                 #result
@@ -420,15 +420,15 @@ impl<'a> Generated<'a> {
         let a = Ident::new("__A", Span::mixed_site());
         Some(self.form.function(Function {
             attrs: quote!(#[doc(hidden)] #[allow(unused_variables)]),
-            vis: self.vis,
-            name: &name,
+            vis: self.vis.clone(),
+            name: name.clone(),
             role: Role::Grad,
             stub: Some(Stub {
                 param: a.clone(),
                 bound: quote!(::diffx::__private::ScalarResult),
             }),
             params: with(&[Typed::new(first, &a)], rest.iter().cloned()),
-            ret: quote!(!),
+            ret: Some(quote!(!)),
             body: quote!(::diffx::__private::ScalarResult::never(#first)),
         }))
     }
@@ -448,15 +448,15 @@ impl<'a> Generated<'a> {
             self.name
         ));
         let one = self.form.lit("1.0");
-        let call = self.form.call(&hidden, quote!(#(#args,)* #one));
+        let call = self.form.call(Role::ValueAndGrad, &hidden, quote!(#(#args,)* #one));
         self.form.function(Function {
             attrs: quote!(#doc #[inline]),
-            vis: self.vis,
-            name: &name,
+            vis: self.vis.clone(),
+            name: name.clone(),
             role: Role::ValueAndGrad,
             stub: None,
             params: params.clone(),
-            ret: quote!((#ret_ty, #gty)),
+            ret: Some(quote!((#ret_ty, #gty))),
             body: quote! {
                 let (#value, #pat) = #call;
                 (#value, #result)

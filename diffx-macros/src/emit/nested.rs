@@ -233,14 +233,14 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     let tys = grad_types(sig);
     let (g, h) = (hygienic("__g"), hygienic("__h"));
     let (sg, sh) = (shape(&flat, &diff, &g), shape(&flat, &diff, &h));
-    let hidden = |name| Function {
+    let hidden = |name: &Ident| Function {
         attrs: quote!(#[doc(hidden)] #[inline] #allow),
-        vis,
-        name,
+        vis: vis.clone(),
+        name: name.clone(),
         role: Role::Companion,
         stub: None,
         params: Vec::new(),
-        ret: TokenStream::new(),
+        ret: None,
         body: TokenStream::new(),
     };
     let array_name = names::derived("array_grad", name);
@@ -248,10 +248,10 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         let r = hygienic("__r");
         let numbers = layout.flattened(&quote!(#r));
         let starts = form.item(layout.starts_const(vis, &grad_name));
-        let grad = form.call(&grad_name, quote!(#(#args),*));
+        let grad = form.call(Role::Companion, &grad_name, quote!(#(#args),*));
         let array = form.function(Function {
             params: params.clone(),
-            ret: g_ty.clone(),
+            ret: Some(g_ty.clone()),
             body: quote! {
                 let #r = #grad;
                 #numbers
@@ -261,11 +261,11 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         quote!(#array #starts)
     });
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let along = form.call(&hvp, quote!(#(#args,)* #(#passed,)* #one, #zero));
-    let back = form.call(&hvp, quote!(#(#args,)* #(#ct_parts,)* #one, #zero));
+    let along = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#passed,)* #one, #zero));
+    let back = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#ct_parts,)* #one, #zero));
     let jvp = form.function(Function {
         params: with(&params, tangents),
-        ret: quote!((#g_ty, #g_ty)),
+        ret: Some(quote!((#g_ty, #g_ty))),
         body: quote! {
             let (_, #g, #h) = #along;
             (#sg, #sh)
@@ -274,7 +274,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     });
     let vjp = form.function(Function {
         params: with(&params, [Typed::new(&ct, g_ty)]),
-        ret: quote!((#g_ty, (#(#tys,)*))),
+        ret: Some(quote!((#g_ty, (#(#tys,)*)))),
         body: quote! {
             let (_, #g, #h) = #back;
             (#sg, #h)
@@ -380,7 +380,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     // The value and derivative as `jvp_g` computes them, bit for bit: a caller's derivative
     // program takes the branches its primal takes.
     let primal = form.call(
-        &jvp,
+        Role::Companion, &jvp,
         quote!(#(::core::clone::Clone::clone(&#args),)* #(::core::clone::Clone::clone(&#vs),)*),
     );
     let primal = quote!(let __primal = #primal;);
@@ -391,23 +391,23 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     });
     let (param_bars, direction_bars) = jvp_pullback(sig, form, &diff, &g, &h, &ct);
     let starts = form.item(pair_starts(vis, name));
-    let hidden = |name| Function {
+    let hidden = |name: &Ident| Function {
         attrs: quote!(#[doc(hidden)] #[inline] #allow),
-        vis,
-        name,
+        vis: vis.clone(),
+        name: name.clone(),
         role: Role::Companion,
         stub: None,
         params: Vec::new(),
-        ret: TokenStream::new(),
+        ret: None,
         body: TokenStream::new(),
     };
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let pair = form.call(&jvp, quote!(#(#args,)* #(#vs,)*));
-    let along = form.call(&hvp, quote!(#(#args,)* #(#t_along,)* #one, #zero));
-    let back = form.call(&hvp, quote!(#(#args,)* #(#v_along,)* #one, #zero));
+    let pair = form.call(Role::Companion, &jvp, quote!(#(#args,)* #(#vs,)*));
+    let along = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#t_along,)* #one, #zero));
+    let back = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#v_along,)* #one, #zero));
     let array = form.function(Function {
         params: with(&params, directions.iter().cloned()),
-        ret: quote!([#float; 2]),
+        ret: Some(quote!([#float; 2])),
         body: quote! {
             let (__a, __b) = #pair;
             [__a, __b]
@@ -419,7 +419,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
             &with(&with(&params, directions.iter().cloned()), t_inputs),
             u_inputs,
         ),
-        ret: quote!(([#float; 2], [#float; 2])),
+        ret: Some(quote!(([#float; 2], [#float; 2]))),
         body: quote! {
             #primal
             #(#t_converts)*
@@ -435,7 +435,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
             &with(&params, directions),
             [Typed::new(&ct, quote!([#float; 2]))],
         ),
-        ret: quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))),
+        ret: Some(quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*)))),
         body: quote! {
             #primal
             #(#v_converts)*

@@ -65,15 +65,15 @@ pub fn hidden_hvp(
         .map_or_else(|| super::zero(f), |r| place(f, r));
     form.function(Function {
         attrs: quote!(#[doc(hidden)] #[inline] #allow),
-        vis,
-        name: &name,
+        vis: vis.clone(),
+        name: name.clone(),
         role: Role::HiddenHvp,
         stub: None,
         params: with(
             &with(&params, tangents),
             [Typed::new(ct, ret_ty), Typed::new(ct_dot, ct_ty)],
         ),
-        ret: quote!((#ret_ty, (#(#tys,)*), (#(#tys,)*))),
+        ret: Some(quote!((#ret_ty, (#(#tys,)*), (#(#tys,)*)))),
         body: quote! {
             #(#converts)*
             #code
@@ -132,15 +132,15 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
         "The Hessian of [`{name}`] times the direction given as tangents (as in `jvp_{name}`), shaped like its gradient: forward mode over the reverse program, a small constant times one gradient."
     ));
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let call = form.call(&hidden, quote!(#(#args,)* #(#tangent_args,)* #one, #zero));
+    let call = form.call(Role::Hvp, &hidden, quote!(#(#args,)* #(#tangent_args,)* #one, #zero));
     let hvp_fn = form.function(Function {
         attrs: quote!(#hvp_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
-        vis,
-        name: &hvp_name,
+        vis: vis.clone(),
+        name: hvp_name.clone(),
         role: Role::Hvp,
         stub: None,
         params: with(&params, tangent_params.iter().cloned()),
-        ret: gty.clone(),
+        ret: Some(gty.clone()),
         body: quote! {
             let (_, _, (#(#pattern,)*)) = #call;
             #result
@@ -153,12 +153,12 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
     let (grad_pattern, grad_result) = gradient_parts(sig, &names, &diff, &kept);
     let both_fn = form.function(Function {
         attrs: quote!(#both_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
-        vis,
-        name: &both_name,
+        vis: vis.clone(),
+        name: both_name.clone(),
         role: Role::GradAndHvp,
         stub: None,
         params: with(&params, tangent_params.iter().cloned()),
-        ret: quote!((#gty, #gty)),
+        ret: Some(quote!((#gty, #gty))),
         body: quote! {
             let (_, (#(#grad_pattern,)*), (#(#pattern,)*)) = #call;
             (#grad_result, #result)
@@ -240,15 +240,15 @@ pub fn no_hvp(item: &ItemFn, sig: &Signature, form: &Form, custom: bool) -> Toke
         (1..2 * sig.params.len() + 2).map(|_| Typed::unnamed(quote!(impl ::core::marker::Sized)));
     form.function(Function {
         attrs: quote!(#[doc(hidden)] #[allow(dead_code, clippy::too_many_arguments)]),
-        vis,
-        name: &name,
+        vis: vis.clone(),
+        name: name.clone(),
         role: Role::HiddenHvp,
         stub: Some(Stub {
             param: a.clone(),
             bound: trait_.clone(),
         }),
         params: with(&[Typed::new(&first, &a)], rest),
-        ret: quote!((#ret, (#(#tys,)*), (#(#tys,)*))),
+        ret: Some(quote!((#ret, (#(#tys,)*), (#(#tys,)*)))),
         body: quote!(#trait_::never(#first)),
     })
 }
@@ -277,15 +277,15 @@ pub fn not_asked(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         let rest = (1..arity).map(|_| Typed::unnamed(quote!(impl ::core::marker::Sized)));
         form.function(Function {
             attrs: quote!(#[doc(hidden)] #[allow(dead_code, clippy::too_many_arguments)]),
-            vis,
-            name: &fn_name,
+            vis: vis.clone(),
+            name: fn_name.clone(),
             role,
             stub: Some(Stub {
                 param: a.clone(),
                 bound: quote!(::diffx::__private::OrderTwo),
             }),
             params: with(&[Typed::new(&first, &a)], rest),
-            ret,
+            ret: Some(ret),
             body: quote!(::diffx::__private::OrderTwo::never(#first)),
         })
     };
@@ -334,15 +334,15 @@ fn hessian(
     let doc = doc(format!(
         "The dense Hessian of [`{name}`] over all scalar components of its differentiable parameters, flattened in parameter order (scalars, then each slice's elements): one `hvp_{name}` per unit direction."
     ));
-    let call = form.call(hvp, quote!(#(#args,)* #(#units),*));
+    let call = form.call(Role::Hessian, hvp, quote!(#(#args,)* #(#units),*));
     form.function(Function {
         attrs: quote!(#doc #[allow(dead_code, clippy::too_many_arguments)]),
-        vis,
-        name: hessian,
+        vis: vis.clone(),
+        name: hessian.clone(),
         role: Role::Hessian,
         stub: None,
         params,
-        ret: quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
+        ret: Some(quote!(::std::vec::Vec<::std::vec::Vec<#float>>)),
         body: quote! {
             let __sizes: ::std::vec::Vec<usize> = ::std::vec![#(#sizes),*];
             let __n: usize = __sizes.iter().sum();
@@ -410,20 +410,22 @@ pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
     ));
     let (len, numbers, unit) = result_numbers(sig, form, name, &value, &t, &ct, &m, &r);
-    let primal = form.call(name, quote!(#(#args),*));
-    let along = form.call(&jvp, quote!(#(#args,)* #(#units),*));
-    let back = form.call(&vjp, quote!(#(#args,)* #ct));
+    let primal = form.call(Role::Jacobian, name, quote!(#(#args),*));
+    let along = form.call(Role::Jacobian, &jvp, quote!(#(#args,)* #(#units),*));
+    // (The cotangent apart: an adaptation may write it in the user's type.)
+    let args_ct = args.iter().map(|a| quote!(#a)).chain([quote!(#ct)]);
+    let back = form.call_with(Role::Jacobian, &vjp, args_ct.collect());
     form.function(Function {
         attrs: quote! {
             #doc
             #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
         },
-        vis,
-        name: &jac,
+        vis: vis.clone(),
+        name: jac.clone(),
         role: Role::Jacobian,
         stub: None,
         params,
-        ret: quote!(::std::vec::Vec<::std::vec::Vec<#float>>),
+        ret: Some(quote!(::std::vec::Vec<::std::vec::Vec<#float>>)),
         body: quote! {
             let #value: #ret = #primal;
             let #m = #len;

@@ -203,15 +203,15 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         Ident::new("__value", proc_macro2::Span::mixed_site()),
         Ident::new("__pullback", proc_macro2::Span::mixed_site()),
     );
-    let call = p.form.call(&split, quote!(#(#args),*));
+    let call = p.form.call(Role::HiddenVjp, &split, quote!(#(#args),*));
     Some(p.form.function(Function {
         attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
-        vis,
-        name: &name,
+        vis: vis.clone(),
+        name: name.clone(),
         role: Role::HiddenVjp,
         stub: None,
         params: super::form::with(&params, [Typed::new(ct, ret_ty)]),
-        ret: quote!((#ret_ty, (#(#tys,)*))),
+        ret: Some(quote!((#ret_ty, (#(#tys,)*)))),
         body: quote! {
             let (#value, #pullback) = #call;
             (#value, #pullback(#(#args,)* #ct, [true; #n], #none))
@@ -249,8 +249,8 @@ pub fn recomputing(p: &Parts) -> TokenStream {
     let (ct, params, ret_ty, n) = (p.ct, params(p.sig), &p.sig.ret, p.sig.params.len());
     let slots = slot_types(p.sig);
     let (value, pullback) = (
-        p.form.call(name, quote!(#(#args),*)),
-        p.form.call(&vjp, quote!(#(#args,)* #ct)),
+        p.form.call(Role::Split, name, quote!(#(#args),*)),
+        p.form.call(Role::Split, &vjp, quote!(#(#args,)* #ct)),
     );
     signature(
         p,
@@ -278,14 +278,14 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
     let allow = super::allow();
     p.form.function(Function {
         attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
-        vis,
-        name: &name,
+        vis: vis.clone(),
+        name: name.clone(),
         role: Role::Split,
         stub: None,
         params,
-        ret: quote! {
+        ret: Some(quote! {
             (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n], (#(#slots,)*)) -> (#(#grads,)*) + use<#(#generics),*>)
-        },
+        }),
         body,
     })
 }

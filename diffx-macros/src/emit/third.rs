@@ -55,12 +55,12 @@ pub fn functions(
     );
     let dhvp_fn = form.function(Function {
         attrs: quote!(#dhvp_doc #[inline] #allow),
-        vis,
-        name: &dhvp,
+        vis: vis.clone(),
+        name: dhvp.clone(),
         role: Role::Dhvp,
         stub: None,
         params: with(&with(&params, u_params), v_params),
-        ret: gty,
+        ret: Some(gty),
         body: quote! {
             #(#converts)*
             let #ct: #float = #one;
@@ -81,13 +81,13 @@ pub fn functions(
     let one = form.lit("1.0");
     let d3_fn = form.function(Function {
         attrs: quote!(#d3_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
-        vis,
-        name: &d3,
+        vis: vis.clone(),
+        name: d3.clone(),
         role: Role::D3,
         stub: None,
         params,
-        ret: quote!(#float),
-        body: form.call(&dhvp, quote!(#(#args,)* #one, #one)),
+        ret: Some(quote!(#float)),
+        body: form.call(Role::D3, &dhvp, quote!(#(#args,)* #one, #one)),
     });
     quote!(#dhvp_fn #d3_fn)
 }
