@@ -69,9 +69,10 @@ pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
     let programs = programs(&core, &sig, &args)?;
     let form = emit::form::Form::new(&core, &sig, programs.through_f64)
         .undoing(adapt::ways_out(&mut adapters));
-    let mut derived = emit_programs(&core, &sig, &form, &programs)?;
+    let (primal, mut derived) = form.primal(&core);
+    derived.extend(emit_programs(&core, &sig, &form, &programs)?);
     derived.extend(form.after());
-    dress(form.primal(&core), derived, &adapters)
+    dress(primal, derived, &adapters)
 }
 
 /// The programs the derivative functions are written from.

@@ -30,7 +30,7 @@ use syn::ItemFn;
 
 use crate::builder::Builder;
 use crate::emit;
-use crate::emit::form::{Form, Function, Role};
+use crate::emit::form::{Form, Function, Ret, Role};
 use crate::emit::signature::Typed;
 use crate::forward::Forward;
 use crate::ir::operands::place;
@@ -169,7 +169,7 @@ pub fn function(
         role: Role::Explain,
         stub: None,
         params: params.into_iter().chain(tangents).chain(ct).collect(),
-        ret: Some(quote!(::diffx::explain::Trace)),
+        ret: Some(Ret::Type(quote!(::diffx::explain::Trace))),
         body: quote! {
             use ::diffx::explain::{CastNothing as _, CastValue as _, ProbeNothing as _, ProbeValue as _, ShowDisplay as _, ShowNothing as _};
             let mut #rec = ::diffx::explain::Recorder::<#float>::new(

@@ -72,12 +72,21 @@ pub fn into_core(
 /// the innermost first; `adapters` keeps the others.
 pub fn ways_out(adapters: &mut Vec<Adapter>) -> Vec<Box<dyn crate::emit::form::Dress>> {
     let mut steps: Vec<Box<dyn crate::emit::form::Dress>> = Vec::new();
-    while let Some(Adapter::Receiver { .. }) = adapters.last() {
-        if let Some(Adapter::Receiver { method, receiver }) = adapters.pop() {
-            steps.push(Box::new(receiver::Dress { method, receiver }));
+    loop {
+        match adapters.pop() {
+            Some(Adapter::Receiver { method, receiver }) => {
+                steps.push(Box::new(receiver::Dress { method, receiver }))
+            }
+            Some(Adapter::Struct { function, layout }) => {
+                steps.push(Box::new(structs::Dress { function, layout }))
+            }
+            Some(other) => {
+                adapters.push(other);
+                return steps;
+            }
+            None => return steps,
         }
     }
-    steps
 }
 
 /// The items written for `core`, with each adaptation undone, the innermost first.
@@ -88,7 +97,7 @@ pub fn dress(items: Vec<Item>, adapters: &[Adapter]) -> Vec<Item> {
             Adapter::Tuple { function, layout } => tuples::dress(items, function, layout),
             Adapter::Receiver { .. } => items,
             Adapter::Output { function, output } => outputs::dress(items, function, output),
-            Adapter::Struct { function, layout } => structs::dress(items, function, layout),
+            Adapter::Struct { .. } => items,
             Adapter::Functions { function } => functions::dress(items, function),
         };
     }

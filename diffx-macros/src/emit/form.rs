@@ -49,7 +49,10 @@ pub enum Role {
     /// `__diffx_hvp_f`.
     HiddenJvp,
     HiddenVjp,
+    /// The split function: the forward sweep, and the backward one as a closure.
     Split,
+    /// The split function that recomputes: the function's value, and its `__diffx_vjp_`.
+    SplitAgain,
     HiddenHvp,
     /// The public ones.
     Jvp,
@@ -87,8 +90,43 @@ pub struct Function {
     /// `x: f64, n: usize`, without the receiver.
     pub params: Vec<Typed>,
     /// The result's type; `None` for `()`.
-    pub ret: Option<TokenStream>,
+    pub ret: Option<Ret>,
     pub body: TokenStream,
+}
+
+/// The result type of a generated function, in the parts an adaptation may change.
+#[derive(Clone)]
+pub enum Ret {
+    Type(TokenStream),
+    /// `(a, b, …)`: a hidden function's value and gradients.
+    Tuple(Vec<TokenStream>),
+    /// The split function's: the value, and the pullback `impl FnOnce(inputs) -> grads +
+    /// use<uses>`, whose input `ct` is the cotangent.
+    Split {
+        value: TokenStream,
+        inputs: Vec<TokenStream>,
+        ct: usize,
+        grads: TokenStream,
+        uses: TokenStream,
+    },
+}
+
+impl quote::ToTokens for Ret {
+    fn to_tokens(&self, out: &mut TokenStream) {
+        out.extend(match self {
+            Ret::Type(t) => t.clone(),
+            Ret::Tuple(parts) => quote!((#(#parts),*)),
+            Ret::Split {
+                value,
+                inputs,
+                grads,
+                uses,
+                ..
+            } => quote! {
+                (#value, impl ::core::ops::FnOnce(#(#inputs),*) -> #grads + use<#uses>)
+            },
+        });
+    }
 }
 
 /// A function as an adaptation sees it: as emission wrote it, and the receiver its form gives it.
@@ -117,6 +155,12 @@ pub trait Dress {
     /// The call `call` of `callee` from a function of role `caller`, changed.
     fn around(&self, _caller: Role, _callee: &Ident, call: TokenStream) -> TokenStream {
         call
+    }
+
+    /// The type of the value of a function of role `role` (and of its cotangent), if the
+    /// adaptation gives it its own.
+    fn value_type(&self, _role: Role) -> Option<TokenStream> {
+        None
     }
 
     /// What is written after the functions.
@@ -190,9 +234,9 @@ impl Form {
         (self.steps.iter()).fold(call, |call, step| step.around(caller, &callee, call))
     }
 
-    /// The user's function itself, `item`, beside its derivative functions: the user may call only
-    /// those.
-    pub fn primal(&self, item: &ItemFn) -> TokenStream {
+    /// The user's function itself, `item`, beside its derivative functions (the user may call only
+    /// those), and what the adaptations keep of the core's version of it.
+    pub fn primal(&self, item: &ItemFn) -> (TokenStream, TokenStream) {
         let mut item = item.clone();
         let allow: syn::Attribute = syn::parse_quote!(#[allow(dead_code)]);
         if self.generic.is_some() {
@@ -201,10 +245,18 @@ impl Form {
         if self.associated.is_some() {
             item.attrs.push(allow);
         }
+        let name = item.sig.ident.clone();
         let items = (self.steps.iter()).fold(vec![syn::Item::Fn(item)], |items, step| {
             step.primal(items)
         });
-        quote!(#(#items)*)
+        let (user, core): (Vec<_>, Vec<_>) = (items.into_iter())
+            .partition(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == name));
+        (quote!(#(#user)*), quote!(#(#core)*))
+    }
+
+    /// The type of the value of a function of role `role`, `ret` as the core has it.
+    pub fn value_type(&self, role: Role, ret: TokenStream) -> TokenStream {
+        (self.steps.iter()).fold(ret, |ret, s| s.value_type(role).unwrap_or(ret))
     }
 
     /// What the adaptations write after the functions.

@@ -5,7 +5,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::{Index, ItemFn};
 
-use super::form::{with, Form, Function, Role, Stub};
+use super::form::{with, Form, Function, Ret, Role, Stub};
 use super::signature::Typed;
 use super::trees::Written;
 use super::{body, body_parts, signature, split, zero};
@@ -203,7 +203,7 @@ impl<'a> Generated<'a> {
             role: Role::HiddenJvp,
             stub: None,
             params: params.iter().cloned().chain(tangents).collect(),
-            ret: Some(quote!((#ret_ty, #ret_ty))),
+            ret: Some(Ret::Type(quote!((#ret_ty, #ret_ty)))),
             body: quote! {
                 #(#converts)*
                 #body
@@ -314,7 +314,7 @@ impl<'a> Generated<'a> {
             role: Role::HiddenVjp,
             stub: None,
             params: with(params, [Typed::new(ct, ret_ty)]),
-            ret: Some(quote!((#ret_ty, (#(#tys,)*)))),
+            ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
             body: quote! {
                 #body
                 (#ret, (#(#grads,)*))
@@ -347,7 +347,7 @@ impl<'a> Generated<'a> {
             role: Role::Jvp,
             stub: None,
             params: params.iter().cloned().chain(tangent_params).collect(),
-            ret: Some(quote!((#ret_ty, #ret_ty))),
+            ret: Some(Ret::Type(quote!((#ret_ty, #ret_ty)))),
             body: self
                 .form
                 .call(Role::Jvp, &hidden, quote!(#(#args,)* #(#tangent_args),*)),
@@ -375,7 +375,7 @@ impl<'a> Generated<'a> {
             role: Role::Vjp,
             stub: None,
             params: with(params, [Typed::new(ct, ret_ty)]),
-            ret: Some(gty),
+            ret: Some(Ret::Type(gty)),
             body: quote! {
                 let (_, #pat) = #call;
                 #result
@@ -404,7 +404,7 @@ impl<'a> Generated<'a> {
             role: Role::Grad,
             stub: None,
             params: params.clone(),
-            ret: Some(gty),
+            ret: Some(Ret::Type(gty)),
             body: quote! {
                 let (_, #pat) = #call;
                 #result
@@ -428,7 +428,7 @@ impl<'a> Generated<'a> {
                 bound: quote!(::diffx::__private::ScalarResult),
             }),
             params: with(&[Typed::new(first, &a)], rest.iter().cloned()),
-            ret: Some(quote!(!)),
+            ret: Some(Ret::Type(quote!(!))),
             body: quote!(::diffx::__private::ScalarResult::never(#first)),
         }))
     }
@@ -456,7 +456,7 @@ impl<'a> Generated<'a> {
             role: Role::ValueAndGrad,
             stub: None,
             params: params.clone(),
-            ret: Some(quote!((#ret_ty, #gty))),
+            ret: Some(Ret::Type(quote!((#ret_ty, #gty)))),
             body: quote! {
                 let (#value, #pat) = #call;
                 (#value, #result)

@@ -14,7 +14,7 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 
 use super::allow;
-use super::form::{with, Form, Function, Role};
+use super::form::{with, Form, Function, Ret, Role};
 use super::signature::{
     grad_types, like, param_list, tangent_bound, tangent_convert, tangent_inputs, Typed,
 };
@@ -251,7 +251,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         let grad = form.call(Role::Companion, &grad_name, quote!(#(#args),*));
         let array = form.function(Function {
             params: params.clone(),
-            ret: Some(g_ty.clone()),
+            ret: Some(Ret::Type(g_ty.clone())),
             body: quote! {
                 let #r = #grad;
                 #numbers
@@ -265,7 +265,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     let back = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#ct_parts,)* #one, #zero));
     let jvp = form.function(Function {
         params: with(&params, tangents),
-        ret: Some(quote!((#g_ty, #g_ty))),
+        ret: Some(Ret::Type(quote!((#g_ty, #g_ty)))),
         body: quote! {
             let (_, #g, #h) = #along;
             (#sg, #sh)
@@ -274,7 +274,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     });
     let vjp = form.function(Function {
         params: with(&params, [Typed::new(&ct, g_ty)]),
-        ret: Some(quote!((#g_ty, (#(#tys,)*)))),
+        ret: Some(Ret::Type(quote!((#g_ty, (#(#tys,)*))))),
         body: quote! {
             let (_, #g, #h) = #back;
             (#sg, #h)
@@ -407,7 +407,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let back = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#v_along,)* #one, #zero));
     let array = form.function(Function {
         params: with(&params, directions.iter().cloned()),
-        ret: Some(quote!([#float; 2])),
+        ret: Some(Ret::Type(quote!([#float; 2]))),
         body: quote! {
             let (__a, __b) = #pair;
             [__a, __b]
@@ -419,7 +419,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
             &with(&with(&params, directions.iter().cloned()), t_inputs),
             u_inputs,
         ),
-        ret: Some(quote!(([#float; 2], [#float; 2]))),
+        ret: Some(Ret::Type(quote!(([#float; 2], [#float; 2])))),
         body: quote! {
             #primal
             #(#t_converts)*
@@ -435,7 +435,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
             &with(&params, directions),
             [Typed::new(&ct, quote!([#float; 2]))],
         ),
-        ret: Some(quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*)))),
+        ret: Some(Ret::Type(quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))))),
         body: quote! {
             #primal
             #(#v_converts)*

@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use super::form::{with, Form, Function, Role, Stub};
+use super::form::{with, Form, Function, Ret, Role, Stub};
 use super::signature::Typed;
 use super::signature::{grad_types, like, param_list, tangent_inputs};
 use super::{allow, body};
@@ -73,7 +73,11 @@ pub fn hidden_hvp(
             &with(&params, tangents),
             [Typed::new(ct, ret_ty), Typed::new(ct_dot, ct_ty)],
         ),
-        ret: Some(quote!((#ret_ty, (#(#tys,)*), (#(#tys,)*)))),
+        ret: Some(Ret::Tuple(vec![
+            quote!(#ret_ty),
+            quote!((#(#tys,)*)),
+            quote!((#(#tys,)*)),
+        ])),
         body: quote! {
             #(#converts)*
             #code
@@ -140,7 +144,7 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
         role: Role::Hvp,
         stub: None,
         params: with(&params, tangent_params.iter().cloned()),
-        ret: Some(gty.clone()),
+        ret: Some(Ret::Type(gty.clone())),
         body: quote! {
             let (_, _, (#(#pattern,)*)) = #call;
             #result
@@ -158,7 +162,7 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
         role: Role::GradAndHvp,
         stub: None,
         params: with(&params, tangent_params.iter().cloned()),
-        ret: Some(quote!((#gty, #gty))),
+        ret: Some(Ret::Type(quote!((#gty, #gty)))),
         body: quote! {
             let (_, (#(#grad_pattern,)*), (#(#pattern,)*)) = #call;
             (#grad_result, #result)
@@ -248,7 +252,7 @@ pub fn no_hvp(item: &ItemFn, sig: &Signature, form: &Form, custom: bool) -> Toke
             bound: trait_.clone(),
         }),
         params: with(&[Typed::new(&first, &a)], rest),
-        ret: Some(quote!((#ret, (#(#tys,)*), (#(#tys,)*)))),
+        ret: Some(Ret::Type(quote!((#ret, (#(#tys,)*), (#(#tys,)*))))),
         body: quote!(#trait_::never(#first)),
     })
 }
@@ -285,7 +289,7 @@ pub fn not_asked(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
                 bound: quote!(::diffx::__private::OrderTwo),
             }),
             params: with(&[Typed::new(&first, &a)], rest),
-            ret: Some(ret),
+            ret: Some(Ret::Type(ret)),
             body: quote!(::diffx::__private::OrderTwo::never(#first)),
         })
     };
@@ -342,7 +346,7 @@ fn hessian(
         role: Role::Hessian,
         stub: None,
         params,
-        ret: Some(quote!(::std::vec::Vec<::std::vec::Vec<#float>>)),
+        ret: Some(Ret::Type(quote!(::std::vec::Vec<::std::vec::Vec<#float>>))),
         body: quote! {
             let __sizes: ::std::vec::Vec<usize> = ::std::vec![#(#sizes),*];
             let __n: usize = __sizes.iter().sum();
@@ -425,7 +429,7 @@ pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         role: Role::Jacobian,
         stub: None,
         params,
-        ret: Some(quote!(::std::vec::Vec<::std::vec::Vec<#float>>)),
+        ret: Some(Ret::Type(quote!(::std::vec::Vec<::std::vec::Vec<#float>>))),
         body: quote! {
             let #value: #ret = #primal;
             let #m = #len;

@@ -20,7 +20,7 @@ use std::collections::{BTreeSet, HashSet};
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
-use super::form::{Function, Role};
+use super::form::{Function, Ret, Role};
 use super::signature::{param_list as params, Typed};
 use crate::ir::{Atom, Func, Kind, LoopHead, LoopIter, Op, Stmt, Var};
 use crate::liveness;
@@ -79,6 +79,7 @@ pub fn function(
     let slots = slot_types(p.sig);
     signature(
         p,
+        Role::Split,
         quote! {
             #forward
             (#value, move |#(#params,)* #ct: #ret_ty, #wanted: [bool; #n], #into: (#(#slots,)*)| {
@@ -211,7 +212,7 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         role: Role::HiddenVjp,
         stub: None,
         params: super::form::with(&params, [Typed::new(ct, ret_ty)]),
-        ret: Some(quote!((#ret_ty, (#(#tys,)*)))),
+        ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
         body: quote! {
             let (#value, #pullback) = #call;
             (#value, #pullback(#(#args,)* #ct, [true; #n], #none))
@@ -249,11 +250,14 @@ pub fn recomputing(p: &Parts) -> TokenStream {
     let (ct, params, ret_ty, n) = (p.ct, params(p.sig), &p.sig.ret, p.sig.params.len());
     let slots = slot_types(p.sig);
     let (value, pullback) = (
-        p.form.call(Role::Split, name, quote!(#(#args),*)),
-        p.form.call(Role::Split, &vjp, quote!(#(#args,)* #ct)),
+        p.form.call(Role::SplitAgain, name, quote!(#(#args),*)),
+        p.form.call(Role::SplitAgain, &vjp, quote!(#(#args,)* #ct)),
     );
+    // (The value's type as the form gives it: the user's for an adapted result.)
+    let ret_ty = p.form.value_type(Role::SplitAgain, quote!(#ret_ty));
     signature(
         p,
+        Role::SplitAgain,
         quote! {
             (#value, move |#(#params,)* #ct: #ret_ty, _: [bool; #n], _: (#(#slots,)*)| {
                 #pullback.1
@@ -262,11 +266,12 @@ pub fn recomputing(p: &Parts) -> TokenStream {
     )
 }
 
-fn signature(p: &Parts, body: TokenStream) -> TokenStream {
-    let (vis, ret_ty) = (&p.item.vis, &p.sig.ret);
+fn signature(p: &Parts, role: Role, body: TokenStream) -> TokenStream {
+    let vis = &p.item.vis;
+    let ret_ty = p.form.value_type(role, p.sig.ret.to_token_stream());
     let name = names::split(&p.item.sig.ident);
     let params = params(p.sig);
-    let tys = p.sig.params.iter().map(|q| &q.ty);
+    let tys = p.sig.params.iter().map(|q| q.ty.to_token_stream());
     let grads = super::signature::grad_types(p.sig);
     let n = p.sig.params.len();
     let generics = p.item.sig.generics.params.iter().map(|g| match g {
@@ -280,11 +285,17 @@ fn signature(p: &Parts, body: TokenStream) -> TokenStream {
         attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
         vis: vis.clone(),
         name: name.clone(),
-        role: Role::Split,
+        role,
         stub: None,
         params,
-        ret: Some(quote! {
-            (#ret_ty, impl ::core::ops::FnOnce(#(#tys,)* #ret_ty, [bool; #n], (#(#slots,)*)) -> (#(#grads,)*) + use<#(#generics),*>)
+        ret: Some(Ret::Split {
+            value: ret_ty.clone(),
+            inputs: tys
+                .chain([ret_ty, quote!([bool; #n]), quote!((#(#slots,)*))])
+                .collect(),
+            ct: n,
+            grads: quote!((#(#grads,)*)),
+            uses: quote!(#(#generics),*),
         }),
         body,
     })

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use syn::ItemFn;
 
-use super::form::{with, Form, Function, Role};
+use super::form::{with, Form, Function, Ret, Role};
 use super::second::doc;
 use super::signature::Typed;
 use super::signature::{like, param_list};
@@ -60,7 +60,7 @@ pub fn functions(
         role: Role::Dhvp,
         stub: None,
         params: with(&with(&params, u_params), v_params),
-        ret: Some(gty),
+        ret: Some(Ret::Type(gty)),
         body: quote! {
             #(#converts)*
             let #ct: #float = #one;
@@ -86,7 +86,7 @@ pub fn functions(
         role: Role::D3,
         stub: None,
         params,
-        ret: Some(quote!(#float)),
+        ret: Some(Ret::Type(quote!(#float))),
         body: form.call(Role::D3, &dhvp, quote!(#(#args,)* #one, #one)),
     });
     quote!(#dhvp_fn #d3_fn)

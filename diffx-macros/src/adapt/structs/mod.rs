@@ -17,7 +17,7 @@ use crate::parse;
 
 mod dress;
 
-pub use dress::dress;
+pub use dress::Dress;
 
 /// The shape of a result the function returns: the struct its literals write, or the rows and
 /// columns of an array of arrays.
