@@ -80,6 +80,9 @@ pub fn ways_out(adapters: &mut Vec<Adapter>) -> Vec<Box<dyn crate::emit::form::D
             Some(Adapter::Struct { function, layout }) => {
                 steps.push(Box::new(structs::Dress { function, layout }))
             }
+            Some(Adapter::Tuple { function, layout }) => {
+                steps.push(Box::new(tuples::Dress { function, layout }))
+            }
             Some(other) => {
                 adapters.push(other);
                 return steps;
@@ -94,7 +97,7 @@ pub fn dress(items: Vec<Item>, adapters: &[Adapter]) -> Vec<Item> {
     let mut items = items;
     for adapter in adapters.iter().rev() {
         items = match adapter {
-            Adapter::Tuple { function, layout } => tuples::dress(items, function, layout),
+            Adapter::Tuple { .. } => items,
             Adapter::Receiver { .. } => items,
             Adapter::Output { function, output } => outputs::dress(items, function, output),
             Adapter::Struct { .. } => items,

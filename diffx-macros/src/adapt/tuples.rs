@@ -3,80 +3,97 @@
 //! out, the user's function comes back as written, `jvp_` returns tuples and `vjp_` (and
 //! `explain_`) take a tuple cotangent. `jacobian_` has a row per component either way.
 
-use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
-use syn::{Expr, FnArg, Item, ItemFn, ReturnType, Stmt};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::{Expr, Item, ItemFn, ReturnType};
 
+use crate::emit::form::{self, Parts, Ret, Role};
 use crate::emit::tuples::Layout;
-use crate::emit::{called, rewrite_calls};
 use crate::names;
 
-/// `items`, written for the array version of `function` (returning `[F; n]`, `n` the layout's
-/// width), for the user's `function` returning a tuple of that layout.
-pub fn dress(items: Vec<Item>, function: &ItemFn, layout: &Layout) -> Vec<Item> {
-    let ReturnType::Type(_, tuple) = &function.sig.output else {
-        return items;
-    };
-    let parts = |v: &syn::Ident| layout.parts(v);
-    let array_name = names::array(&function.sig.ident);
-    let renamed: Vec<String> = ["", "jvp_", "vjp_"]
-        .iter()
-        .map(|p| format!("{p}{}", function.sig.ident))
-        .collect();
-    let mut out = Vec::new();
-    for item in items {
-        let Item::Fn(mut f) = item else {
-            out.push(item);
-            continue;
-        };
-        let name = f.sig.ident.to_string();
-        if f.sig.ident == function.sig.ident {
-            // The user's function as written, and the array version for the generated code.
-            out.extend(super::user_beside_core(f, function, &array_name, false));
-            continue;
+/// The way out of a tuple result: the functions written for the array version of `function`
+/// (returning `[F; n]`, `n` the layout's width), for the user's `function` returning a tuple of
+/// that layout.
+pub struct Dress {
+    pub function: ItemFn,
+    pub layout: Layout,
+}
+
+impl Dress {
+    /// The tuple type of the user's result.
+    fn tuple(&self) -> TokenStream {
+        match &self.function.sig.output {
+            ReturnType::Type(_, tuple) => quote!(#tuple),
+            ReturnType::Default => quote!(()),
         }
-        // Calls of the function and its `jvp_` and `vjp_` go to their array versions (for a
-        // method, `self.jvp_f(…)` and `Self::jvp_f(…)` too).
-        rewrite_calls(&mut f.block, &mut |c| {
-            let id = called(c, &|n| renamed.iter().any(|r| r == n))?;
-            let array = names::array(id);
-            let args = &c.args;
-            Some(syn::parse_quote!(#array(#args)))
-        });
-        super::rename_self_calls(&mut f.block, &renamed, &|id| names::array(id));
-        let array_version = (name.starts_with("jvp_") || name.starts_with("vjp_")).then(|| {
-            // `jacobian_` calls the array versions of the wrappers.
-            let mut a = f.clone();
-            a.sig.ident = names::array(&a.sig.ident);
-            a.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-            Item::Fn(a)
-        });
-        out.extend(array_version);
-        if name.starts_with("jvp_") {
-            let (v, t) = (
-                syn::Ident::new("__v", f.sig.ident.span()),
-                syn::Ident::new("__t", f.sig.ident.span()),
-            );
-            let body = &f.block;
-            let (pv, pt) = (parts(&v), parts(&t));
-            f.block = syn::parse_quote!({ let (#v, #t) = #body; (#pv, #pt) });
-            f.sig.output = syn::parse_quote!(-> (#tuple, #tuple));
-        } else if name.starts_with("vjp_") || name.starts_with("explain_") {
-            // The cotangent, last, as the tuple it is the cotangent of.
-            if let Some(FnArg::Typed(ct)) = f.sig.inputs.last_mut() {
-                let pat = (*ct.pat).clone();
-                *ct.ty = (**tuple).clone();
-                let numbers = layout.flattened(&quote!(#pat));
-                let read: Stmt = syn::parse_quote!(let #pat = #numbers;);
-                f.block.stmts.insert(0, read);
-            }
-        }
-        out.push(Item::Fn(f));
     }
+}
+
+impl form::Dress for Dress {
+    // The user's function as written, and the array version for the generated code.
+    fn primal(&self, items: Vec<Item>) -> Vec<Item> {
+        let (name, array) = (&self.function.sig.ident, names::array(&self.function.sig.ident));
+        (items.into_iter())
+            .flat_map(|item| match item {
+                Item::Fn(f) if f.sig.ident == *name => {
+                    super::user_beside_core(f, &self.function, &array, false).to_vec()
+                }
+                other => vec![other],
+            })
+            .collect()
+    }
+
+    // Calls of the function and its `jvp_` and `vjp_` go to their array versions.
+    fn callee(&self, _: Role, callee: &Ident) -> Option<Ident> {
+        let name = &self.function.sig.ident;
+        let ours = [name.clone(), format_ident!("jvp_{}", name), format_ident!("vjp_{}", name)];
+        ours.contains(callee).then(|| names::array(callee))
+    }
+
+    fn function(&self, p: &mut Parts) -> Vec<Parts> {
+        let tuple = self.tuple();
+        let f = &mut p.f;
+        // `jacobian_` calls the array versions of the wrappers.
+        let array_version = matches!(f.role, Role::Jvp | Role::Vjp).then(|| {
+            let mut a = Parts {
+                f: f.clone(),
+                receiver: p.receiver.clone(),
+            };
+            let attrs = &a.f.attrs;
+            a.f.attrs = quote!(#attrs #[doc(hidden)]);
+            a.f.name = names::array(&a.f.name);
+            a
+        });
+        match f.role {
+            Role::Jvp => {
+                let (v, t) = (
+                    Ident::new("__v", f.name.span()),
+                    Ident::new("__t", f.name.span()),
+                );
+                let (pv, pt) = (self.layout.parts(&v), self.layout.parts(&t));
+                let body = &f.body;
+                f.body = quote!(let (#v, #t) = { #body }; (#pv, #pt));
+                f.ret = Some(Ret::Type(quote!((#tuple, #tuple))));
+            }
+            // The cotangent, last, as the tuple it is the cotangent of.
+            Role::Vjp | Role::Explain => {
+                if let Some(ct) = f.params.last_mut() {
+                    ct.ty = tuple;
+                    if let Some(name) = &ct.name {
+                        let (numbers, body) = (self.layout.flattened(&quote!(#name)), &f.body);
+                        f.body = quote!(let #name = #numbers; #body);
+                    }
+                }
+            }
+            _ => {}
+        }
+        array_version.into_iter().collect()
+    }
+
     // (For a method, an associated const: callers read `Self::__DIFFX_PARTS_f`.)
-    let starts = layout.starts_const(&function.vis, &function.sig.ident);
-    out.push(syn::parse_quote!(#starts));
-    out
+    fn after(&self) -> TokenStream {
+        (self.layout).starts_const(&self.function.vis, &self.function.sig.ident)
+    }
 }
 
 /// A function returning a tuple of numbers and arrays of them (`-> (f64, f64)`, `-> ([f64; 2],

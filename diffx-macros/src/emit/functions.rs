@@ -84,7 +84,7 @@ pub fn public(
     // The user may call only a derivative: `f` is still used, as far as lints go.
     let used = form.keep_used(&item.sig.ident);
     quote! {
-        #(#[allow(dead_code, clippy::too_many_arguments)] #public)*
+        #(#public)*
         #used
     }
 }
@@ -341,7 +341,7 @@ impl<'a> Generated<'a> {
             self.name
         ));
         self.form.function(Function {
-            attrs: quote!(#doc #[inline]),
+            attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Jvp,
@@ -369,7 +369,7 @@ impl<'a> Generated<'a> {
         ));
         let call = self.form.call(Role::Vjp, &hidden, quote!(#(#args,)* #ct));
         self.form.function(Function {
-            attrs: quote!(#doc #[inline]),
+            attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Vjp,
@@ -398,7 +398,7 @@ impl<'a> Generated<'a> {
         let one = self.form.lit("1.0");
         let call = self.form.call(Role::Grad, &hidden, quote!(#(#args,)* #one));
         self.form.function(Function {
-            attrs: quote!(#doc #[inline]),
+            attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Grad,
@@ -419,7 +419,11 @@ impl<'a> Generated<'a> {
         let rest = &self.params[1..];
         let a = Ident::new("__A", Span::mixed_site());
         Some(self.form.function(Function {
-            attrs: quote!(#[doc(hidden)] #[allow(unused_variables)]),
+            attrs: quote! {
+                #[allow(dead_code, clippy::too_many_arguments)]
+                #[doc(hidden)]
+                #[allow(unused_variables)]
+            },
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Grad,
@@ -450,7 +454,7 @@ impl<'a> Generated<'a> {
         let one = self.form.lit("1.0");
         let call = self.form.call(Role::ValueAndGrad, &hidden, quote!(#(#args,)* #one));
         self.form.function(Function {
-            attrs: quote!(#doc #[inline]),
+            attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::ValueAndGrad,
