@@ -167,6 +167,7 @@ pub fn function(
         vis: vis.clone(),
         name: fn_name.clone(),
         role: Role::Explain,
+        valued: None,
         stub: None,
         params: params.into_iter().chain(tangents).chain(ct).collect(),
         ret: Some(Ret::Type(quote!(::diffx::explain::Trace))),

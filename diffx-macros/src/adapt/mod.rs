@@ -83,6 +83,9 @@ pub fn ways_out(adapters: &mut Vec<Adapter>) -> Vec<Box<dyn crate::emit::form::D
             Some(Adapter::Tuple { function, layout }) => {
                 steps.push(Box::new(tuples::Dress { function, layout }))
             }
+            Some(Adapter::Output { function, output }) => {
+                steps.push(Box::new(outputs::Dress::new(function, output)))
+            }
             Some(other) => {
                 adapters.push(other);
                 return steps;
@@ -99,7 +102,7 @@ pub fn dress(items: Vec<Item>, adapters: &[Adapter]) -> Vec<Item> {
         items = match adapter {
             Adapter::Tuple { .. } => items,
             Adapter::Receiver { .. } => items,
-            Adapter::Output { function, output } => outputs::dress(items, function, output),
+            Adapter::Output { .. } => items,
             Adapter::Struct { .. } => items,
             Adapter::Functions { function } => functions::dress(items, function),
         };

@@ -9,12 +9,16 @@
 //! is what `dy_dot` holds when `jvp_` is called, and `vjp_` returns its gradient with the others.
 //! An output the body only writes is a constant of the core.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Item, ItemFn, Pat, Stmt, Type};
 
-use crate::emit::{called, rewrite_calls};
+use crate::emit::form::{self, Function, Parts, Role};
+use crate::emit::signature::Typed;
 use crate::names;
 use crate::parse;
 
@@ -246,126 +250,142 @@ impl VisitMut for AsValue<'_> {
     }
 }
 
-/// `items`, written for the core of `function`, for the user's `function` with its `&mut` output.
-/// The generated functions call each other's core versions (`jacobian_f` calls `jvp_f`), kept
-/// hidden as `__diffx_returning_jvp_f`.
-pub fn dress(items: Vec<Item>, function: &ItemFn, out: &Output) -> Vec<Item> {
-    let name = &function.sig.ident;
-    let mut fns: Vec<ItemFn> = Vec::new();
-    let mut dressed = Vec::new();
-    for item in items {
-        match item {
-            Item::Fn(f) => fns.push(f),
-            other => dressed.push(other),
-        }
-    }
-    let wrapped: Vec<String> = fns
-        .iter()
-        .filter(|f| {
-            let n = f.sig.ident.to_string();
-            f.sig.ident == *name || !names::is_generated(&n) && !is_stub(f) && takes(f, &out.name)
-        })
-        .map(|f| f.sig.ident.to_string())
-        .collect();
-    let core = |id: &Ident| names::returning(id);
-    let called = std::cell::RefCell::new(std::collections::BTreeSet::new());
-    for f in &mut fns {
-        rewrite_calls(&mut f.block, &mut |c| {
-            let id = called_name(c, &wrapped)?;
-            called.borrow_mut().insert(id.to_string());
-            let args = &c.args;
-            let to = core(id);
-            Some(syn::parse_quote!(#to(#args)))
-        });
-        super::rename_self_calls(&mut f.block, &wrapped, &|id| {
-            called.borrow_mut().insert(id.to_string());
-            core(id)
-        });
-    }
-    let called = called.into_inner();
-    for mut f in fns {
-        let public = f.sig.ident.to_string();
-        if f.sig.ident == *name || called.contains(&public) {
-            let mut hidden = f.clone();
-            hidden.sig.ident = core(&hidden.sig.ident);
-            hidden.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-            hidden.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            dressed.push(Item::Fn(hidden));
-        }
-        if f.sig.ident == *name {
-            // The user may call only a derivative.
-            let mut user = function.clone();
-            user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-            dressed.push(Item::Fn(user));
-            continue;
-        }
-        if wrapped.contains(&public) {
-            let kind = public.strip_suffix(&name.to_string()).unwrap_or("");
-            out.take_as_written(&mut f, kind);
-        }
-        dressed.push(Item::Fn(f));
-    }
-    dressed
+/// The way out of a `&mut` output: the functions written for the core of `function`, for the
+/// user's `function` with its `&mut` output. The generated functions call each other's core
+/// versions (`jacobian_f` calls `jvp_f`), kept hidden as `__diffx_returning_jvp_f`.
+pub struct Dress {
+    pub function: ItemFn,
+    pub output: Output,
+    /// The functions that take the output as the user's function does, besides it.
+    wrapped: RefCell<BTreeSet<Ident>>,
+    /// Those called by the others, which get a hidden core version.
+    called: RefCell<BTreeSet<Ident>>,
+    /// The core versions of the wrapped functions (with their names), in order.
+    cores: RefCell<Vec<(Ident, Parts)>>,
 }
 
-/// The name a call calls, if it is one of `names`.
-fn called_name<'c>(c: &'c syn::ExprCall, names: &[String]) -> Option<&'c Ident> {
-    called(c, &|n| names.iter().any(|w| w == n))
-}
-
-/// Whether `f` is a stub that only reports a misuse (`hessian_f` without `order = 2`): its type
-/// parameter is bounded by one of the runtime's marker traits.
-pub(super) fn is_stub(f: &ItemFn) -> bool {
-    f.sig.generics.type_params().any(|t| {
-        t.bounds.iter().any(|b| match b {
-            syn::TypeParamBound::Trait(t) => t.path.segments.iter().any(|s| s.ident == "__private"),
-            _ => false,
-        })
-    })
-}
-
-/// Whether `f` has a parameter called `name`.
-fn takes(f: &ItemFn, name: &Ident) -> bool {
-    f.sig.inputs.iter().any(|i| param_name(i) == Some(name))
-}
-
-fn param_name(input: &FnArg) -> Option<&Ident> {
-    match input {
-        FnArg::Typed(pt) => match &*pt.pat {
-            Pat::Ident(pi) => Some(&pi.ident),
-            _ => None,
-        },
-        FnArg::Receiver(_) => None,
+impl Dress {
+    pub fn new(function: ItemFn, output: Output) -> Dress {
+        Dress {
+            function,
+            output,
+            wrapped: RefCell::default(),
+            called: RefCell::default(),
+            cores: RefCell::default(),
+        }
     }
+}
+
+/// Whether a function of `role` is public: one the user calls.
+fn public(role: Role) -> bool {
+    !matches!(
+        role,
+        Role::HiddenJvp
+            | Role::HiddenVjp
+            | Role::Split
+            | Role::SplitAgain
+            | Role::HiddenHvp
+            | Role::Companion
+    )
+}
+
+/// `f`, kept hidden as the core version of a function: `to`.
+fn hidden(mut f: ItemFn, to: Ident) -> Item {
+    f.sig.ident = to;
+    f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    Item::Fn(f)
+}
+
+impl form::Dress for Dress {
+    // The core's version kept hidden; the user may call only a derivative.
+    fn primal(&self, items: Vec<Item>) -> Vec<Item> {
+        let name = &self.function.sig.ident;
+        (items.into_iter())
+            .flat_map(|item| match item {
+                Item::Fn(f) if f.sig.ident == *name => {
+                    let mut user = self.function.clone();
+                    user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+                    vec![hidden(f, names::returning(name)), Item::Fn(user)]
+                }
+                other => vec![other],
+            })
+            .collect()
+    }
+
+    fn callee(&self, _: Role, callee: &Ident) -> Option<Ident> {
+        let ours = *callee == self.function.sig.ident || self.wrapped.borrow().contains(callee);
+        if !ours {
+            return None;
+        }
+        self.called.borrow_mut().insert(callee.clone());
+        Some(names::returning(callee))
+    }
+
+    fn function(&self, p: &mut Parts) -> Vec<Parts> {
+        let f = &mut p.f;
+        let takes = f.params.iter().any(|q| q.name.as_ref() == Some(&self.output.name));
+        if !public(f.role) || f.stub.is_some() || !takes {
+            return Vec::new();
+        }
+        self.wrapped.borrow_mut().insert(f.name.clone());
+        let mut core = Parts {
+            f: f.clone(),
+            receiver: p.receiver.clone(),
+        };
+        core.f.name = names::returning(&f.name);
+        core.f.valued = None;
+        let attrs = &core.f.attrs;
+        core.f.attrs = quote!(#attrs #[doc(hidden)] #[allow(dead_code)]);
+        self.cores.borrow_mut().push((f.name.clone(), core));
+        if let Some(valued) = f.valued.take() {
+            f.body = valued;
+        }
+        self.output.take_as_written(f);
+        Vec::new()
+    }
+
+    fn pullback_value(&self, role: Role, value: &Ident) -> Option<TokenStream> {
+        matches!(role, Role::Vjp | Role::Grad).then(|| self.output.write(&written(), &quote!(#value)))
+    }
+
+    // The core versions the others call.
+    fn after(&self) -> (TokenStream, Vec<Parts>) {
+        let called = self.called.borrow();
+        let cores = (self.cores.take().into_iter())
+            .filter(|(name, _)| called.contains(name))
+            .map(|(_, core)| core)
+            .collect();
+        (TokenStream::new(), cores)
+    }
+}
+
+/// The local that holds the user's output while the core's value of it is computed.
+fn written() -> Ident {
+    crate::names::local_at("written", Span::mixed_site())
 }
 
 impl Output {
-    /// `f`, the generated function `kind` (`jvp_`, `vjp_`, …) over the core, taking the output as
-    /// the user's function does.
-    fn take_as_written(&self, f: &mut ItemFn, kind: &str) {
+    /// `f`, a generated function over the core, taking the output as the user's function does.
+    fn take_as_written(&self, f: &mut Function) {
         let (name, user) = (&self.name, &self.user);
-        let written = crate::names::local_at("written", Span::mixed_site());
-        for input in f.sig.inputs.iter_mut() {
-            if param_name(input) == Some(name) {
-                *input = syn::parse_quote!(#name: #user);
+        let written = written();
+        for param in f.params.iter_mut() {
+            if param.name.as_ref() == Some(name) {
+                param.ty = quote!(#user);
             }
         }
         let taken = self.taken(&written);
-        let mut prologue: Vec<Stmt> = vec![
-            syn::parse_quote!(let #written = #name;),
-            syn::parse_quote!(let #name = #taken;),
-        ];
-        match kind {
-            "jvp_" => self.write_value_and_tangent(f, &written, &mut prologue),
-            "vjp_" | "grad_" => self.write_value_of_pullback(f, &written),
-            "value_and_grad_" => {
-                let stmts = std::mem::take(&mut f.block.stmts);
-                let write = self.write(&written, &quote!(__result.0));
-                f.block.stmts = syn::parse_quote!(let __result = { #(#stmts)* }; #write __result);
+        let mut prologue = vec![quote!(let #written = #name;), quote!(let #name = #taken;)];
+        match f.role {
+            Role::Jvp => self.write_value_and_tangent(f, &written, &mut prologue),
+            Role::ValueAndGrad => {
+                let (body, write) = (&f.body, self.write(&written, &quote!(__result.0)));
+                f.body = quote!(let __result = { #body }; #write __result);
             }
             _ => {}
         }
-        f.block.stmts.splice(0..0, prologue);
+        f.prepend(quote!(#(#prologue)*));
     }
 
     /// The core's value of the output from the user's (`written`).
@@ -378,56 +398,38 @@ impl Output {
     }
 
     /// `value` written into the user's output `written`.
-    fn write(&self, written: &Ident, value: &TokenStream) -> Stmt {
+    fn write(&self, written: &Ident, value: &TokenStream) -> TokenStream {
         match self.shape {
-            Shape::Slice => syn::parse_quote!(#written.copy_from_slice(&#value);),
-            _ => syn::parse_quote!(*#written = #value;),
+            Shape::Slice => quote!(#written.copy_from_slice(&#value);),
+            _ => quote!(*#written = #value;),
         }
     }
 
     /// `jvp_f`: the output's tangent `out_dot` moves last, as the user's output of the tangent
     /// (and its incoming tangent, if the output is read); both results are written.
-    fn write_value_and_tangent(&self, f: &mut ItemFn, written: &Ident, prologue: &mut Vec<Stmt>) {
+    fn write_value_and_tangent(
+        &self,
+        f: &mut Function,
+        written: &Ident,
+        prologue: &mut Vec<TokenStream>,
+    ) {
         let (user, dot) = (&self.user, format_ident!("{}_dot", self.name));
         let written_dot = crate::names::local_at("written_dot", Span::mixed_site());
-        let had_dot = takes(f, &dot);
-        f.sig.inputs = std::mem::take(&mut f.sig.inputs)
-            .into_iter()
-            .filter(|i| param_name(i) != Some(&dot))
-            .collect();
-        f.sig.inputs.push(syn::parse_quote!(#dot: #user));
-        prologue.push(syn::parse_quote!(let #written_dot = #dot;));
+        let had_dot = f.params.iter().any(|q| q.name.as_ref() == Some(&dot));
+        f.params.retain(|q| q.name.as_ref() != Some(&dot));
+        f.params.push(Typed::new(&dot, user));
+        prologue.push(quote!(let #written_dot = #dot;));
         if had_dot {
             let taken = self.taken(&written_dot);
-            prologue.push(syn::parse_quote!(let #dot = #taken;));
+            prologue.push(quote!(let #dot = #taken;));
         }
-        f.sig.output = syn::ReturnType::Default;
-        let stmts = std::mem::take(&mut f.block.stmts);
+        f.ret = None;
         let (value, tangent) = (quote!(__value), quote!(__tangent));
         let (wv, wt) = (
             self.write(written, &value),
             self.write(&written_dot, &tangent),
         );
-        f.block.stmts = syn::parse_quote!(let (#value, #tangent) = { #(#stmts)* }; #wv #wt);
-    }
-
-    /// `vjp_f`, `grad_f`: the hidden pullback's value (`let (_, g) = …`, which they drop) is
-    /// written.
-    fn write_value_of_pullback(&self, f: &mut ItemFn, written: &Ident) {
-        let value = Ident::new("__value", Span::mixed_site());
-        let at = f.block.stmts.iter_mut().position(|s| match s {
-            Stmt::Local(l) => match &mut l.pat {
-                Pat::Tuple(t) if matches!(t.elems.first(), Some(Pat::Wild(_))) => {
-                    t.elems[0] = syn::parse_quote!(#value);
-                    true
-                }
-                _ => false,
-            },
-            _ => false,
-        });
-        if let Some(at) = at {
-            let write = self.write(written, &quote!(#value));
-            f.block.stmts.insert(at + 1, write);
-        }
+        let body = &f.body;
+        f.body = quote!(let (#value, #tangent) = { #body }; #wv #wt);
     }
 }

@@ -74,8 +74,7 @@ impl emit::form::Dress for Dress {
         let first = p.f.params.remove(0);
         p.receiver = Some(self.receiver.clone());
         if let Some(name) = &first.name {
-            let body = &p.f.body;
-            p.f.body = quote!(let #name = self; #body);
+            p.f.prepend(quote!(let #name = self;));
         }
         Vec::new()
     }

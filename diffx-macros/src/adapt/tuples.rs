@@ -77,11 +77,12 @@ impl form::Dress for Dress {
             }
             // The cotangent, last, as the tuple it is the cotangent of.
             Role::Vjp | Role::Explain => {
+                let numbers = (f.params.last().and_then(|ct| ct.name.as_ref()))
+                    .map(|name| self.layout.flattened(&quote!(#name)));
                 if let Some(ct) = f.params.last_mut() {
                     ct.ty = tuple;
-                    if let Some(name) = &ct.name {
-                        let (numbers, body) = (self.layout.flattened(&quote!(#name)), &f.body);
-                        f.body = quote!(let #name = #numbers; #body);
+                    if let Some(name) = ct.name.clone() {
+                        f.prepend(quote!(let #name = #numbers;));
                     }
                 }
             }
@@ -91,8 +92,9 @@ impl form::Dress for Dress {
     }
 
     // (For a method, an associated const: callers read `Self::__DIFFX_PARTS_f`.)
-    fn after(&self) -> TokenStream {
-        (self.layout).starts_const(&self.function.vis, &self.function.sig.ident)
+    fn after(&self) -> (TokenStream, Vec<Parts>) {
+        let starts = (self.layout).starts_const(&self.function.vis, &self.function.sig.ident);
+        (starts, Vec::new())
     }
 }
 

@@ -92,6 +92,20 @@ pub struct Function {
     /// The result's type; `None` for `()`.
     pub ret: Option<Ret>,
     pub body: TokenStream,
+    /// For `vjp_` and `grad_`, whose body drops the value of their pullback's call: the body that
+    /// uses it as an adaptation asks ([`Form::pullback_value`]).
+    pub valued: Option<TokenStream>,
+}
+
+impl Function {
+    /// `stmts` before the body (each body, with `valued`).
+    pub fn prepend(&mut self, stmts: TokenStream) {
+        let body = &self.body;
+        self.body = quote!(#stmts #body);
+        if let Some(v) = &mut self.valued {
+            *v = quote!(#stmts #v);
+        }
+    }
 }
 
 /// The result type of a generated function, in the parts an adaptation may change.
@@ -163,9 +177,16 @@ pub trait Dress {
         None
     }
 
-    /// What is written after the functions.
-    fn after(&self) -> TokenStream {
-        TokenStream::new()
+    /// A statement that uses `value`, the value a pullback's call gives `vjp_` and `grad_` (which
+    /// drop it otherwise).
+    fn pullback_value(&self, _role: Role, _value: &Ident) -> Option<TokenStream> {
+        None
+    }
+
+    /// What is written after the functions: items, and functions (each through the adaptations
+    /// outside this one).
+    fn after(&self) -> (TokenStream, Vec<Parts>) {
+        (TokenStream::new(), Vec::new())
     }
 }
 
@@ -259,9 +280,23 @@ impl Form {
         (self.steps.iter()).fold(ret, |ret, s| s.value_type(role).unwrap_or(ret))
     }
 
+    /// The statement through which `vjp_` or `grad_` (`role`) uses `value`, the value of its
+    /// pullback's call, if an adaptation uses it.
+    pub fn pullback_value(&self, role: Role, value: &Ident) -> Option<TokenStream> {
+        (self.steps.iter()).find_map(|s| s.pullback_value(role, value))
+    }
+
     /// What the adaptations write after the functions.
     pub fn after(&self) -> TokenStream {
-        self.steps.iter().map(|s| s.after()).collect()
+        let mut out = TokenStream::new();
+        for (k, step) in self.steps.iter().enumerate() {
+            let (items, functions) = step.after();
+            out.extend(items);
+            for f in functions {
+                out.extend(self.through(f, k + 1));
+            }
+        }
+        out
     }
 
     /// What keeps the user's function `name` used, as far as lints go, for a free function of one
@@ -287,8 +322,13 @@ impl Form {
     /// for it.
     pub fn function(&self, f: Function) -> TokenStream {
         let receiver = self.associated.clone().flatten();
-        let mut written = vec![Parts { f, receiver }];
-        for step in &self.steps {
+        self.through(Parts { f, receiver }, 0)
+    }
+
+    /// `parts` through the adaptations from the `from`-th on, written.
+    fn through(&self, parts: Parts, from: usize) -> TokenStream {
+        let mut written = vec![parts];
+        for step in &self.steps[from..] {
             written = (written.into_iter())
                 .flat_map(|mut p| {
                     let mut before = step.function(&mut p);
@@ -312,6 +352,7 @@ impl Form {
                     params,
                     ret,
                     body,
+                    ..
                 },
             receiver,
         } = parts;

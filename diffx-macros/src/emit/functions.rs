@@ -201,6 +201,7 @@ impl<'a> Generated<'a> {
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::HiddenJvp,
+            valued: None,
             stub: None,
             params: params.iter().cloned().chain(tangents).collect(),
             ret: Some(Ret::Type(quote!((#ret_ty, #ret_ty)))),
@@ -312,6 +313,7 @@ impl<'a> Generated<'a> {
             vis: vis.clone(),
             name: name.clone(),
             role: Role::HiddenVjp,
+            valued: None,
             stub: None,
             params: with(params, [Typed::new(ct, ret_ty)]),
             ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
@@ -320,6 +322,20 @@ impl<'a> Generated<'a> {
                 (#ret, (#(#grads,)*))
             },
         })
+    }
+
+    /// The body of `vjp_` or `grad_` (`role`) that uses the value of its pullback's `call`, if
+    /// its form asks.
+    fn valued(
+        &self,
+        role: Role,
+        call: &TokenStream,
+        pat: &TokenStream,
+        result: &TokenStream,
+    ) -> Option<TokenStream> {
+        let value = Ident::new("__value", Span::mixed_site());
+        let write = self.form.pullback_value(role, &value)?;
+        Some(quote!(let (#value, #pat) = #call; #write #result))
     }
 
     fn jvp(&self, dots: &[Option<Ident>]) -> TokenStream {
@@ -345,6 +361,7 @@ impl<'a> Generated<'a> {
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Jvp,
+            valued: None,
             stub: None,
             params: params.iter().cloned().chain(tangent_params).collect(),
             ret: Some(Ret::Type(quote!((#ret_ty, #ret_ty)))),
@@ -368,11 +385,13 @@ impl<'a> Generated<'a> {
             self.name
         ));
         let call = self.form.call(Role::Vjp, &hidden, quote!(#(#args,)* #ct));
+        let valued = self.valued(Role::Vjp, &call, &pat, &result);
         self.form.function(Function {
             attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Vjp,
+            valued,
             stub: None,
             params: with(params, [Typed::new(ct, ret_ty)]),
             ret: Some(Ret::Type(gty)),
@@ -397,11 +416,13 @@ impl<'a> Generated<'a> {
         ));
         let one = self.form.lit("1.0");
         let call = self.form.call(Role::Grad, &hidden, quote!(#(#args,)* #one));
+        let valued = self.valued(Role::Grad, &call, &pat, &result);
         self.form.function(Function {
             attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Grad,
+            valued,
             stub: None,
             params: params.clone(),
             ret: Some(Ret::Type(gty)),
@@ -427,6 +448,7 @@ impl<'a> Generated<'a> {
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::Grad,
+            valued: None,
             stub: Some(Stub {
                 param: a.clone(),
                 bound: quote!(::diffx::__private::ScalarResult),
@@ -458,6 +480,7 @@ impl<'a> Generated<'a> {
             vis: self.vis.clone(),
             name: name.clone(),
             role: Role::ValueAndGrad,
+            valued: None,
             stub: None,
             params: params.clone(),
             ret: Some(Ret::Type(quote!((#ret_ty, #gty)))),

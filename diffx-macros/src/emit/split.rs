@@ -210,6 +210,7 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
         vis: vis.clone(),
         name: name.clone(),
         role: Role::HiddenVjp,
+        valued: None,
         stub: None,
         params: super::form::with(&params, [Typed::new(ct, ret_ty)]),
         ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
@@ -286,6 +287,7 @@ fn signature(p: &Parts, role: Role, body: TokenStream) -> TokenStream {
         vis: vis.clone(),
         name: name.clone(),
         role,
+        valued: None,
         stub: None,
         params,
         ret: Some(Ret::Split {

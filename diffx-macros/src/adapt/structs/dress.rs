@@ -156,14 +156,18 @@ impl Dress {
     fn takes_cotangents(&self, p: &mut Parts, n: usize) {
         let ty = &self.layout.ty;
         let count = p.f.params.len();
+        let mut reads = Vec::new();
         for param in p.f.params.iter_mut().skip(count.saturating_sub(n)) {
             let Some(name) = param.name.clone() else {
                 continue;
             };
             param.ty = quote!(#ty);
             let numbers = self.layout.flatten(&quote!(#name));
-            let body = &p.f.body;
-            p.f.body = quote!(let #name = #numbers; #body);
+            reads.push(quote!(let #name = #numbers;));
+        }
+        // (Each read before the others: the last parameter's first.)
+        for read in reads {
+            p.f.prepend(read);
         }
     }
 
