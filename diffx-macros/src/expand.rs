@@ -6,7 +6,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::ItemFn;
 
-use crate::adapt::{self, Adapter};
+use crate::adapt;
 use crate::builder::Builder;
 use crate::ir::{Kind, Stmt, Var};
 use crate::parse::{self, Signature};
@@ -45,34 +45,29 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
 fn expand_fn(attr: TokenStream, f: ItemFn) -> syn::Result<TokenStream> {
     let args = parse::args(attr)?;
-    Ok(match function(f, args)? {
-        Written::Tokens { primal, derived } => quote!(#primal #derived),
-        Written::Items(items) => quote!(#(#items)*),
-    })
+    let Written { primal, derived } = function(f, args)?;
+    Ok(quote!(#primal #derived))
 }
 
-/// What is written for one function: the function and its derivative functions.
-pub enum Written {
-    /// As emission wrote them, in the function's form.
-    Tokens {
-        primal: TokenStream,
-        derived: TokenStream,
-    },
-    /// Read as items and dressed: an adapted function.
-    Items(Vec<syn::Item>),
+/// What is written for one function, in its form: the function and its derivative functions.
+pub struct Written {
+    /// The user's function.
+    pub primal: TokenStream,
+    /// Everything else.
+    pub derived: TokenStream,
 }
 
 /// The pipeline for one function.
 pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
-    let (core, args, mut adapters) = adapt::into_core(item, args)?;
+    let (core, args, adapters) = adapt::into_core(item, args)?;
     let sig = parse::signature(&core, &args)?;
     let programs = programs(&core, &sig, &args)?;
-    let form = emit::form::Form::new(&core, &sig, programs.through_f64)
-        .undoing(adapt::ways_out(&mut adapters));
+    let form =
+        emit::form::Form::new(&core, &sig, programs.through_f64).undoing(adapt::ways_out(adapters));
     let (primal, mut derived) = form.primal(&core);
     derived.extend(emit_programs(&core, &sig, &form, &programs)?);
     derived.extend(form.after());
-    dress(primal, derived, &adapters)
+    Ok(Written { primal, derived })
 }
 
 /// The programs the derivative functions are written from.
@@ -216,16 +211,6 @@ fn emit_programs(
         out.extend(explain);
     }
     Ok(out)
-}
-
-/// What was written for `core`, in the user's form: as written when it was not adapted, else
-/// read once as items and each adaptation undone.
-fn dress(primal: TokenStream, derived: TokenStream, adapters: &[Adapter]) -> syn::Result<Written> {
-    if adapters.is_empty() {
-        return Ok(Written::Tokens { primal, derived });
-    }
-    let items = syn::parse2::<syn::File>(quote!(#primal #derived))?.items;
-    Ok(Written::Items(adapt::dress(items, adapters)))
 }
 
 pub fn first_token_span(item: &TokenStream) -> proc_macro2::Span {

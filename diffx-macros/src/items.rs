@@ -17,7 +17,7 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{ImplItem, ImplItemFn, Item, ItemFn, ItemImpl};
 
-use crate::expand::{self, Written};
+use crate::expand;
 use crate::parse;
 
 /// `#[autodiff]` on any item: what it writes for a function or an `impl` block, or an error
@@ -419,7 +419,6 @@ fn function(
     if !asked && !parse::differentiable_alone(&item, &args) {
         return Ok(None);
     }
-    let name = item.sig.ident.clone();
     // (A function returning a value of a type of the user's, not asked for, is differentiated
     // where it can be, and kept as written, without an error, where not: a constructor may do
     // anything.)
@@ -428,29 +427,10 @@ fn function(
         Err(_) if lenient => return Ok(None),
         w => w?,
     };
-    Ok(Some(match written {
-        Written::Tokens { primal, derived } => vec![
-            (ImplItem::Verbatim(primal), true),
-            (ImplItem::Verbatim(derived), false),
-        ],
-        Written::Items(items) => items
-            .into_iter()
-            .filter_map(|i| match i {
-                Item::Fn(f) => Some((
-                    f.sig.ident == name,
-                    ImplItem::Fn(ImplItemFn {
-                        attrs: f.attrs,
-                        vis: f.vis,
-                        defaultness: None,
-                        sig: f.sig,
-                        block: *f.block,
-                    }),
-                )),
-                _ => None,
-            })
-            .map(|(primal, f)| (f, primal))
-            .collect(),
-    }))
+    Ok(Some(vec![
+        (ImplItem::Verbatim(written.primal), true),
+        (ImplItem::Verbatim(written.derived), false),
+    ]))
 }
 
 /// The block's options as they apply to `item`: `self` in `wrt` names the receiver of methods

@@ -14,6 +14,7 @@ use quote::format_ident;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Item, ItemFn, Pat, Type};
 
+use crate::emit::form::{self, Parts, Role};
 use crate::parse;
 
 /// For a function with parameters that are functions of one or two numbers: the function taking
@@ -167,24 +168,32 @@ impl FuncSpan for syn::ExprCall {
     }
 }
 
-/// `items`, written for the core, for the user's `function`: the core's own function comes back
-/// as the user wrote it, and the derivative functions call the core's version of it under a
-/// name of its own.
-pub fn dress(items: Vec<Item>, function: &ItemFn) -> Vec<Item> {
-    let name = &function.sig.ident;
-    let core = crate::names::with_partials(name);
-    let mut out = Vec::new();
-    for item in items {
-        let Item::Fn(mut f) = item else {
-            out.push(item);
-            continue;
-        };
-        if f.sig.ident == *name {
-            out.extend(super::user_beside_core(f, function, &core, true));
-            continue;
-        }
-        super::redirect_calls(&mut f.block, name, &core);
-        out.push(Item::Fn(f));
+/// The way out of function parameters: what was written for the core, for the user's
+/// `function`. The core's own function comes back as the user wrote it, and the derivative
+/// functions call the core's version of it under a name of its own.
+pub struct Dress {
+    pub function: ItemFn,
+}
+
+impl form::Dress for Dress {
+    fn primal(&self, items: Vec<Item>) -> Vec<Item> {
+        let name = &self.function.sig.ident;
+        let core = crate::names::with_partials(name);
+        (items.into_iter())
+            .flat_map(|item| match item {
+                Item::Fn(f) if f.sig.ident == *name => {
+                    super::user_beside_core(f, &self.function, &core, true).to_vec()
+                }
+                other => vec![other],
+            })
+            .collect()
     }
-    out
+
+    fn callee(&self, _: Role, callee: &Ident) -> Option<Ident> {
+        (*callee == self.function.sig.ident).then(|| crate::names::with_partials(callee))
+    }
+
+    fn function(&self, _: &mut Parts) -> Vec<Parts> {
+        Vec::new()
+    }
 }

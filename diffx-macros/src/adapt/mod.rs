@@ -8,6 +8,7 @@
 use proc_macro2::Ident;
 use syn::{Item, ItemFn, Receiver};
 
+use crate::emit::form::Dress;
 use crate::emit::tuples::Layout;
 use crate::parse;
 
@@ -68,46 +69,26 @@ pub fn into_core(
     Ok((item, args, adapters))
 }
 
-/// The ways out of the innermost adaptations, which emission undoes as it writes each function,
-/// the innermost first; `adapters` keeps the others.
-pub fn ways_out(adapters: &mut Vec<Adapter>) -> Vec<Box<dyn crate::emit::form::Dress>> {
-    let mut steps: Vec<Box<dyn crate::emit::form::Dress>> = Vec::new();
-    loop {
-        match adapters.pop() {
-            Some(Adapter::Receiver { method, receiver }) => {
-                steps.push(Box::new(receiver::Dress { method, receiver }))
+/// The ways out of the adaptations, which emission undoes as it writes each function, the
+/// innermost first.
+pub fn ways_out(adapters: Vec<Adapter>) -> Vec<Box<dyn Dress>> {
+    (adapters.into_iter().rev())
+        .map(|adapter| -> Box<dyn Dress> {
+            match adapter {
+                Adapter::Receiver { method, receiver } => {
+                    Box::new(receiver::Dress { method, receiver })
+                }
+                Adapter::Struct { function, layout } => {
+                    Box::new(structs::Dress { function, layout })
+                }
+                Adapter::Tuple { function, layout } => Box::new(tuples::Dress { function, layout }),
+                Adapter::Output { function, output } => {
+                    Box::new(outputs::Dress::new(function, output))
+                }
+                Adapter::Functions { function } => Box::new(functions::Dress { function }),
             }
-            Some(Adapter::Struct { function, layout }) => {
-                steps.push(Box::new(structs::Dress { function, layout }))
-            }
-            Some(Adapter::Tuple { function, layout }) => {
-                steps.push(Box::new(tuples::Dress { function, layout }))
-            }
-            Some(Adapter::Output { function, output }) => {
-                steps.push(Box::new(outputs::Dress::new(function, output)))
-            }
-            Some(other) => {
-                adapters.push(other);
-                return steps;
-            }
-            None => return steps,
-        }
-    }
-}
-
-/// The items written for `core`, with each adaptation undone, the innermost first.
-pub fn dress(items: Vec<Item>, adapters: &[Adapter]) -> Vec<Item> {
-    let mut items = items;
-    for adapter in adapters.iter().rev() {
-        items = match adapter {
-            Adapter::Tuple { .. } => items,
-            Adapter::Receiver { .. } => items,
-            Adapter::Output { .. } => items,
-            Adapter::Struct { .. } => items,
-            Adapter::Functions { function } => functions::dress(items, function),
-        };
-    }
-    items
+        })
+        .collect()
 }
 
 /// The core's own function `core`, hidden under the name `to`, after the user's `function` as
@@ -122,55 +103,6 @@ fn user_beside_core(mut core: ItemFn, function: &ItemFn, to: &Ident, unused: boo
         user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     }
     [Item::Fn(user), Item::Fn(core)]
-}
-
-/// Calls of the function `name` in `block` (`name(…)`, `self.name(…)`, `Self::name(…)`)
-/// redirected to `to`: the generated functions call the core's version.
-fn redirect_calls(block: &mut syn::Block, name: &Ident, to: &Ident) {
-    let primal = [name.to_string()];
-    crate::emit::rewrite_calls(block, &mut |c| {
-        crate::emit::called(c, &|n| primal.iter().any(|p| p == n))?;
-        let args = &c.args;
-        Some(syn::parse_quote!(#to(#args)))
-    });
-    rename_self_calls(block, &primal, &|_| to.clone());
-}
-
-/// Rewrites `self.g(…)` and `Self::g(…)` for `g` among `names` into calls of `to(g)`: the
-/// generated functions of a method call each other so, and an adapter renames some of them.
-pub fn rename_self_calls(block: &mut syn::Block, names: &[String], to: &dyn Fn(&Ident) -> Ident) {
-    syn::visit_mut::VisitMut::visit_block_mut(&mut SelfCalls { names, to }, block);
-}
-
-struct SelfCalls<'a> {
-    names: &'a [String],
-    to: &'a dyn Fn(&Ident) -> Ident,
-}
-
-impl syn::visit_mut::VisitMut for SelfCalls<'_> {
-    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        syn::visit_mut::visit_expr_mut(self, e);
-        let ours = |id: &Ident| self.names.iter().any(|r| id == r);
-        match e {
-            syn::Expr::MethodCall(m) if ours(&m.method) && is_self(&m.receiver) => {
-                m.method = (self.to)(&m.method);
-            }
-            syn::Expr::Call(c) => {
-                let syn::Expr::Path(p) = &mut *c.func else {
-                    return;
-                };
-                let segments = &mut p.path.segments;
-                if segments.len() == 2 && segments[0].ident == "Self" && ours(&segments[1].ident) {
-                    segments[1].ident = (self.to)(&segments[1].ident);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn is_self(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Path(p) if p.path.is_ident("self"))
 }
 
 /// Rewrites each value the function body `block` returns by `literal`: its tail (through blocks,

@@ -324,7 +324,10 @@ impl form::Dress for Dress {
 
     fn function(&self, p: &mut Parts) -> Vec<Parts> {
         let f = &mut p.f;
-        let takes = f.params.iter().any(|q| q.name.as_ref() == Some(&self.output.name));
+        let takes = f
+            .params
+            .iter()
+            .any(|q| q.name.as_ref() == Some(&self.output.name));
         if !public(f.role) || f.stub.is_some() || !takes {
             return Vec::new();
         }
@@ -346,7 +349,8 @@ impl form::Dress for Dress {
     }
 
     fn pullback_value(&self, role: Role, value: &Ident) -> Option<TokenStream> {
-        matches!(role, Role::Vjp | Role::Grad).then(|| self.output.write(&written(), &quote!(#value)))
+        matches!(role, Role::Vjp | Role::Grad)
+            .then(|| self.output.write(&written(), &quote!(#value)))
     }
 
     // The core versions the others call.

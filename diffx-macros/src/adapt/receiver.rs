@@ -4,8 +4,8 @@
 //! methods again.
 
 use proc_macro2::Ident;
-use quote::ToTokens;
 use quote::quote;
+use quote::ToTokens;
 use syn::{Item, ItemFn, Receiver};
 
 use crate::emit::{self, form::Parts};

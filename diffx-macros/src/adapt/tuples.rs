@@ -32,7 +32,10 @@ impl Dress {
 impl form::Dress for Dress {
     // The user's function as written, and the array version for the generated code.
     fn primal(&self, items: Vec<Item>) -> Vec<Item> {
-        let (name, array) = (&self.function.sig.ident, names::array(&self.function.sig.ident));
+        let (name, array) = (
+            &self.function.sig.ident,
+            names::array(&self.function.sig.ident),
+        );
         (items.into_iter())
             .flat_map(|item| match item {
                 Item::Fn(f) if f.sig.ident == *name => {
@@ -46,7 +49,11 @@ impl form::Dress for Dress {
     // Calls of the function and its `jvp_` and `vjp_` go to their array versions.
     fn callee(&self, _: Role, callee: &Ident) -> Option<Ident> {
         let name = &self.function.sig.ident;
-        let ours = [name.clone(), format_ident!("jvp_{}", name), format_ident!("vjp_{}", name)];
+        let ours = [
+            name.clone(),
+            format_ident!("jvp_{}", name),
+            format_ident!("vjp_{}", name),
+        ];
         ours.contains(callee).then(|| names::array(callee))
     }
 

@@ -267,11 +267,10 @@ impl Form {
             item.attrs.push(allow);
         }
         let name = item.sig.ident.clone();
-        let items = (self.steps.iter()).fold(vec![syn::Item::Fn(item)], |items, step| {
-            step.primal(items)
-        });
-        let (user, core): (Vec<_>, Vec<_>) = (items.into_iter())
-            .partition(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == name));
+        let items =
+            (self.steps.iter()).fold(vec![syn::Item::Fn(item)], |items, step| step.primal(items));
+        let (user, core): (Vec<_>, Vec<_>) =
+            (items.into_iter()).partition(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == name));
         (quote!(#(#user)*), quote!(#(#core)*))
     }
 

@@ -474,7 +474,9 @@ impl<'a> Generated<'a> {
             self.name
         ));
         let one = self.form.lit("1.0");
-        let call = self.form.call(Role::ValueAndGrad, &hidden, quote!(#(#args,)* #one));
+        let call = self
+            .form
+            .call(Role::ValueAndGrad, &hidden, quote!(#(#args,)* #one));
         self.form.function(Function {
             attrs: quote!(#[allow(dead_code, clippy::too_many_arguments)] #doc #[inline]),
             vis: self.vis.clone(),

@@ -1,7 +1,7 @@
 //! Emission: the only module that writes the final Rust. Turns the lists of the primal, forward and
 //! reverse programs into the functions `#[autodiff]` adds beside the user's function.
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ir::Func;
@@ -39,34 +39,6 @@ pub fn derived_path(path: &syn::Path, prefix: &str) -> syn::Path {
         last.ident = derived;
     }
     p
-}
-
-/// Replaces each call in `block` for which `f` gives an expression (inner calls first): the
-/// calls among the generated functions of an adapted function redirected (`adapt/`).
-pub(crate) fn rewrite_calls(
-    block: &mut syn::Block,
-    f: &mut dyn FnMut(&syn::ExprCall) -> Option<syn::Expr>,
-) {
-    struct Calls<'a>(&'a mut dyn FnMut(&syn::ExprCall) -> Option<syn::Expr>);
-    impl syn::visit_mut::VisitMut for Calls<'_> {
-        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-            syn::visit_mut::visit_expr_mut(self, e);
-            if let syn::Expr::Call(c) = e {
-                if let Some(new) = (self.0)(c) {
-                    *e = new;
-                }
-            }
-        }
-    }
-    syn::visit_mut::VisitMut::visit_block_mut(&mut Calls(f), block);
-}
-
-/// The name a call calls, if it is a single identifier among `names`.
-pub(crate) fn called<'c>(c: &'c syn::ExprCall, names: &dyn Fn(&str) -> bool) -> Option<&'c Ident> {
-    let syn::Expr::Path(p) = &*c.func else {
-        return None;
-    };
-    p.path.get_ident().filter(|i| names(&i.to_string()))
 }
 
 /// Whether `f` computes in a type parameter rather than `f64` or `f32`.

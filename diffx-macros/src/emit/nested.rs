@@ -262,8 +262,16 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         quote!(#array #starts)
     });
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let along = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#passed,)* #one, #zero));
-    let back = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#ct_parts,)* #one, #zero));
+    let along = form.call(
+        Role::Companion,
+        &hvp,
+        quote!(#(#args,)* #(#passed,)* #one, #zero),
+    );
+    let back = form.call(
+        Role::Companion,
+        &hvp,
+        quote!(#(#args,)* #(#ct_parts,)* #one, #zero),
+    );
     let jvp = form.function(Function {
         params: with(&params, tangents),
         ret: Some(Ret::Type(quote!((#g_ty, #g_ty)))),
@@ -381,7 +389,8 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     // The value and derivative as `jvp_g` computes them, bit for bit: a caller's derivative
     // program takes the branches its primal takes.
     let primal = form.call(
-        Role::Companion, &jvp,
+        Role::Companion,
+        &jvp,
         quote!(#(::core::clone::Clone::clone(&#args),)* #(::core::clone::Clone::clone(&#vs),)*),
     );
     let primal = quote!(let __primal = #primal;);
@@ -405,8 +414,16 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     };
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
     let pair = form.call(Role::Companion, &jvp, quote!(#(#args,)* #(#vs,)*));
-    let along = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#t_along,)* #one, #zero));
-    let back = form.call(Role::Companion, &hvp, quote!(#(#args,)* #(#v_along,)* #one, #zero));
+    let along = form.call(
+        Role::Companion,
+        &hvp,
+        quote!(#(#args,)* #(#t_along,)* #one, #zero),
+    );
+    let back = form.call(
+        Role::Companion,
+        &hvp,
+        quote!(#(#args,)* #(#v_along,)* #one, #zero),
+    );
     let array = form.function(Function {
         params: with(&params, directions.iter().cloned()),
         ret: Some(Ret::Type(quote!([#float; 2]))),
@@ -437,7 +454,9 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
             &with(&params, directions),
             [Typed::new(&ct, quote!([#float; 2]))],
         ),
-        ret: Some(Ret::Type(quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))))),
+        ret: Some(Ret::Type(
+            quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))),
+        )),
         body: quote! {
             #primal
             #(#v_converts)*

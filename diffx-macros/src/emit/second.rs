@@ -137,7 +137,11 @@ pub fn public(item: &ItemFn, sig: &Signature, form: &Form, dots: &[Option<Ident>
         "The Hessian of [`{name}`] times the direction given as tangents (as in `jvp_{name}`), shaped like its gradient: forward mode over the reverse program, a small constant times one gradient."
     ));
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let call = form.call(Role::Hvp, &hidden, quote!(#(#args,)* #(#tangent_args,)* #one, #zero));
+    let call = form.call(
+        Role::Hvp,
+        &hidden,
+        quote!(#(#args,)* #(#tangent_args,)* #one, #zero),
+    );
     let hvp_fn = form.function(Function {
         attrs: quote!(#hvp_doc #[inline] #[allow(dead_code, clippy::too_many_arguments)]),
         vis: vis.clone(),

@@ -118,7 +118,9 @@ impl form::Dress for Dress {
 
 /// The runtime's traits through which `jacobian_f` reads a value's numbers.
 fn numbers() -> TokenStream {
-    quote!(use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};)
+    quote!(
+        use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
+    )
 }
 
 impl Dress {
@@ -128,7 +130,10 @@ impl Dress {
             Ident::new("__value", Span::mixed_site()),
             Ident::new("__tangent", Span::mixed_site()),
         );
-        let (rv, rt) = (self.layout.rebuild(&quote!(#v)), self.layout.rebuild(&quote!(#t)));
+        let (rv, rt) = (
+            self.layout.rebuild(&quote!(#v)),
+            self.layout.rebuild(&quote!(#t)),
+        );
         let body = &p.f.body;
         p.f.body = quote!(let (#v, #t) = { #body }; (#rv, #rt));
         let ty = &self.layout.ty;
@@ -180,12 +185,20 @@ impl Dress {
         };
         split.f.name = self.array_split();
         let ty = &self.layout.ty;
-        let Some(Ret::Split { value, inputs, ct, .. }) = &mut user.f.ret else {
+        let Some(Ret::Split {
+            value, inputs, ct, ..
+        }) = &mut user.f.ret
+        else {
             return user;
         };
         *value = quote!(#ty);
         inputs[*ct] = quote!(#ty);
-        let args: Vec<&Ident> = user.f.params.iter().filter_map(|p| p.name.as_ref()).collect();
+        let args: Vec<&Ident> = user
+            .f
+            .params
+            .iter()
+            .filter_map(|p| p.name.as_ref())
+            .collect();
         let (v, pullback, ct_name) = (
             Ident::new("__value", Span::mixed_site()),
             Ident::new("__pullback", Span::mixed_site()),
