@@ -1,6 +1,6 @@
 //! The pipeline of `#[autodiff]`: adapt → parse → scopes → desugar → analyze → lower → check →
-//! derive the programs → emit (in the function's form: generic, a method) → dress (an adapted
-//! function). Each stage is one call here, from one type to the next.
+//! derive the programs → emit (in the function's form: generic, a method, its adaptations undone
+//! as each function is written). Each stage is one call here, from one type to the next.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};

@@ -2,8 +2,10 @@
 //! the way out, each adapter's two halves in one file: a tuple result differentiated as an array
 //! (`tuples.rs`), a method differentiated in its receiver as an associated function
 //! (`receiver.rs`), a function parameter taken with its partials (`functions.rs`), a `&mut` output
-//! (`outputs.rs`), a struct result (`structs/`). No other stage knows about these forms. (Generic
-//! functions and methods need no adapter: emission writes them in their form, `emit/form.rs`.)
+//! (`outputs.rs`), a struct result (`structs/`). The way in (`into_core`) rewrites the user's
+//! function; the way out is a [`Dress`] that emission consults as it writes each function. No
+//! other stage knows about these forms. (Generic functions and methods need no adapter: emission
+//! writes them in their form, `emit/form.rs`.)
 
 use proc_macro2::Ident;
 use syn::{Item, ItemFn, Receiver};

@@ -1,8 +1,10 @@
 //! The form of the functions written for one function, so that each is written right the first
 //! time: generic like the user's function (`grad_f::<f64>(&x)` names the same `T` as
 //! `f::<f64>(&x)`), and methods of its `impl` (`spring.grad_energy(x)` calls
-//! `self.__diffx_vjp_energy(x, 1.0)`). The programs are the same for every form; only the
-//! signatures, the calls among the generated functions and the macro's own literals differ.
+//! `self.__diffx_vjp_energy(x, 1.0)`), and with the adaptations of `adapt/` undone ([`Dress`]).
+//! The programs are the same for every form; only the signatures, the calls among the generated
+//! functions, the macro's own literals and what an adaptation changes differ. Nothing written is
+//! read back: each function is handed over in parts ([`Function`]) and written once.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -12,7 +14,7 @@ use super::signature::Typed;
 use crate::parse::Signature;
 use crate::tokens;
 
-/// How the functions written for one function are dressed.
+/// The form of the functions written for one function.
 pub struct Form {
     /// The adaptations undone on the way out, the innermost first (`adapt/`).
     steps: Vec<Box<dyn Dress>>,
