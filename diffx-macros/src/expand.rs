@@ -46,15 +46,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 fn expand_fn(attr: TokenStream, f: ItemFn) -> syn::Result<TokenStream> {
     let args = parse::args(attr)?;
     let Written { primal, derived } = function(f, args)?;
-    Ok(quote!(#primal #derived))
+    Ok(std::iter::once(primal).chain(derived).collect())
 }
 
 /// What is written for one function, in its form: the function and its derivative functions.
 pub struct Written {
     /// The user's function.
     pub primal: TokenStream,
-    /// Everything else.
-    pub derived: TokenStream,
+    /// Everything else, in pieces: a stream is joined once, where it is written.
+    pub derived: Vec<TokenStream>,
 }
 
 /// The pipeline for one function.
@@ -64,9 +64,12 @@ pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
     let programs = programs(&core, &sig, &args)?;
     let form =
         emit::form::Form::new(&core, &sig, programs.through_f64).undoing(adapt::ways_out(adapters));
-    let (primal, mut derived) = form.primal(&core);
-    derived.extend(emit_programs(&core, &sig, &form, &programs)?);
-    derived.extend(form.after());
+    let (primal, core_kept) = form.primal(&core);
+    let mut derived = emit_programs(&core, &sig, &form, &programs)?;
+    derived.insert(0, core_kept);
+    derived.push(form.after());
+    // (Nothing to join for what is empty.)
+    derived.retain(|d| !d.is_empty());
     Ok(Written { primal, derived })
 }
 
@@ -166,10 +169,10 @@ fn emit_programs(
     sig: &Signature,
     form: &emit::form::Form,
     p: &Programs,
-) -> syn::Result<TokenStream> {
-    let mut out = emit::functions(item, sig, form, &p.fwd, &p.rev);
+) -> syn::Result<Vec<TokenStream>> {
+    let mut out = vec![emit::functions(item, sig, form, &p.fwd, &p.rev)];
     if matches!(sig.ret_kind, Kind::Slice | Kind::Other) {
-        out.extend(emit::second::jacobian(item, sig, form));
+        out.push(emit::second::jacobian(item, sig, form));
     }
     match (&p.hvp, &p.base) {
         (Some(hvp), Some(base)) => {
@@ -177,24 +180,24 @@ fn emit_programs(
                 .iter()
                 .map(|d| d.map(|d| hvp.b.func.name(d).clone()))
                 .collect();
-            out.extend(emit::second::hidden_hvp(item, sig, form, hvp, base));
+            out.push(emit::second::hidden_hvp(item, sig, form, hvp, base));
             if sig.ret_kind == Kind::Scalar {
-                out.extend(emit::second::public(item, sig, form, &dots));
-                out.extend(emit::nested::companions(item, sig, form));
+                out.push(emit::second::public(item, sig, form, &dots));
+                out.push(emit::nested::companions(item, sig, form));
             } else {
                 // (A vector result: its callers' second order goes through the hidden function.)
-                out.extend(emit::second::not_asked(item, sig, form));
-                out.extend(emit::nested::not_asked(item, sig, form));
+                out.push(emit::second::not_asked(item, sig, form));
+                out.push(emit::nested::not_asked(item, sig, form));
             }
         }
         _ => {
-            out.extend(emit::second::no_hvp(item, sig, form, false));
-            out.extend(emit::second::not_asked(item, sig, form));
-            out.extend(emit::nested::not_asked(item, sig, form));
+            out.push(emit::second::no_hvp(item, sig, form, false));
+            out.push(emit::second::not_asked(item, sig, form));
+            out.push(emit::nested::not_asked(item, sig, form));
         }
     }
     if let (Some(third), Some(hvp), Some(base)) = (&p.third, &p.hvp, &p.base) {
-        out.extend(emit::third::functions(item, sig, form, third, hvp, base));
+        out.push(emit::third::functions(item, sig, form, third, hvp, base));
     }
     #[cfg(feature = "explain")]
     {
@@ -208,7 +211,7 @@ fn emit_programs(
         // function instead).
         let shown = emit::plain(item, sig, &p.fwd, &p.rev);
         let explain = crate::explain::function(item, sig, form, &programs, &shown)?;
-        out.extend(explain);
+        out.push(explain);
     }
     Ok(out)
 }

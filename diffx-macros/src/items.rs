@@ -429,7 +429,10 @@ fn function(
     };
     Ok(Some(vec![
         (ImplItem::Verbatim(written.primal), true),
-        (ImplItem::Verbatim(written.derived), false),
+        (
+            ImplItem::Verbatim(written.derived.into_iter().collect()),
+            false,
+        ),
     ]))
 }
 

@@ -260,6 +260,10 @@ impl Form {
     /// The user's function itself, `item`, beside its derivative functions (the user may call only
     /// those), and what the adaptations keep of the core's version of it.
     pub fn primal(&self, item: &ItemFn) -> (TokenStream, TokenStream) {
+        if self.generic.is_none() && self.associated.is_none() && self.steps.is_empty() {
+            // (As written: the body is not copied.)
+            return (quote!(#item), TokenStream::new());
+        }
         let mut item = item.clone();
         let allow: syn::Attribute = syn::parse_quote!(#[allow(dead_code)]);
         if self.generic.is_some() {
@@ -338,7 +342,13 @@ impl Form {
                 })
                 .collect();
         }
-        written.into_iter().map(|p| self.write(p)).collect()
+        match written.len() {
+            // (One function, the common case, is not joined again.)
+            1 => written
+                .pop()
+                .map_or_else(TokenStream::new, |p| self.write(p)),
+            _ => written.into_iter().map(|p| self.write(p)).collect(),
+        }
     }
 
     fn write(&self, parts: Parts) -> TokenStream {
@@ -372,11 +382,12 @@ impl Form {
             (None, None) => (TokenStream::new(), TokenStream::new()),
         };
         let ret = ret.map(|r| quote!(-> #r));
+        // (The body handed to its group as it is: a hidden function's is most of what is
+        // written.)
+        let body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
         quote! {
             #attrs
-            #vis fn #name #generics(#receiver #(#params),*) #ret #where_clause {
-                #body
-            }
+            #vis fn #name #generics(#receiver #(#params),*) #ret #where_clause #body
         }
     }
 }
