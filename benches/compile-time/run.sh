@@ -6,8 +6,8 @@
 #   benches/compile-time/run.sh --smoke      # small sizes (CI): checks the script still works
 #   INSTRUCTIONS=1 benches/compile-time/run.sh   # instructions (valgrind) instead of milliseconds
 # Variables: FEATURES (cargo features of diffx, default "default"), ROUNDS (timed runs, default 3),
-# ARGS (the attribute's arguments, e.g. "order = 2"), STRAIGHT and MANY (the sizes to run, e.g.
-# STRAIGHT="50" MANY="" for the 100-statement function alone), MACRO_OPT (the opt-level the macro
+# ARGS (the attribute's arguments, e.g. "order = 2"), STRAIGHT, MANY and METHODS (the sizes to
+# run, e.g. STRAIGHT="50" MANY="" METHODS="" for the 100-statement function alone), MACRO_OPT (the opt-level the macro
 # and its dependencies are built with, as a user's `[profile.dev.build-override]` sets it; unset:
 # Cargo's default, 0).
 set -euo pipefail
@@ -16,9 +16,10 @@ work="$repo/target/compile-time"
 export CARGO_TARGET_DIR="$work/target"
 rounds=${ROUNDS:-3}
 features=${FEATURES:-default}
-if [ "${1:-}" = "--smoke" ]; then straight=(10); many=(2); rounds=1; else straight=(50 100 200 400); many=(50); fi
+if [ "${1:-}" = "--smoke" ]; then straight=(10); many=(2); methods=(2); rounds=1; else straight=(50 100 200 400); many=(50); methods=(50); fi
 if [ -n "${STRAIGHT+set}" ]; then read -ra straight <<< "$STRAIGHT"; fi
 if [ -n "${MANY+set}" ]; then read -ra many <<< "$MANY"; fi
+if [ -n "${METHODS+set}" ]; then read -ra methods <<< "$METHODS"; fi
 
 crate() { # name, body-writer function, with-attribute (1/0)
   local dir="$work/$1"; mkdir -p "$dir/src"
@@ -65,6 +66,24 @@ many_functions() {
   done
 }
 
+# The same $N functions as methods of one `impl` block under the attribute, reading a field.
+methods() {
+  echo "#![allow(unused)]"; echo "pub struct S { pub k: f64 }"
+  attr "$1"; echo "impl S {"
+  for ((k = 0; k < N; k++)); do
+    echo "    pub fn f$k(&self, x: f64, y: f64, n: usize) -> f64 {"
+    for ((i = 0; i < 10; i++)); do echo "        let a$i = x * $i.5 + y.sin() * (x - self.k);"; done
+    echo "        let mut s = a0 + a9;"
+    echo "        for i in 0..n {"
+    echo "            if s > 1.0 { s = s * 0.5 + a1 * y; } else { s += a2.tanh() * x; }"
+    echo "            s += a3 * (i as f64);"
+    echo "        }"
+    echo "        s * a4 + a5 - a6 * a7 + a8"
+    echo "    }"
+  done
+  echo "}"
+}
+
 # Milliseconds of the fastest of $rounds `cargo check` runs after touching the source.
 time_check() {
   local dir="$work/$1" best=""
@@ -102,3 +121,4 @@ row() { # label functions statements-per-function writer
 }
 for n in "${straight[@]}"; do N=$n; row "straight line, $n let + update pairs" 1 $((2 * n + 2)) straight_line; done
 for n in "${many[@]}"; do N=$n; row "$n functions of ~25 statements" "$n" 25 many_functions; done
+for n in "${methods[@]}"; do N=$n; row "$n methods of ~25 statements" "$n" 25 methods; done

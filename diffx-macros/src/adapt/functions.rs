@@ -178,15 +178,12 @@ pub struct Dress {
 impl form::Dress for Dress {
     fn primal(&self, items: Vec<Item>) -> Vec<Item> {
         let name = &self.function.sig.ident;
-        let core = crate::names::with_partials(name);
-        (items.into_iter())
-            .flat_map(|item| match item {
-                Item::Fn(f) if f.sig.ident == *name => {
-                    super::user_beside_core(f, &self.function, &core, true).to_vec()
-                }
-                other => vec![other],
-            })
-            .collect()
+        super::at_primal(items, name, |f| {
+            vec![
+                super::user(&self.function, true),
+                super::hidden_core(f, crate::names::with_partials(name)),
+            ]
+        })
     }
 
     fn callee(&self, _: Role, callee: &Ident) -> Option<Ident> {

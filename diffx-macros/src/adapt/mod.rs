@@ -93,18 +93,33 @@ pub fn ways_out(adapters: Vec<Adapter>) -> Vec<Box<dyn Dress>> {
         .collect()
 }
 
-/// The core's own function `core`, hidden under the name `to`, after the user's `function` as
-/// written: what an adapter writes where the pipeline wrote the function. With `unused`, the
-/// user's function may go unused (the derivative functions call the core's).
-fn user_beside_core(mut core: ItemFn, function: &ItemFn, to: &Ident, unused: bool) -> [Item; 2] {
-    core.sig.ident = to.clone();
+/// `items` with the core's own function (`name`) replaced by what `with` makes of it: what an
+/// adapter writes where the pipeline wrote the function.
+fn at_primal(items: Vec<Item>, name: &Ident, with: impl Fn(ItemFn) -> Vec<Item>) -> Vec<Item> {
+    (items.into_iter())
+        .flat_map(|item| match item {
+            Item::Fn(f) if f.sig.ident == *name => with(f),
+            other => vec![other],
+        })
+        .collect()
+}
+
+/// The core's own function `core`, kept hidden under the name `to` for the derivative functions.
+fn hidden_core(mut core: ItemFn, to: Ident) -> Item {
+    core.sig.ident = to;
     core.attrs.push(syn::parse_quote!(#[doc(hidden)]));
     core.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    Item::Fn(core)
+}
+
+/// The user's `function` as written; with `unused`, it may go unused (the derivative functions
+/// call the core's).
+fn user(function: &ItemFn, unused: bool) -> Item {
     let mut user = function.clone();
     if unused {
         user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     }
-    [Item::Fn(user), Item::Fn(core)]
+    Item::Fn(user)
 }
 
 /// Rewrites each value the function body `block` returns by `literal`: its tail (through blocks,

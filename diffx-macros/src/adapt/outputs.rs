@@ -289,28 +289,16 @@ fn public(role: Role) -> bool {
     )
 }
 
-/// `f`, kept hidden as the core version of a function: `to`.
-fn hidden(mut f: ItemFn, to: Ident) -> Item {
-    f.sig.ident = to;
-    f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-    f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-    Item::Fn(f)
-}
-
 impl form::Dress for Dress {
     // The core's version kept hidden; the user may call only a derivative.
     fn primal(&self, items: Vec<Item>) -> Vec<Item> {
         let name = &self.function.sig.ident;
-        (items.into_iter())
-            .flat_map(|item| match item {
-                Item::Fn(f) if f.sig.ident == *name => {
-                    let mut user = self.function.clone();
-                    user.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-                    vec![hidden(f, names::returning(name)), Item::Fn(user)]
-                }
-                other => vec![other],
-            })
-            .collect()
+        super::at_primal(items, name, |f| {
+            vec![
+                super::hidden_core(f, names::returning(name)),
+                super::user(&self.function, true),
+            ]
+        })
     }
 
     fn callee(&self, _: Role, callee: &Ident) -> Option<Ident> {

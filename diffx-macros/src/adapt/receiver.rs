@@ -50,18 +50,9 @@ pub struct Dress {
 
 impl emit::form::Dress for Dress {
     fn primal(&self, items: Vec<Item>) -> Vec<Item> {
-        let name = &self.method.sig.ident;
-        (items.into_iter())
-            .filter_map(|item| match item {
-                Item::Fn(f) if f.sig.ident == *name => {
-                    let mut m = self.method.clone();
-                    m.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
-                    Some(Item::Fn(m))
-                }
-                Item::Fn(f) => Some(Item::Fn(f)),
-                _ => None,
-            })
-            .collect()
+        super::at_primal(items, &self.method.sig.ident, |_| {
+            vec![super::user(&self.method, true)]
+        })
     }
 
     // The stubs that report a misuse (`hessian_` without `order = 2`) take a type parameter

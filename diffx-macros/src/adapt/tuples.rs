@@ -32,18 +32,13 @@ impl Dress {
 impl form::Dress for Dress {
     // The user's function as written, and the array version for the generated code.
     fn primal(&self, items: Vec<Item>) -> Vec<Item> {
-        let (name, array) = (
-            &self.function.sig.ident,
-            names::array(&self.function.sig.ident),
-        );
-        (items.into_iter())
-            .flat_map(|item| match item {
-                Item::Fn(f) if f.sig.ident == *name => {
-                    super::user_beside_core(f, &self.function, &array, false).to_vec()
-                }
-                other => vec![other],
-            })
-            .collect()
+        let name = &self.function.sig.ident;
+        super::at_primal(items, name, |f| {
+            vec![
+                super::user(&self.function, false),
+                super::hidden_core(f, names::array(name)),
+            ]
+        })
     }
 
     // Calls of the function and its `jvp_` and `vjp_` go to their array versions.

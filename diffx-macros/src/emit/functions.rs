@@ -89,8 +89,31 @@ pub fn public(
     }
 }
 
+/// `__diffx_vjp_f` of `item` over `body`: it takes the parameters and the cotangent `ct`, and
+/// gives the value and every parameter's gradient (`Zero` for a constant's).
+pub(super) fn hidden_vjp(
+    item: &ItemFn,
+    sig: &Signature,
+    ct: &Ident,
+    body: TokenStream,
+) -> Function {
+    let (ret_ty, allow, tys) = (&sig.ret, allow(), signature::grad_types(sig));
+    Function {
+        attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
+        vis: item.vis.clone(),
+        name: names::vjp(&item.sig.ident),
+        role: Role::HiddenVjp,
+        valued: None,
+        stub: None,
+        params: with(&signature::param_list(sig), [Typed::new(ct, ret_ty)]),
+        ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
+        body,
+    }
+}
+
 /// The pieces of the signature every generated function repeats.
 pub(super) struct Generated<'a> {
+    item: &'a ItemFn,
     sig: &'a Signature,
     form: &'a Form,
     vis: &'a syn::Visibility,
@@ -110,6 +133,7 @@ pub(super) fn doc(text: String) -> TokenStream {
 impl<'a> Generated<'a> {
     fn new(item: &'a ItemFn, sig: &'a Signature, form: &'a Form) -> Self {
         Generated {
+            item,
             sig,
             form,
             vis: &item.vis,
@@ -293,13 +317,9 @@ impl<'a> Generated<'a> {
     }
 
     fn hidden_vjp(&self, rev: &Reverse) -> TokenStream {
-        let (name, params, ret_ty, allow) =
-            (self.fn_name(names::VJP), &self.params, self.ret, allow());
         let f = &rev.b.func;
-        let ct = f.name(rev.ct);
-        let tys = signature::grad_types(self.sig);
         let grads = self.grads(rev);
-        let (mut body, mut ret, vis) = (body(f), ret(&rev.b), self.vis);
+        let (mut body, mut ret) = (body(f), ret(&rev.b));
         if restores_result(rev) {
             // The backward sweep undoes the writes into the returned vector: its value is taken
             // where the forward sweep ends.
@@ -308,20 +328,11 @@ impl<'a> Generated<'a> {
             body = quote!(#forward let #value = ::core::clone::Clone::clone(&#ret); #backward);
             ret = quote!(#value);
         }
-        self.form.function(Function {
-            attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
-            vis: vis.clone(),
-            name: name.clone(),
-            role: Role::HiddenVjp,
-            valued: None,
-            stub: None,
-            params: with(params, [Typed::new(ct, ret_ty)]),
-            ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
-            body: quote! {
-                #body
-                (#ret, (#(#grads,)*))
-            },
-        })
+        let body = quote! {
+            #body
+            (#ret, (#(#grads,)*))
+        };
+        (self.form).function(hidden_vjp(self.item, self.sig, f.name(rev.ct), body))
     }
 
     /// The body of `vjp_` or `grad_` (`role`) that uses the value of its pullback's `call`, if

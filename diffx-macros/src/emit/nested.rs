@@ -203,7 +203,7 @@ fn sum(terms: Vec<TokenStream>) -> TokenStream {
 /// beside other parts is a tuple a caller cannot index yet: none are written for it.
 fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes) -> TokenStream {
     let diff = differentiable(sig);
-    let (vis, name, allow) = (&item.vis, &item.sig.ident, allow());
+    let (vis, name) = (&item.vis, &item.sig.ident);
     let Some(g_ty) = &shapes.gradient else {
         return quote!();
     };
@@ -233,17 +233,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     let tys = grad_types(sig);
     let (g, h) = (hygienic("__g"), hygienic("__h"));
     let (sg, sh) = (shape(&flat, &diff, &g), shape(&flat, &diff, &h));
-    let hidden = |name: &Ident| Function {
-        attrs: quote!(#[doc(hidden)] #[inline] #allow),
-        vis: vis.clone(),
-        name: name.clone(),
-        role: Role::Companion,
-        valued: None,
-        stub: None,
-        params: Vec::new(),
-        ret: None,
-        body: TokenStream::new(),
-    };
+    let hidden = |name: &Ident| companion(vis, name);
     let array_name = names::derived("array_grad", name);
     let array = shapes.layout.as_ref().map(|layout| {
         let r = hygienic("__r");
@@ -356,7 +346,7 @@ fn pair_starts(vis: &syn::Visibility, name: &Ident) -> TokenStream {
 /// the pair as an array), its tangent and its pullback.
 fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let diff = differentiable(sig);
-    let (vis, name, float, allow) = (&item.vis, &item.sig.ident, &sig.float, allow());
+    let (vis, name, float) = (&item.vis, &item.sig.ident, &sig.float);
     let jvp = format_ident!("jvp_{}", name);
     let hvp = names::hvp(name);
     let (array_name, jvp_name, vjp_name) = (
@@ -401,17 +391,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     });
     let (param_bars, direction_bars) = jvp_pullback(sig, form, &diff, &g, &h, &ct);
     let starts = form.item(pair_starts(vis, name));
-    let hidden = |name: &Ident| Function {
-        attrs: quote!(#[doc(hidden)] #[inline] #allow),
-        vis: vis.clone(),
-        name: name.clone(),
-        role: Role::Companion,
-        valued: None,
-        stub: None,
-        params: Vec::new(),
-        ret: None,
-        body: TokenStream::new(),
-    };
+    let hidden = |name: &Ident| companion(vis, name);
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
     let pair = form.call(Role::Companion, &jvp, quote!(#(#args,)* #(#vs,)*));
     let along = form.call(
@@ -563,4 +543,20 @@ fn jvp_pullback(
         })
         .collect();
     (param_bars, direction_bars)
+}
+
+/// A hidden companion `name`, to be given its parameters, result and body.
+fn companion(vis: &syn::Visibility, name: &Ident) -> Function {
+    let allow = allow();
+    Function {
+        attrs: quote!(#[doc(hidden)] #[inline] #allow),
+        vis: vis.clone(),
+        name: name.clone(),
+        role: Role::Companion,
+        valued: None,
+        stub: None,
+        params: Vec::new(),
+        ret: None,
+        body: TokenStream::new(),
+    }
 }

@@ -21,7 +21,7 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use super::form::{Function, Ret, Role};
-use super::signature::{param_list as params, Typed};
+use super::signature::param_list as params;
 use crate::ir::{Atom, Func, Kind, LoopHead, LoopIter, Op, Stmt, Var};
 use crate::liveness;
 use crate::names;
@@ -193,32 +193,23 @@ pub fn vjp_through_split(p: &Parts) -> Option<TokenStream> {
     if !p.sig.params.iter().all(|q| passed_twice(&q.ty, float)) {
         return None;
     }
-    let (vis, ret_ty, allow) = (&p.item.vis, &p.sig.ret, super::allow());
-    let name = names::vjp(&p.item.sig.ident);
     let split = names::split(&p.item.sig.ident);
-    let (params, ct, n) = (params(p.sig), p.ct, p.sig.params.len());
+    let (ct, n) = (p.ct, p.sig.params.len());
     let args: Vec<&Ident> = p.sig.params.iter().map(|q| &q.name).collect();
-    let tys = super::signature::grad_types(p.sig);
     let none = no_slots(p.sig);
     let (value, pullback) = (
         Ident::new("__value", proc_macro2::Span::mixed_site()),
         Ident::new("__pullback", proc_macro2::Span::mixed_site()),
     );
     let call = p.form.call(Role::HiddenVjp, &split, quote!(#(#args),*));
-    Some(p.form.function(Function {
-        attrs: quote!(#[doc(hidden)] #[inline(always)] #allow),
-        vis: vis.clone(),
-        name: name.clone(),
-        role: Role::HiddenVjp,
-        valued: None,
-        stub: None,
-        params: super::form::with(&params, [Typed::new(ct, ret_ty)]),
-        ret: Some(Ret::Tuple(vec![quote!(#ret_ty), quote!((#(#tys,)*))])),
-        body: quote! {
-            let (#value, #pullback) = #call;
-            (#value, #pullback(#(#args,)* #ct, [true; #n], #none))
-        },
-    }))
+    let body = quote! {
+        let (#value, #pullback) = #call;
+        (#value, #pullback(#(#args,)* #ct, [true; #n], #none))
+    };
+    Some(
+        p.form
+            .function(super::functions::hidden_vjp(p.item, p.sig, ct, body)),
+    )
 }
 
 /// Whether a value of type `ty` is `Copy` as written: a reference, a number, `bool`, the float

@@ -29,15 +29,12 @@ impl Dress {
 
 impl form::Dress for Dress {
     fn primal(&self, items: Vec<Item>) -> Vec<Item> {
-        let array = names::array(self.name());
-        (items.into_iter())
-            .flat_map(|item| match item {
-                Item::Fn(f) if f.sig.ident == *self.name() => {
-                    super::super::user_beside_core(f, &self.function, &array, true).to_vec()
-                }
-                other => vec![other],
-            })
-            .collect()
+        super::super::at_primal(items, self.name(), |f| {
+            vec![
+                super::super::user(&self.function, true),
+                super::super::hidden_core(f, names::array(self.name())),
+            ]
+        })
     }
 
     // The generated functions call the array version; the split function of a cut one is the
