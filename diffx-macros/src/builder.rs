@@ -118,6 +118,7 @@ impl Builder {
         let name = self.fresh_name(base);
         self.func.vars.push(VarInfo {
             name,
+            text: Default::default(),
             kind,
             is_ref: false,
             by_value: false,
@@ -130,6 +131,7 @@ impl Builder {
         self.taken.insert(name.to_string());
         self.func.vars.push(VarInfo {
             name,
+            text: Default::default(),
             kind,
             is_ref,
             by_value: false,
@@ -157,12 +159,22 @@ impl Builder {
 
     /// Renames `v`, created by the current statement, after a derivative (`x_bar`, `x_dot`).
     pub fn rename(&mut self, v: Var, base: &str) {
-        self.func.vars[v.0].name = self.fresh_name(base);
+        let name = self.fresh_name(base);
+        self.func.vars[v.0] = VarInfo {
+            name,
+            text: Default::default(),
+            ..self.func.vars[v.0].clone()
+        };
     }
 
     /// Renames `v`, created by the current statement, after the user's variable.
     pub fn rename_user(&mut self, v: Var, name: &str) {
-        self.func.vars[v.0].name = self.user_name(name);
+        let name = self.user_name(name);
+        self.func.vars[v.0] = VarInfo {
+            name,
+            text: Default::default(),
+            ..self.func.vars[v.0].clone()
+        };
     }
 
     pub fn push(&mut self, s: Stmt) {

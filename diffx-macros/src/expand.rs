@@ -65,11 +65,9 @@ pub fn function(item: ItemFn, args: parse::Args) -> syn::Result<Written> {
     let form =
         emit::form::Form::new(&core, &sig, programs.through_f64).undoing(adapt::ways_out(adapters));
     let (primal, core_kept) = form.primal(&core);
-    let mut derived = emit_programs(&core, &sig, &form, &programs)?;
-    derived.insert(0, core_kept);
-    derived.push(form.after());
-    // (Nothing to join for what is empty.)
-    derived.retain(|d| !d.is_empty());
+    let mut derived: Vec<TokenStream> = core_kept.into_iter().collect();
+    derived.extend(emit_programs(&core, &sig, &form, &programs)?);
+    derived.extend(form.after());
     Ok(Written { primal, derived })
 }
 

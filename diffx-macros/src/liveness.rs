@@ -87,14 +87,14 @@ fn single_last_reads(
 }
 
 /// Values by name, for code kept as written (hashed cheaply: built per pass, asked per name).
-pub(crate) type ByName = HashMap<String, Var, crate::builder::Quick>;
+pub(crate) type ByName<'f> = HashMap<&'f str, Var, crate::builder::Quick>;
 
 /// Each value of `f` by its name (code kept as written mentions values by name).
-pub(crate) fn by_name(f: &Func) -> ByName {
+pub(crate) fn by_name(f: &Func) -> ByName<'_> {
     f.vars
         .iter()
         .enumerate()
-        .map(|(i, v)| (v.name.to_string(), Var(i)))
+        .map(|(i, v)| (v.text(), Var(i)))
         .collect()
 }
 
@@ -109,7 +109,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &ByName) -> Vec<Var> {
     let code = |c: &Code| {
         c.variables()
             .iter()
-            .filter_map(|n| by_name.get(n).copied())
+            .filter_map(|n| by_name.get(n.as_str()).copied())
             .collect::<Vec<_>>()
     };
     // A constant operand may still name values (`f64::from(t13 > 0.0)`, a partial's condition).
@@ -126,7 +126,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &ByName) -> Vec<Var> {
             cond, then_, else_, ..
         } => {
             let mut r: Vec<Var> = by_name
-                .get(&cond.to_string())
+                .get(cond.to_string().as_str())
                 .copied()
                 .into_iter()
                 .collect();

@@ -6,8 +6,8 @@
 //! functions, the macro's own literals and what an adaptation changes differ. Nothing written is
 //! read back: each function is handed over in parts ([`Function`]) and written once.
 
-use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
 use syn::{GenericParam, Generics, ItemFn, Receiver};
 
 use super::signature::Typed;
@@ -127,21 +127,22 @@ pub enum Ret {
     },
 }
 
-impl quote::ToTokens for Ret {
-    fn to_tokens(&self, out: &mut TokenStream) {
-        out.extend(match self {
-            Ret::Type(t) => t.clone(),
-            Ret::Tuple(parts) => quote!((#(#parts),*)),
+impl Ret {
+    /// Written into `out`.
+    fn write(self, out: &mut TokenStream) {
+        match self {
+            Ret::Type(t) => out.extend(t),
+            Ret::Tuple(parts) => out.extend(quote!((#(#parts),*))),
             Ret::Split {
                 value,
                 inputs,
                 grads,
                 uses,
                 ..
-            } => quote! {
+            } => out.extend(quote! {
                 (#value, impl ::core::ops::FnOnce(#(#inputs),*) -> #grads + use<#uses>)
-            },
-        });
+            }),
+        }
     }
 }
 
@@ -259,10 +260,10 @@ impl Form {
 
     /// The user's function itself, `item`, beside its derivative functions (the user may call only
     /// those), and what the adaptations keep of the core's version of it.
-    pub fn primal(&self, item: &ItemFn) -> (TokenStream, TokenStream) {
+    pub fn primal(&self, item: &ItemFn) -> (TokenStream, Option<TokenStream>) {
         if self.generic.is_none() && self.associated.is_none() && self.steps.is_empty() {
             // (As written: the body is not copied.)
-            return (quote!(#item), TokenStream::new());
+            return (quote!(#item), None);
         }
         let mut item = item.clone();
         let allow: syn::Attribute = syn::parse_quote!(#[allow(dead_code)]);
@@ -277,7 +278,7 @@ impl Form {
             (self.steps.iter()).fold(vec![syn::Item::Fn(item)], |items, step| step.primal(items));
         let (user, core): (Vec<_>, Vec<_>) =
             (items.into_iter()).partition(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == name));
-        (quote!(#(#user)*), quote!(#(#core)*))
+        (quote!(#(#user)*), Some(quote!(#(#core)*)))
     }
 
     /// The type of the value of a function of role `role`, `ret` as the core has it.
@@ -292,7 +293,10 @@ impl Form {
     }
 
     /// What the adaptations write after the functions.
-    pub fn after(&self) -> TokenStream {
+    pub fn after(&self) -> Option<TokenStream> {
+        if self.steps.is_empty() {
+            return None;
+        }
         let mut out = TokenStream::new();
         for (k, step) in self.steps.iter().enumerate() {
             let (items, functions) = step.after();
@@ -301,7 +305,7 @@ impl Form {
                 out.extend(self.through(f, k + 1));
             }
         }
-        out
+        Some(out)
     }
 
     /// What keeps the user's function `name` used, as far as lints go, for a free function of one
@@ -367,28 +371,49 @@ impl Form {
                 },
             receiver,
         } = parts;
-        let receiver = match &receiver {
-            Some(r) if params.is_empty() => quote!(#r),
-            Some(r) => quote!(#r,),
-            None => TokenStream::new(),
-        };
+        // (Written by moving each piece into place: a copy of a stream costs as much as writing
+        // it, and these are most of what the macro writes.)
+        let mut inputs = TokenStream::new();
+        if let Some(r) = &receiver {
+            r.to_tokens(&mut inputs);
+        }
+        for (i, p) in params.into_iter().enumerate() {
+            if i > 0 || receiver.is_some() {
+                inputs.extend([TokenTree::from(Punct::new(',', Spacing::Alone))]);
+            }
+            p.write(&mut inputs);
+        }
         let (generics, where_clause) = match (&self.generic, &stub) {
             (Some(g), _) => {
                 let g = g.of(&self.float, role, stub.as_ref());
-                let w = g.where_clause.clone();
-                (quote!(#g), quote!(#w))
+                let w = g.where_clause.as_ref().map(|w| quote!(#w));
+                (Some(quote!(#g)), w)
             }
-            (None, Some(Stub { param, bound })) => (quote!(<#param: #bound>), TokenStream::new()),
-            (None, None) => (TokenStream::new(), TokenStream::new()),
+            (None, Some(Stub { param, bound })) => (Some(quote!(<#param: #bound>)), None),
+            (None, None) => (None, None),
         };
-        let ret = ret.map(|r| quote!(-> #r));
-        // (The body handed to its group as it is: a hidden function's is most of what is
-        // written.)
-        let body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
-        quote! {
-            #attrs
-            #vis fn #name #generics(#receiver #(#params),*) #ret #where_clause #body
+        let mut out = attrs;
+        vis.to_tokens(&mut out);
+        out.extend([
+            TokenTree::from(Ident::new("fn", name.span())),
+            TokenTree::from(name),
+        ]);
+        if let Some(generics) = generics {
+            out.extend(generics);
         }
+        out.extend([TokenTree::from(Group::new(Delimiter::Parenthesis, inputs))]);
+        if let Some(ret) = ret {
+            out.extend([
+                TokenTree::from(Punct::new('-', Spacing::Joint)),
+                TokenTree::from(Punct::new('>', Spacing::Alone)),
+            ]);
+            ret.write(&mut out);
+        }
+        if let Some(where_clause) = where_clause {
+            out.extend(where_clause);
+        }
+        out.extend([TokenTree::from(Group::new(Delimiter::Brace, body))]);
+        out
     }
 }
 

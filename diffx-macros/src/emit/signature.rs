@@ -1,7 +1,7 @@
 //! Pieces of the signatures that `#[autodiff]` and `#[custom_derivative]` both write: parameter
 //! lists, gradient types, and tangent parameters with their conversions.
 
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Punct, Spacing, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use crate::ir::Kind;
@@ -29,13 +29,30 @@ impl Typed {
     }
 }
 
+impl Typed {
+    /// `name: ty`, moved into `out`.
+    pub fn write(self, out: &mut TokenStream) {
+        self.head(out);
+        out.extend(self.ty);
+    }
+
+    /// `name:`.
+    fn head(&self, out: &mut TokenStream) {
+        let name = match &self.name {
+            Some(n) => n.clone(),
+            None => Ident::new("_", proc_macro2::Span::call_site()),
+        };
+        out.extend([
+            TokenTree::from(name),
+            TokenTree::from(Punct::new(':', Spacing::Alone)),
+        ]);
+    }
+}
+
 impl ToTokens for Typed {
     fn to_tokens(&self, out: &mut TokenStream) {
-        let ty = &self.ty;
-        out.extend(match &self.name {
-            Some(n) => quote!(#n: #ty),
-            None => quote!(_: #ty),
-        });
+        self.head(out);
+        self.ty.to_tokens(out);
     }
 }
 

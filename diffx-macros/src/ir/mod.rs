@@ -484,12 +484,22 @@ impl Stmt {
 #[derive(Clone, Debug)]
 pub struct VarInfo {
     pub name: Ident,
+    /// `name` as text, kept beside it once asked for ([`VarInfo::text`]).
+    pub text: std::cell::OnceCell<String>,
     pub kind: Kind,
     /// A parameter declared `&T`: it is a reference already.
     pub is_ref: bool,
     /// A vector the user passes to calls by value (an array to a `[f64; N]` parameter): calls
     /// get a copy of it, not a reference.
     pub by_value: bool,
+}
+
+impl VarInfo {
+    /// `name` as text: passes that read code kept as written look values up by name, and an
+    /// identifier's text is a call across the proc-macro bridge, made once per value.
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| self.name.to_string())
+    }
 }
 
 /// A lowered function: its values, its statements and its result.

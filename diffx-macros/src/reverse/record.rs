@@ -242,7 +242,45 @@ pub(super) fn nest(b: &mut Builder, list: &mut [Stmt], ifs: &HashSet<ControlId>)
 }
 
 fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
-    let by_name = liveness::by_name(&b.func);
+    let mut again = Vec::new();
+    ranges_again(list, &liveness::by_name(&b.func), &mut again);
+    runs(b, list, stacks, &mut again.into_iter());
+}
+
+/// For each taped loop of `list` with a range, in order at any depth: whether the backward sweep
+/// computes its range again (a range that names no value of the list is the same there).
+fn ranges_again(list: &[Stmt], by_name: &ByName, again: &mut Vec<bool>) {
+    for s in list {
+        match s {
+            Stmt::Loop {
+                head,
+                tape: Some(t),
+                body,
+                ..
+            } => {
+                again.push(match (&t.range, head) {
+                    (Some(_), LoopHead::For { iter, .. }) => names_no_value(iter, by_name),
+                    _ => false,
+                });
+                ranges_again(&body.body, by_name, again);
+            }
+            Stmt::If { then_, else_, .. } => {
+                ranges_again(&then_.body, by_name, again);
+                ranges_again(&else_.body, by_name, again);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How each taped loop of `list` finds its run's entries, `again` saying for each (in the order
+/// of [`ranges_again`]) whether its range is computed again.
+fn runs(
+    b: &mut Builder,
+    list: &mut [Stmt],
+    stacks: &mut Vec<Ident>,
+    again: &mut impl Iterator<Item = bool>,
+) {
     for s in list {
         match s {
             Stmt::Loop {
@@ -252,22 +290,19 @@ fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
                 ..
             } => {
                 stacks.push(t.name.clone());
-                t.nest = Some(match (&t.range, head) {
-                    // (A range that names no value of the list is the same in the backward sweep.)
-                    (Some(_), LoopHead::For { iter, .. }) if names_no_value(iter, &by_name) => {
-                        Nested::Again(iter.code().clone())
-                    }
+                t.nest = Some(match (again.next(), head) {
+                    (Some(true), LoopHead::For { iter, .. }) => Nested::Again(iter.code().clone()),
                     _ => {
                         let runs = b.fresh_name(&format!("{}_runs", t.name));
                         stacks.push(runs.clone());
                         Nested::Runs(runs)
                     }
                 });
-                nested_runs(b, &mut body.body, stacks);
+                runs(b, &mut body.body, stacks, again);
             }
             Stmt::If { then_, else_, .. } => {
-                nested_runs(b, &mut then_.body, stacks);
-                nested_runs(b, &mut else_.body, stacks);
+                runs(b, &mut then_.body, stacks, again);
+                runs(b, &mut else_.body, stacks, again);
             }
             _ => {}
         }
@@ -280,7 +315,7 @@ fn names_no_value(iter: &crate::ir::LoopIter, by_name: &ByName) -> bool {
     iter.code()
         .idents()
         .iter()
-        .all(|n| !by_name.contains_key(n))
+        .all(|n| !by_name.contains_key(n.as_str()))
 }
 
 /// The vectors `list` writes, at any depth.
