@@ -141,7 +141,7 @@ pub(crate) fn reads(s: &Stmt, by_name: &ByName) -> Vec<Var> {
         } => {
             let mut r = match head {
                 LoopHead::For { iter, exit, .. } => {
-                    let mut r = code(iter.code());
+                    let mut r: Vec<Var> = iter.codes().flat_map(code).collect();
                     r.extend(exit.iter().flat_map(code));
                     r
                 }
@@ -411,7 +411,7 @@ impl Mentions<'_> {
                         pat, iter, exit, ..
                     } => {
                         self.code(pat);
-                        self.code(iter.code());
+                        iter.codes().for_each(|c| self.code(c));
                         exit.iter().for_each(|x| self.code(x));
                     }
                     LoopHead::While { cond } => self.code(cond),
@@ -459,7 +459,7 @@ impl Mentions<'_> {
             Some(Nested::Runs(runs)) => {
                 self.out.insert(runs.to_string());
             }
-            Some(Nested::Again(range)) => self.code(range),
+            Some(Nested::Again(range)) => range.codes().for_each(|c| self.code(c)),
             None => {}
         }
         if let Some((var, range)) = &t.range {

@@ -22,7 +22,7 @@ use quote::{quote, ToTokens};
 
 use super::form::{Function, Ret, Role};
 use super::signature::param_list as params;
-use crate::ir::{Atom, Func, Kind, LoopHead, LoopIter, Op, Stmt, Var};
+use crate::ir::{Atom, Func, Kind, LoopHead, Op, Stmt, Var};
 use crate::liveness;
 use crate::names;
 use crate::parse::Signature;
@@ -371,7 +371,7 @@ fn owned_after(
         // (over a slice, its elements would be references).
         Stmt::Loop { head, .. } => match head {
             LoopHead::While { .. } => true,
-            LoopHead::For { iter, .. } => matches!(iter, LoopIter::Range { .. }),
+            LoopHead::For { iter, .. } => iter.is_range(),
         },
         Stmt::LoopBack { .. } => false,
         // (A copy of a reference is the reference.)

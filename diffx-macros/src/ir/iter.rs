@@ -1,47 +1,81 @@
 //! What a `for` loop runs over, classified once when the loop is lowered, so that no later pass
-//! parses the iterated tokens again.
+//! parses the iterated tokens again: a range's ends are constants of their own.
 
 use proc_macro2::TokenStream;
+use quote::quote;
 
 use super::Code;
 
-/// What a `for` loop runs over, as written (with the user's names bound), and whether it is a
-/// range, decided once when the loop is lowered: a range's items are owned numbers, and one with
-/// both ends can be run reversed by the backward sweep instead of taping the index.
+/// What a `for` loop runs over, as written (with the user's names bound). A range's items are
+/// owned numbers, and one with both ends can be run reversed by the backward sweep instead of
+/// taping the index.
 #[derive(Clone)]
 pub enum LoopIter {
-    /// `a..b`, `a..=b` (`bounded`), or `a..`.
-    Range { code: Code, bounded: bool },
+    /// `start..end`, or `start..=end` (`inclusive`).
+    Range {
+        start: Code,
+        end: Code,
+        inclusive: bool,
+    },
+    /// `start..`.
+    From(Code),
     /// Anything else: `x.iter()`, `&v`, `(0..n).rev()`.
     Other(Code),
 }
 
 impl LoopIter {
-    /// The iterated expression `expr`, written `tokens`.
-    pub fn new(expr: &syn::Expr, tokens: TokenStream) -> LoopIter {
-        match expr {
-            syn::Expr::Range(r) => LoopIter::Range {
-                code: Code::new(tokens),
-                bounded: r.start.is_some() && r.end.is_some(),
+    /// The iterated expression `expr`, each constant in it written by `constant`.
+    pub fn new(expr: &syn::Expr, constant: &mut dyn FnMut(&syn::Expr) -> TokenStream) -> LoopIter {
+        let syn::Expr::Range(r) = expr else {
+            return LoopIter::Other(Code::new(constant(expr)));
+        };
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        match (&r.start, &r.end) {
+            (Some(start), Some(end)) => LoopIter::Range {
+                start: Code::new(constant(start)),
+                end: Code::new(constant(end)),
+                inclusive,
             },
-            _ => LoopIter::Other(Code::new(tokens)),
+            (Some(start), None) => LoopIter::From(Code::new(constant(start))),
+            _ => LoopIter::Other(Code::new(constant(expr))),
         }
     }
 
-    pub fn tokens(&self) -> &TokenStream {
-        self.code().tokens()
+    /// The constants the loop's head reads.
+    pub fn codes(&self) -> impl Iterator<Item = &Code> {
+        let (first, second) = match self {
+            LoopIter::Range { start, end, .. } => (start, Some(end)),
+            LoopIter::From(code) | LoopIter::Other(code) => (code, None),
+        };
+        std::iter::once(first).chain(second)
     }
 
-    /// The iterated expression with the names it mentions.
-    pub fn code(&self) -> &Code {
-        match self {
-            LoopIter::Range { code, .. } | LoopIter::Other(code) => code,
-        }
+    /// Whether it is a range, whose items are owned numbers.
+    pub fn is_range(&self) -> bool {
+        !matches!(self, LoopIter::Other(_))
+    }
+
+    /// The expression, written out.
+    pub fn tokens(&self) -> TokenStream {
+        quote!(#self)
     }
 }
 
 impl quote::ToTokens for LoopIter {
     fn to_tokens(&self, out: &mut TokenStream) {
-        self.tokens().to_tokens(out);
+        out.extend(match self {
+            LoopIter::Range {
+                start,
+                end,
+                inclusive: false,
+            } => quote!(#start..#end),
+            LoopIter::Range {
+                start,
+                end,
+                inclusive: true,
+            } => quote!(#start..=#end),
+            LoopIter::From(start) => quote!(#start..),
+            LoopIter::Other(code) => quote!(#code),
+        });
     }
 }

@@ -422,7 +422,7 @@ pub enum Nested {
     /// Each run pushes on this stack its range (or its tape's length, without a range).
     Runs(Ident),
     /// Its range, computed again in the backward sweep from constants it has (`0..d`, `0..j`).
-    Again(Code),
+    Again(LoopIter),
 }
 
 /// Where a [`CallKind::Split`] in a loop leaves or finds its value and pullback.

@@ -270,7 +270,7 @@ impl Lowerer<'_> {
                     })
                     .into(),
                     vars: vars.iter().map(|v| self.b.as_written(v)).collect(),
-                    iter: LoopIter::new(&f.expr, self.constant(&f.expr)),
+                    iter: LoopIter::new(&f.expr, &mut |e| self.constant(e)),
                     exit: None,
                 };
                 Ok((head, bindings))
@@ -325,8 +325,9 @@ impl Lowerer<'_> {
         let head = LoopHead::For {
             pat: i.to_token_stream().into(),
             iter: LoopIter::Range {
-                code: quote!(0..#x.len()).into(),
-                bounded: true,
+                start: quote!(0).into(),
+                end: quote!(#x.len()).into(),
+                inclusive: false,
             },
             vars: vec![i.clone()],
             exit: None,

@@ -291,7 +291,7 @@ fn runs(
             } => {
                 stacks.push(t.name.clone());
                 t.nest = Some(match (again.next(), head) {
-                    (Some(true), LoopHead::For { iter, .. }) => Nested::Again(iter.code().clone()),
+                    (Some(true), LoopHead::For { iter, .. }) => Nested::Again(iter.clone()),
                     _ => {
                         let runs = b.fresh_name(&format!("{}_runs", t.name));
                         stacks.push(runs.clone());
@@ -312,9 +312,8 @@ fn runs(
 /// Whether a loop's range mentions no value of the list: only constants, loop variables and
 /// parameters, which the backward sweep has as they were (the constants computed again).
 fn names_no_value(iter: &crate::ir::LoopIter, by_name: &ByName) -> bool {
-    iter.code()
-        .idents()
-        .iter()
+    (iter.codes())
+        .flat_map(|c| c.idents())
         .all(|n| !by_name.contains_key(n.as_str()))
 }
 
