@@ -278,6 +278,88 @@ fn enumerate_skip_rev_step_by_take_and_ranges() {
     check_hessian(grad_positions, hessian_positions, 6);
 }
 
+/// Loops over reversed ranges: Horner's scheme over `(0..n - 1).rev()`, a reversed inclusive
+/// range nested in a loop, and one that stops early. The backward sweep runs a reversed range
+/// forward instead of keeping its indices (not the one a `break` can stop).
+#[autodiff(order = 2)]
+fn reversed(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut horner = x[n - 1];
+    for i in (0..n - 1).rev() {
+        horner = x[i] + 0.7 * horner * x[0];
+    }
+    let mut acc = 0.0;
+    for j in 0..n {
+        let mut inner = x[j];
+        for k in (1..=j).rev() {
+            inner = inner * x[k - 1].sin() + 0.1 * k as f64;
+        }
+        acc += inner * x[j];
+    }
+    let mut stopped = 0.0;
+    for i in (0..n).rev() {
+        if stopped > 0.5 {
+            break;
+        }
+        stopped += x[i] * x[i];
+    }
+    horner + acc + stopped
+}
+
+/// `reversed`'s gradient by hand, forward mode: each quantity carried with its gradient.
+fn reversed_by_hand(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let unit = |i: usize| {
+        (0..n)
+            .map(|k| if k == i { 1.0 } else { 0.0 })
+            .collect::<Vec<f64>>()
+    };
+    let (mut h, mut dh) = (x[n - 1], unit(n - 1));
+    for i in (0..n - 1).rev() {
+        let (e0, ei) = (unit(0), unit(i));
+        dh = (0..n)
+            .map(|k| ei[k] + 0.7 * (dh[k] * x[0] + h * e0[k]))
+            .collect();
+        h = x[i] + 0.7 * h * x[0];
+    }
+    let mut g = dh;
+    for j in 0..n {
+        let (mut v, mut dv) = (x[j], unit(j));
+        for k in (1..=j).rev() {
+            let s = x[k - 1].sin();
+            dv = (0..n)
+                .map(|m| dv[m] * s + if m == k - 1 { v * x[k - 1].cos() } else { 0.0 })
+                .collect();
+            v = v * s + 0.1 * k as f64;
+        }
+        for m in 0..n {
+            g[m] += dv[m] * x[j] + if m == j { v } else { 0.0 };
+        }
+    }
+    let mut stopped = 0.0;
+    for i in (0..n).rev() {
+        if stopped > 0.5 {
+            break;
+        }
+        stopped += x[i] * x[i];
+        g[i] += 2.0 * x[i];
+    }
+    g
+}
+
+#[test]
+fn reversed_ranges() {
+    check(
+        reversed,
+        grad_reversed,
+        jvp_reversed,
+        vjp_reversed,
+        reversed_by_hand,
+        5,
+    );
+    check_hessian(grad_reversed, hessian_reversed, 5);
+}
+
 /// `filter` decides on differentiable values; it is not differentiated.
 #[autodiff]
 fn filtered(x: &[f64]) -> f64 {

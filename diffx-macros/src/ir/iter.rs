@@ -11,31 +11,47 @@ use super::Code;
 /// taping the index.
 #[derive(Clone)]
 pub enum LoopIter {
-    /// `start..end`, or `start..=end` (`inclusive`).
-    Range {
-        start: Code,
-        end: Code,
-        inclusive: bool,
-    },
+    /// A range with both ends.
+    Range(Box<Range>),
     /// `start..`.
     From(Code),
-    /// Anything else: `x.iter()`, `&v`, `(0..n).rev()`.
+    /// Anything else: `x.iter()`, `&v`, `(0..n).step_by(2)`.
     Other(Code),
+}
+
+/// `start..end`, or `start..=end` (`inclusive`); `(start..end).rev()` (`rev`).
+#[derive(Clone)]
+pub struct Range {
+    pub start: Code,
+    pub end: Code,
+    pub inclusive: bool,
+    pub rev: bool,
 }
 
 impl LoopIter {
     /// The iterated expression `expr`, each constant in it written by `constant`.
     pub fn new(expr: &syn::Expr, constant: &mut dyn FnMut(&syn::Expr) -> TokenStream) -> LoopIter {
-        let syn::Expr::Range(r) = expr else {
-            return LoopIter::Other(Code::new(constant(expr)));
+        let (range, rev) = match expr {
+            syn::Expr::Range(r) => (r, false),
+            syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                match &*m.receiver {
+                    syn::Expr::Paren(p) => match &*p.expr {
+                        syn::Expr::Range(r) if r.start.is_some() && r.end.is_some() => (r, true),
+                        _ => return LoopIter::Other(Code::new(constant(expr))),
+                    },
+                    _ => return LoopIter::Other(Code::new(constant(expr))),
+                }
+            }
+            _ => return LoopIter::Other(Code::new(constant(expr))),
         };
-        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
-        match (&r.start, &r.end) {
-            (Some(start), Some(end)) => LoopIter::Range {
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        match (&range.start, &range.end) {
+            (Some(start), Some(end)) => LoopIter::Range(Box::new(Range {
                 start: Code::new(constant(start)),
                 end: Code::new(constant(end)),
                 inclusive,
-            },
+                rev,
+            })),
             (Some(start), None) => LoopIter::From(Code::new(constant(start))),
             _ => LoopIter::Other(Code::new(constant(expr))),
         }
@@ -44,7 +60,7 @@ impl LoopIter {
     /// The constants the loop's head reads.
     pub fn codes(&self) -> impl Iterator<Item = &Code> {
         let (first, second) = match self {
-            LoopIter::Range { start, end, .. } => (start, Some(end)),
+            LoopIter::Range(r) => (&r.start, Some(&r.end)),
             LoopIter::From(code) | LoopIter::Other(code) => (code, None),
         };
         std::iter::once(first).chain(second)
@@ -64,16 +80,22 @@ impl LoopIter {
 impl quote::ToTokens for LoopIter {
     fn to_tokens(&self, out: &mut TokenStream) {
         out.extend(match self {
-            LoopIter::Range {
-                start,
-                end,
-                inclusive: false,
-            } => quote!(#start..#end),
-            LoopIter::Range {
-                start,
-                end,
-                inclusive: true,
-            } => quote!(#start..=#end),
+            LoopIter::Range(r) => {
+                let Range {
+                    start,
+                    end,
+                    inclusive,
+                    rev,
+                } = &**r;
+                let range = match inclusive {
+                    false => quote!(#start..#end),
+                    true => quote!(#start..=#end),
+                };
+                match rev {
+                    false => range,
+                    true => quote!((#range).rev()),
+                }
+            }
             LoopIter::From(start) => quote!(#start..),
             LoopIter::Other(code) => quote!(#code),
         });

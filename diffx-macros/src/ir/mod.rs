@@ -21,7 +21,7 @@ mod path;
 mod print;
 
 pub use code::Code;
-pub use iter::LoopIter;
+pub use iter::{LoopIter, Range};
 pub use path::{Index, Path, Step};
 
 /// A value of the list, an index into [`Func::vars`].

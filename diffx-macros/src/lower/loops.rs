@@ -324,11 +324,12 @@ impl Lowerer<'_> {
         let x = operands::place(&self.b.func, &Atom::Field(base, path.clone()));
         let head = LoopHead::For {
             pat: i.to_token_stream().into(),
-            iter: LoopIter::Range {
+            iter: LoopIter::Range(Box::new(crate::ir::Range {
                 start: quote!(0).into(),
                 end: quote!(#x.len()).into(),
                 inclusive: false,
-            },
+                rev: false,
+            })),
             vars: vec![i.clone()],
             exit: None,
         };

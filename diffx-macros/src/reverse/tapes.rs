@@ -65,7 +65,7 @@ impl Tapes<'_> {
     fn tape(&mut self, head: &LoopHead) -> Tape {
         let range = match head {
             LoopHead::For {
-                iter: LoopIter::Range { .. },
+                iter: LoopIter::Range(_),
                 vars,
                 exit: None,
                 ..
