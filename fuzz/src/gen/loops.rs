@@ -67,6 +67,15 @@ impl Gen<'_> {
             5 => format!("1..={}", m.min(3)),
             _ => format!("0..{m}"),
         };
+        // (No draw at weight 0: the seeds drawn without it stay as they were.)
+        let rev = self.w(C::ForRev);
+        let iter = match rev > 0 && self.rng.below(100) < rev.min(100) as usize {
+            true => {
+                self.used[C::ForRev as usize] += 1;
+                format!("({iter}).rev()")
+            }
+            false => iter,
+        };
         let v = var.clone();
         let body = self.loop_body(Vec::new(), true, |g| {
             if v != "_" {
