@@ -242,14 +242,32 @@ pub(super) fn nest(b: &mut Builder, list: &mut [Stmt], ifs: &HashSet<ControlId>)
 }
 
 fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
+    // (Whether each range is computed again, decided first: the table borrows the builder.)
+    let by_name = liveness::by_name(&b.func);
     let mut again = Vec::new();
-    ranges_again(list, &liveness::by_name(&b.func), &mut again);
-    runs(b, list, stacks, &mut again.into_iter());
+    taped_loops(list, &mut |t, head| {
+        again.push(match (&t.range, head) {
+            (Some(_), LoopHead::For { iter, .. }) => names_no_value(iter, &by_name),
+            _ => false,
+        })
+    });
+    let mut again = again.into_iter();
+    taped_loops(list, &mut |t, head| {
+        stacks.push(t.name.clone());
+        t.nest = Some(match (again.next(), head) {
+            // (A range that names no value of the list is the same in the backward sweep.)
+            (Some(true), LoopHead::For { iter, .. }) => Nested::Again(iter.clone()),
+            _ => {
+                let runs = b.fresh_name(&format!("{}_runs", t.name));
+                stacks.push(runs.clone());
+                Nested::Runs(runs)
+            }
+        });
+    });
 }
 
-/// For each taped loop of `list` with a range, in order at any depth: whether the backward sweep
-/// computes its range again (a range that names no value of the list is the same there).
-fn ranges_again(list: &[Stmt], by_name: &ByName, again: &mut Vec<bool>) {
+/// Calls `f` on each taped loop of `list` (its tape and head), at any depth, outer loops first.
+fn taped_loops(list: &mut [Stmt], f: &mut dyn FnMut(&mut crate::ir::Tape, &LoopHead)) {
     for s in list {
         match s {
             Stmt::Loop {
@@ -258,51 +276,12 @@ fn ranges_again(list: &[Stmt], by_name: &ByName, again: &mut Vec<bool>) {
                 body,
                 ..
             } => {
-                again.push(match (&t.range, head) {
-                    (Some(_), LoopHead::For { iter, .. }) => names_no_value(iter, by_name),
-                    _ => false,
-                });
-                ranges_again(&body.body, by_name, again);
+                f(t, head);
+                taped_loops(&mut body.body, f);
             }
             Stmt::If { then_, else_, .. } => {
-                ranges_again(&then_.body, by_name, again);
-                ranges_again(&else_.body, by_name, again);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// How each taped loop of `list` finds its run's entries, `again` saying for each (in the order
-/// of [`ranges_again`]) whether its range is computed again.
-fn runs(
-    b: &mut Builder,
-    list: &mut [Stmt],
-    stacks: &mut Vec<Ident>,
-    again: &mut impl Iterator<Item = bool>,
-) {
-    for s in list {
-        match s {
-            Stmt::Loop {
-                head,
-                tape: Some(t),
-                body,
-                ..
-            } => {
-                stacks.push(t.name.clone());
-                t.nest = Some(match (again.next(), head) {
-                    (Some(true), LoopHead::For { iter, .. }) => Nested::Again(iter.clone()),
-                    _ => {
-                        let runs = b.fresh_name(&format!("{}_runs", t.name));
-                        stacks.push(runs.clone());
-                        Nested::Runs(runs)
-                    }
-                });
-                runs(b, &mut body.body, stacks, again);
-            }
-            Stmt::If { then_, else_, .. } => {
-                runs(b, &mut then_.body, stacks, again);
-                runs(b, &mut else_.body, stacks, again);
+                taped_loops(&mut then_.body, f);
+                taped_loops(&mut else_.body, f);
             }
             _ => {}
         }
