@@ -170,7 +170,7 @@ fn emit_programs(
 ) -> syn::Result<Vec<TokenStream>> {
     let mut out = vec![emit::functions(item, sig, form, &p.fwd, &p.rev)];
     if matches!(sig.ret_kind, Kind::Slice | Kind::Other) {
-        out.push(emit::second::jacobian(item, sig, form));
+        out.push(emit::jacobian::jacobian(item, sig, form));
     }
     match (&p.hvp, &p.base) {
         (Some(hvp), Some(base)) => {

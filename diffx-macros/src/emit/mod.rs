@@ -13,6 +13,7 @@ mod checkpoint;
 mod control;
 pub mod form;
 mod functions;
+pub mod jacobian;
 pub mod nested;
 pub mod second;
 pub(crate) mod signature;

@@ -207,7 +207,6 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     let Some(g_ty) = &shapes.gradient else {
         return quote!();
     };
-    let grad_name = format_ident!("grad_{}", name);
     let hvp = names::hvp(name);
     let (jvp_name, vjp_name) = (
         names::derived("jvp_grad", name),
@@ -234,23 +233,7 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
     let (g, h) = (hygienic("__g"), hygienic("__h"));
     let (sg, sh) = (shape(&flat, &diff, &g), shape(&flat, &diff, &h));
     let hidden = |name: &Ident| companion(vis, name);
-    let array_name = names::derived("array_grad", name);
-    let array = shapes.layout.as_ref().map(|layout| {
-        let r = hygienic("__r");
-        let numbers = layout.flattened(&quote!(#r));
-        let starts = form.item(layout.starts_const(vis, &grad_name));
-        let grad = form.call(Role::Companion, &grad_name, quote!(#(#args),*));
-        let array = form.function(Function {
-            params: params.clone(),
-            ret: Some(Ret::Type(g_ty.clone())),
-            body: quote! {
-                let #r = #grad;
-                #numbers
-            },
-            ..hidden(&array_name)
-        });
-        quote!(#array #starts)
-    });
+    let array = (shapes.layout.as_ref()).map(|layout| grad_as_array(form, item, sig, layout, g_ty));
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
     let along = form.call(
         Role::Companion,
@@ -281,6 +264,34 @@ fn grad_companions(item: &ItemFn, sig: &Signature, form: &Form, shapes: &Shapes)
         ..hidden(&vjp_name)
     });
     quote!(#array #jvp #vjp)
+}
+
+/// `__diffx_array_grad_g`: `grad_g`'s tuple of gradients as the array of their numbers (of type
+/// `g_ty`), as a caller reads it, and where each part starts in it.
+fn grad_as_array(
+    form: &Form,
+    item: &ItemFn,
+    sig: &Signature,
+    layout: &Layout,
+    g_ty: &TokenStream,
+) -> TokenStream {
+    let (vis, name) = (&item.vis, &item.sig.ident);
+    let grad_name = format_ident!("grad_{}", name);
+    let r = hygienic("__r");
+    let numbers = layout.flattened(&quote!(#r));
+    let starts = form.item(layout.starts_const(vis, &grad_name));
+    let args = sig.params.iter().map(|p| &p.name);
+    let grad = form.call(Role::Companion, &grad_name, quote!(#(#args),*));
+    let array = form.function(Function {
+        params: param_list(sig),
+        ret: Some(Ret::Type(g_ty.clone())),
+        body: quote! {
+            let #r = #grad;
+            #numbers
+        },
+        ..companion(vis, &names::derived("array_grad", name))
+    });
+    quote!(#array #starts)
 }
 
 /// Each differentiable parameter's numbers in `grad_g`'s flat array: (parameter, start, length).
@@ -349,21 +360,16 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     let (vis, name, float) = (&item.vis, &item.sig.ident, &sig.float);
     let jvp = format_ident!("jvp_{}", name);
     let hvp = names::hvp(name);
-    let (array_name, jvp_name, vjp_name) = (
-        names::derived("array_jvp", name),
-        names::derived("jvp_jvp", name),
-        names::derived("vjp_jvp", name),
-    );
-    let p = |i: usize| &sig.params[i];
+    let [jvp_name, vjp_name] = ["jvp_jvp", "vjp_jvp"].map(|m| names::derived(m, name));
     let named = |prefix: &str| -> Vec<Ident> {
-        diff.iter()
+        (diff.iter())
             .map(|i| hygienic(&format!("{prefix}{i}")))
             .collect()
     };
     // The directions `v`, the tangents `t` of the parameters and `u` of the directions.
     let (vs, us) = (named("__v"), named("__u"));
-    let ts: Vec<Option<Ident>> = (0..sig.params.len())
-        .map(|i| p(i).differentiable.then(|| hygienic(&format!("__t{i}"))))
+    let ts: Vec<Option<Ident>> = (sig.params.iter().enumerate())
+        .map(|(i, p)| p.differentiable.then(|| hygienic(&format!("__t{i}"))))
         .collect();
     let params = param_list(sig);
     let (directions, u_inputs) = direction_inputs(sig, &diff, &vs, &us);
@@ -384,16 +390,10 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         quote!(#(::core::clone::Clone::clone(&#args),)* #(::core::clone::Clone::clone(&#vs),)*),
     );
     let primal = quote!(let __primal = #primal;);
-    let tys = grad_types(sig);
-    let direction_tys = diff.iter().map(|i| {
-        let t = &p(*i).grad;
-        quote!(#t)
-    });
     let (param_bars, direction_bars) = jvp_pullback(sig, form, &diff, &g, &h, &ct);
     let starts = form.item(pair_starts(vis, name));
     let hidden = |name: &Ident| companion(vis, name);
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let pair = form.call(Role::Companion, &jvp, quote!(#(#args,)* #(#vs,)*));
     let along = form.call(
         Role::Companion,
         &hvp,
@@ -404,15 +404,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         &hvp,
         quote!(#(#args,)* #(#v_along,)* #one, #zero),
     );
-    let array = form.function(Function {
-        params: with(&params, directions.iter().cloned()),
-        ret: Some(Ret::Type(quote!([#float; 2]))),
-        body: quote! {
-            let (__a, __b) = #pair;
-            [__a, __b]
-        },
-        ..hidden(&array_name)
-    });
+    let array = jvp_as_array(form, item, sig, &directions, &vs);
     let jvp = form.function(Function {
         params: with(
             &with(&with(&params, directions.iter().cloned()), t_inputs),
@@ -434,9 +426,7 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
             &with(&params, directions),
             [Typed::new(&ct, quote!([#float; 2]))],
         ),
-        ret: Some(Ret::Type(
-            quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*))),
-        )),
+        ret: Some(Ret::Type(pullback_type(sig, &diff))),
         body: quote! {
             #primal
             #(#v_converts)*
@@ -446,6 +436,37 @@ fn jvp_companions(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
         ..hidden(&vjp_name)
     });
     quote!(#starts #array #jvp #vjp)
+}
+
+/// `__diffx_array_jvp_g`: `jvp_g`'s value and derivative as an array, as a caller reads the pair.
+fn jvp_as_array(
+    form: &Form,
+    item: &ItemFn,
+    sig: &Signature,
+    directions: &[Typed],
+    vs: &[Ident],
+) -> TokenStream {
+    let (name, float) = (&item.sig.ident, &sig.float);
+    let args = sig.params.iter().map(|p| &p.name);
+    let jvp = format_ident!("jvp_{}", name);
+    let pair = form.call(Role::Companion, &jvp, quote!(#(#args,)* #(#vs,)*));
+    form.function(Function {
+        params: with(&param_list(sig), directions.iter().cloned()),
+        ret: Some(Ret::Type(quote!([#float; 2]))),
+        body: quote! {
+            let (__a, __b) = #pair;
+            [__a, __b]
+        },
+        ..companion(&item.vis, &names::derived("array_jvp", name))
+    })
+}
+
+/// What the pullback of `jvp_g` gives: the pair, and the gradients of the parameters and of the
+/// directions.
+fn pullback_type(sig: &Signature, diff: &[usize]) -> TokenStream {
+    let (float, tys) = (&sig.float, grad_types(sig));
+    let direction_tys = diff.iter().map(|i| &sig.params[*i].grad);
+    quote!(([#float; 2], (#(#tys,)* #(#direction_tys,)*)))
 }
 
 /// `jvp_g`'s directions as parameters (`__v0: T`), and their tangents as inputs (`__u0: …`).

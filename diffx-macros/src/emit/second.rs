@@ -1,7 +1,7 @@
 //! Second order: `hvp_f` (a Hessian-vector product by forward mode over the reverse program, through
 //! the hidden `__diffx_hvp_f` that callers' `hvp_` use too), `grad_and_hvp_f` (the gradient with
 //! it, from the same sweep) and `hessian_f` (one `hvp_f` per input
-//! direction); `jacobian_g` of a vector-valued `g`.
+//! direction).
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -379,137 +379,6 @@ pub(super) fn doc(text: String) -> TokenStream {
     quote!(#[doc = #text])
 }
 
-/// `jacobian_g` for a vector-valued `g` of scalar parameters: M rows, one column per parameter,
-/// by N forward passes or M reverse passes, whichever is fewer. A value of the user's type
-/// (`sig.ret_kind` is `Other`) has a row per number, in `Params`' order.
-pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
-    let (vis, name, float, ret) = (&item.vis, &item.sig.ident, &sig.float, &sig.ret);
-    let diff: Vec<usize> = (0..sig.params.len())
-        .filter(|i| sig.params[*i].differentiable)
-        .collect();
-    if !diff
-        .iter()
-        .all(|i| sig.params[*i].kind == crate::ir::Kind::Scalar)
-    {
-        return TokenStream::new();
-    }
-    let (jvp, vjp, jac) = (
-        format_ident!("jvp_{}", name),
-        format_ident!("vjp_{}", name),
-        format_ident!("jacobian_{}", name),
-    );
-    let params = param_list(sig);
-    let args = cloned_args(sig);
-    let id = |s: &str| Ident::new(s, Span::mixed_site());
-    let (value, m, c, r, t, j, g, ct) = (
-        id("__value"),
-        id("__m"),
-        id("__c"),
-        id("__r"),
-        id("__t"),
-        id("__j"),
-        id("__g"),
-        id("__ct"),
-    );
-    let n = diff.len();
-    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    let units = (0..n).map(|k| quote!(if #c == #k { #one } else { #zero }));
-    let row = if n == 1 {
-        quote!(::std::vec![#g])
-    } else {
-        let idx = (0..n).map(syn::Index::from);
-        quote!(::std::vec![#(#g.#idx),*])
-    };
-    let doc = doc(format!(
-        "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
-    ));
-    let (len, numbers, unit) = result_numbers(sig, form, name, &value, &t, &ct, &m, &r);
-    let primal = form.call(Role::Jacobian, name, quote!(#(#args),*));
-    let along = form.call(Role::Jacobian, &jvp, quote!(#(#args,)* #(#units),*));
-    // (The cotangent apart: an adaptation may write it in the user's type.)
-    let args_ct = args.iter().map(|a| quote!(#a)).chain([quote!(#ct)]);
-    let back = form.call_with(Role::Jacobian, &vjp, args_ct.collect());
-    form.function(Function {
-        attrs: quote! {
-            #doc
-            #[allow(dead_code, clippy::too_many_arguments, clippy::needless_range_loop)]
-        },
-        vis: vis.clone(),
-        name: jac.clone(),
-        role: Role::Jacobian,
-        valued: None,
-        stub: None,
-        params,
-        ret: Some(Ret::Type(quote!(::std::vec::Vec<::std::vec::Vec<#float>>))),
-        body: quote! {
-            let #value: #ret = #primal;
-            let #m = #len;
-            if #n <= #m {
-                let mut #j = ::std::vec![::std::vec![#zero; #n]; #m];
-                for #c in 0..#n {
-                    let (_, #t) = #along;
-                    #numbers
-                    for #r in 0..#m {
-                        #j[#r][#c] = #t[#r];
-                    }
-                }
-                #j
-            } else {
-                (0..#m)
-                    .map(|#r| {
-                        #unit
-                        let #g = #back;
-                        #row
-                    })
-                    .collect()
-            }
-        },
-    })
-}
-
-/// How `jacobian_g` reads the numbers of its result `value`: their count, the statement that
-/// turns a tangent `t` into its numbers, and the unit cotangent `ct` of number `r` of `m`.
-#[allow(clippy::too_many_arguments)]
-fn result_numbers(
-    sig: &Signature,
-    form: &Form,
-    name: &Ident,
-    value: &Ident,
-    t: &Ident,
-    ct: &Ident,
-    m: &Ident,
-    r: &Ident,
-) -> (TokenStream, TokenStream, TokenStream) {
-    let ret = &sig.ret;
-    // (A value of the user's type is read and made through its numbers, `Params`' order.)
-    let own = sig.ret_kind == crate::ir::Kind::Other;
-    let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
-    match own {
-        false => (
-            quote!(#value.len()),
-            quote!(),
-            quote!(let mut #ct: #ret = ::diffx::__private::zero_elems(&#value); #ct[#r] = #one;),
-        ),
-        true => {
-            // (Through `Params`, which the type must derive: otherwise a clear panic, not an
-            // error in a function the caller may never use.)
-            let numbers = quote!(
-                use ::diffx::__private::{NoNumbers as _, ParamsNumbers as _};
-            );
-            let why = format!("jacobian_{name}: its result's type must derive `Params`, which gives the order of its numbers");
-            (
-                quote!({ #numbers (&::diffx::__private::Numbers(&#value)).numbers().expect(#why).len() }),
-                quote!(let #t = { #numbers (&::diffx::__private::Numbers(&#t)).numbers().expect(#why) };),
-                quote!(
-                    let mut #ct = ::std::vec![#zero; #m];
-                    #ct[#r] = #one;
-                    let #ct: #ret = { #numbers (&::diffx::__private::Numbers(&#value)).shaped(&#ct).expect(#why) };
-                ),
-            )
-        }
-    }
-}
-
 /// Whether parameter `i` is a number.
 fn scalar(sig: &Signature, i: usize) -> bool {
     sig.params[i].kind == crate::ir::Kind::Scalar
@@ -618,7 +487,7 @@ fn flattened(sig: &Signature, diff: &[usize], g: &Ident, row: &Ident) -> Vec<Tok
 }
 
 /// A clone of each argument, for the repeated calls of `hvp_`, `jvp_` and `vjp_`.
-fn cloned_args(sig: &Signature) -> Vec<TokenStream> {
+pub(super) fn cloned_args(sig: &Signature) -> Vec<TokenStream> {
     sig.params
         .iter()
         .map(|p| {

@@ -25,6 +25,7 @@ mod cells;
 mod checkpoint;
 mod control;
 mod fields;
+mod nest;
 mod pullbacks;
 mod record;
 mod residual;
@@ -109,7 +110,7 @@ pub fn transform(
             _ => None,
         })
         .collect();
-    record::nest(&mut b, &mut body, &recording_ifs);
+    nest::nest(&mut b, &mut body, &recording_ifs);
     let (body, residuals) = with_residuals(&mut b, body);
     // The logs live for the whole function: the backward sweep pops what the forward sweep pushed.
     b.func.body = logs

@@ -23,7 +23,7 @@
 //! each write undoes it from the vector's log, so at the adjoint of any statement a vector holds
 //! what it held when the statement ran.
 //!
-//! A loop nested in a recording loop keeps its tape with the outermost loop's ([`nest`]): every
+//! A loop nested in a recording loop keeps its tape with the outermost loop's (`nest.rs`): every
 //! run of it pushes there, and its backward loop takes its own run's entries, found from its
 //! range: computed again where it names no value of the list (`0..d`), else recorded per run.
 //!
@@ -44,8 +44,7 @@ use proc_macro2::{Ident, Span};
 use quote::ToTokens;
 
 use super::Sweep;
-use crate::builder::Builder;
-use crate::ir::{Atom, ControlId, Func, Kind, LoopHead, Nested, Op, Stmt, Var};
+use crate::ir::{Atom, ControlId, Func, Kind, Op, Stmt, Var};
 use crate::liveness::{self, ByName};
 
 /// A value a recording loop's backward sweep pops, pushed on `stack` after the statement that
@@ -206,94 +205,6 @@ fn cells_start_fresh(f: &Func, list: &[Stmt]) -> bool {
         }
         _ => true,
     })
-}
-
-/// The loops nested in recording loops keep their tapes with the outermost one's: each gets a
-/// stack of its runs, and the outermost declares them all. The loops in a recording `if`'s arms
-/// (one of `ifs`) keep theirs with the function's.
-pub(super) fn nest(b: &mut Builder, list: &mut [Stmt], ifs: &HashSet<ControlId>) {
-    for s in list {
-        match s {
-            Stmt::If {
-                id, then_, else_, ..
-            } if ifs.contains(id) => {
-                let mut stacks = Vec::new();
-                nested_runs(b, &mut then_.body, &mut stacks);
-                nested_runs(b, &mut else_.body, &mut stacks);
-                b.func.stacks.extend(stacks);
-            }
-            Stmt::Loop {
-                tape: Some(t),
-                body,
-                ..
-            } if t.record => {
-                let mut stacks = Vec::new();
-                nested_runs(b, &mut body.body, &mut stacks);
-                t.stacks.extend(stacks);
-            }
-            Stmt::Loop { body, .. } => nest(b, &mut body.body, ifs),
-            Stmt::If { then_, else_, .. } => {
-                nest(b, &mut then_.body, ifs);
-                nest(b, &mut else_.body, ifs);
-            }
-            _ => {}
-        }
-    }
-}
-
-fn nested_runs(b: &mut Builder, list: &mut [Stmt], stacks: &mut Vec<Ident>) {
-    // (Whether each range is computed again, decided first: the table borrows the builder.)
-    let by_name = liveness::by_name(&b.func);
-    let mut again = Vec::new();
-    taped_loops(list, &mut |t, head| {
-        again.push(match (&t.range, head) {
-            (Some(_), LoopHead::For { iter, .. }) => names_no_value(iter, &by_name),
-            _ => false,
-        })
-    });
-    let mut again = again.into_iter();
-    taped_loops(list, &mut |t, head| {
-        stacks.push(t.name.clone());
-        t.nest = Some(match (again.next(), head) {
-            // (A range that names no value of the list is the same in the backward sweep.)
-            (Some(true), LoopHead::For { iter, .. }) => Nested::Again(iter.clone()),
-            _ => {
-                let runs = b.fresh_name(&format!("{}_runs", t.name));
-                stacks.push(runs.clone());
-                Nested::Runs(runs)
-            }
-        });
-    });
-}
-
-/// Calls `f` on each taped loop of `list` (its tape and head), at any depth, outer loops first.
-fn taped_loops(list: &mut [Stmt], f: &mut dyn FnMut(&mut crate::ir::Tape, &LoopHead)) {
-    for s in list {
-        match s {
-            Stmt::Loop {
-                head,
-                tape: Some(t),
-                body,
-                ..
-            } => {
-                f(t, head);
-                taped_loops(&mut body.body, f);
-            }
-            Stmt::If { then_, else_, .. } => {
-                taped_loops(&mut then_.body, f);
-                taped_loops(&mut else_.body, f);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Whether a loop's range mentions no value of the list: only constants, loop variables and
-/// parameters, which the backward sweep has as they were (the constants computed again).
-fn names_no_value(iter: &crate::ir::LoopIter, by_name: &ByName) -> bool {
-    (iter.codes())
-        .flat_map(|c| c.idents())
-        .all(|n| !by_name.contains_key(n.as_str()))
 }
 
 /// The vectors `list` writes, at any depth.
