@@ -279,8 +279,7 @@ fn enumerate_skip_rev_step_by_take_and_ranges() {
 }
 
 /// Loops over reversed ranges: Horner's scheme over `(0..n - 1).rev()`, a reversed inclusive
-/// range nested in a loop, and one that stops early. The backward sweep runs a reversed range
-/// forward instead of keeping its indices (not the one a `break` can stop).
+/// range nested in a loop, and one that stops early.
 #[autodiff(order = 2)]
 fn reversed(x: &[f64]) -> f64 {
     let n = x.len();

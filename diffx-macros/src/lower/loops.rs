@@ -328,7 +328,6 @@ impl Lowerer<'_> {
                 start: quote!(0).into(),
                 end: quote!(#x.len()).into(),
                 inclusive: false,
-                rev: false,
             })),
             vars: vec![i.clone()],
             exit: None,

@@ -85,7 +85,7 @@ fn a_split_function_cuts_what_it_can_hand_over() {
     // A loop over positions tapes integers: the closure takes the range and the cells' tape.
     assert!(looped.contains("for i_1 in range . rev ()"), "{looped}");
     assert!(!looped.contains("__diffx_vjp_f"), "{looped}");
-    // A reversed range is a range: the backward sweep runs it forward, and the closure takes it.
+    // Over another iterator, the loop variables on the tape could be references: not cut.
     let reversed = split(quote! {
         fn f(x: &[f64], n: usize) -> f64 {
             let mut s = 0.0;
@@ -95,21 +95,9 @@ fn a_split_function_cuts_what_it_can_hand_over() {
             s
         }
     });
-    assert!(reversed.contains("for i in range . rev ()"), "{reversed}");
-    assert!(!reversed.contains("__diffx_vjp_f"), "{reversed}");
-    // Over another iterator, the loop variables on the tape could be references: not cut.
-    let stepped = split(quote! {
-        fn f(x: &[f64], n: usize) -> f64 {
-            let mut s = 0.0;
-            for i in (0..n).step_by(2) {
-                s = s * x[i] + 1.0;
-            }
-            s
-        }
-    });
     assert!(
-        stepped.contains("__diffx_vjp_f (x , n , ct) . 1"),
-        "{stepped}"
+        reversed.contains("__diffx_vjp_f (x , n , ct) . 1"),
+        "{reversed}"
     );
     let generic = split(quote! {
         fn f<T: Float, const N: usize>(x: [T; N]) -> T {
