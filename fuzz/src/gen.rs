@@ -132,8 +132,7 @@ pub enum C {
     /// `checkpoint = s` (1 to 3 snapshots) on a function with a `for` loop at its top level: its
     /// reverse mode runs iterations again by a binomial schedule instead of recording them all.
     Checkpoint,
-    /// A `for` over a range reversed, `(0..m).rev()`, with this chance in 100 (0 by default:
-    /// seeds drawn without it are unchanged).
+    /// A `for` over a range reversed, `(0..m).rev()`, with this chance in 100.
     ForRev,
 }
 
@@ -201,7 +200,7 @@ pub const CONSTRUCTS: [(C, &str, u32); C::COUNT] = [
     (C::OwnForms, "own_forms", 50),
     (C::OwnAssign, "own_assign", 70),
     (C::Checkpoint, "checkpoint", 20),
-    (C::ForRev, "for_rev", 0),
+    (C::ForRev, "for_rev", 5),
 ];
 
 impl C {

@@ -67,7 +67,6 @@ impl Gen<'_> {
             5 => format!("1..={}", m.min(3)),
             _ => format!("0..{m}"),
         };
-        // (No draw at weight 0: the seeds drawn without it stay as they were.)
         let rev = self.w(C::ForRev);
         let iter = match rev > 0 && self.rng.below(100) < rev.min(100) as usize {
             true => {
