@@ -31,8 +31,9 @@ impl LoopIter {
     /// The iterated expression `expr`, each constant in it written by `constant`.
     pub fn new(expr: &syn::Expr, constant: &mut dyn FnMut(&syn::Expr) -> TokenStream) -> LoopIter {
         // (A reversed range, `(0..n).rev()`, stays another iterator: run forward by the backward
-        // sweep, it would let the split function hand its forward sweep over, and erf's gradient
-        // in `benches/erf.rs` measures twice as slow that way.)
+        // sweep, it would let the split function hand its forward sweep over, whose tape, moved
+        // into the pullback closure, is allocated on every call where the recomputing pullback's
+        // is elided: erf's gradient in `benches/erf.rs` measures twice as slow that way.)
         let syn::Expr::Range(range) = expr else {
             return LoopIter::Other(Code::new(constant(expr)));
         };
