@@ -50,37 +50,32 @@ straight_line() {
   echo "    s"; echo "}"
 }
 
-# $N functions of about 25 statements: ten lets, a for with an if.
+# The body of function $1 (its receiver $2, the term its lets subtract $3, each line indented by
+# $4): about 25 statements, ten lets, a for with an if.
+body() {
+  local k=$1 receiver=$2 term=$3 in=$4
+  echo "${in}pub fn f$k(${receiver}x: f64, y: f64, n: usize) -> f64 {"
+  for ((i = 0; i < 10; i++)); do echo "$in    let a$i = x * $i.5 + y.sin() * (x - ${term/\$i/$i});"; done
+  echo "$in    let mut s = a0 + a9;"
+  echo "$in    for i in 0..n {"
+  echo "$in        if s > 1.0 { s = s * 0.5 + a1 * y; } else { s += a2.tanh() * x; }"
+  echo "$in        s += a3 * (i as f64);"
+  echo "$in    }"
+  echo "$in    s * a4 + a5 - a6 * a7 + a8"
+  echo "$in}"
+}
+
+# $N functions of about 25 statements.
 many_functions() {
   echo "#![allow(unused)]"
-  for ((k = 0; k < N; k++)); do
-    attr "$1"; echo "pub fn f$k(x: f64, y: f64, n: usize) -> f64 {"
-    for ((i = 0; i < 10; i++)); do echo "    let a$i = x * $i.5 + y.sin() * (x - $i.0);"; done
-    echo "    let mut s = a0 + a9;"
-    echo "    for i in 0..n {"
-    echo "        if s > 1.0 { s = s * 0.5 + a1 * y; } else { s += a2.tanh() * x; }"
-    echo "        s += a3 * (i as f64);"
-    echo "    }"
-    echo "    s * a4 + a5 - a6 * a7 + a8"
-    echo "}"
-  done
+  for ((k = 0; k < N; k++)); do attr "$1"; body "$k" "" '$i.0' ""; done
 }
 
 # The same $N functions as methods of one `impl` block under the attribute, reading a field.
 methods() {
   echo "#![allow(unused)]"; echo "pub struct S { pub k: f64 }"
   attr "$1"; echo "impl S {"
-  for ((k = 0; k < N; k++)); do
-    echo "    pub fn f$k(&self, x: f64, y: f64, n: usize) -> f64 {"
-    for ((i = 0; i < 10; i++)); do echo "        let a$i = x * $i.5 + y.sin() * (x - self.k);"; done
-    echo "        let mut s = a0 + a9;"
-    echo "        for i in 0..n {"
-    echo "            if s > 1.0 { s = s * 0.5 + a1 * y; } else { s += a2.tanh() * x; }"
-    echo "            s += a3 * (i as f64);"
-    echo "        }"
-    echo "        s * a4 + a5 - a6 * a7 + a8"
-    echo "    }"
-  done
+  for ((k = 0; k < N; k++)); do body "$k" "&self, " "self.k" "    "; done
   echo "}"
 }
 
