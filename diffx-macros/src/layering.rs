@@ -3,7 +3,8 @@
 //! names (`crate::m`, `use crate::{a, b::c}` groups, `super::` up to the crate root), and a file
 //! that names a module of a later layer fails the test, as does a cycle between modules. A module
 //! split into files (`emit/` and its children, which reach each other through `super::`) is one
-//! module. Test code (`#[cfg(test)]` modules, inline or in their own files) is exempt.
+//! module. Test code (`#[cfg(test)]` modules, inline or in their own files) is exempt. The same
+//! reading checks that no stage parses the Rust the macro wrote back as a file of items.
 //!
 //! The reader is a small lexer, not a parser: comments, string and character literals and
 //! `#[cfg(test)] mod … { … }` blocks are blanked first, so a path written in a string or a doc
@@ -479,6 +480,22 @@ fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     edges
         .keys()
         .find_map(|n| visit(n, edges, &mut Vec::new(), &mut done))
+}
+
+/// Emission writes every function in its form the first time: no stage reads back, as a file of
+/// items, what the macro wrote. (`explain.rs` alone parses the code it shows a learner, to format
+/// it with prettyplease.)
+#[test]
+fn no_stage_parses_written_code_back() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for (file, text) in crate_files(&src) {
+        let code = without_test_blocks(&blank(&text));
+        let parses = ["syn::File", "parse_file"].iter().any(|p| code.contains(p));
+        assert!(
+            !parses || file == "explain.rs",
+            "{file} reads Rust back as a file of items: write each item in its form instead (`emit/form.rs`)"
+        );
+    }
 }
 
 #[test]
