@@ -22,29 +22,34 @@ pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     if !(diff.iter()).all(|i| sig.params[*i].kind == crate::ir::Kind::Scalar) {
         return TokenStream::new();
     }
-    let (jvp, vjp, jac) = (
-        format_ident!("jvp_{}", name),
-        format_ident!("vjp_{}", name),
-        format_ident!("jacobian_{}", name),
-    );
+    let [jvp, vjp, jac] = ["jvp", "vjp", "jacobian"].map(|p| format_ident!("{p}_{name}"));
     let params = param_list(sig);
     let args = cloned_args(sig);
-    let [value, m, c, r, t, j, g, ct] =
-        ["__value", "__m", "__c", "__r", "__t", "__j", "__g", "__ct"]
-            .map(|s| Ident::new(s, Span::mixed_site()));
+    let locals = Locals::new();
+    let Locals {
+        value,
+        m,
+        c,
+        r,
+        t,
+        j,
+        g,
+        ct,
+    } = &locals;
     let n = diff.len();
     let (one, zero) = (form.lit("1.0"), form.lit("0.0"));
     let units = (0..n).map(|k| quote!(if #c == #k { #one } else { #zero }));
-    let row = if n == 1 {
-        quote!(::std::vec![#g])
-    } else {
-        let idx = (0..n).map(syn::Index::from);
-        quote!(::std::vec![#(#g.#idx),*])
+    let row = match n {
+        1 => quote!(::std::vec![#g]),
+        _ => {
+            let idx = (0..n).map(syn::Index::from);
+            quote!(::std::vec![#(#g.#idx),*])
+        }
     };
     let doc = doc(format!(
         "The Jacobian of [`{name}`]: one row per component of its result, one column per differentiable parameter — by forward passes (`jvp_{name}`) or reverse passes (`vjp_{name}`), whichever are fewer."
     ));
-    let (len, numbers, unit) = result_numbers(sig, form, name, &value, &t, &ct, &m, &r);
+    let (len, numbers, unit) = result_numbers(sig, form, name, &locals);
     let primal = form.call(Role::Jacobian, name, quote!(#(#args),*));
     let along = form.call(Role::Jacobian, &jvp, quote!(#(#args,)* #(#units),*));
     // (The cotangent apart: an adaptation may write it in the user's type.)
@@ -88,19 +93,46 @@ pub fn jacobian(item: &ItemFn, sig: &Signature, form: &Form) -> TokenStream {
     })
 }
 
+/// The locals of `jacobian_g`: its result `value` of `m` numbers, the column `c` and row `r`, a
+/// tangent `t`, the matrix `j`, a gradient `g` and a unit cotangent `ct`.
+struct Locals {
+    value: Ident,
+    m: Ident,
+    c: Ident,
+    r: Ident,
+    t: Ident,
+    j: Ident,
+    g: Ident,
+    ct: Ident,
+}
+
+impl Locals {
+    fn new() -> Locals {
+        let id = |s: &str| Ident::new(s, Span::mixed_site());
+        Locals {
+            value: id("__value"),
+            m: id("__m"),
+            c: id("__c"),
+            r: id("__r"),
+            t: id("__t"),
+            j: id("__j"),
+            g: id("__g"),
+            ct: id("__ct"),
+        }
+    }
+}
+
 /// How `jacobian_g` reads the numbers of its result `value`: their count, the statement that
 /// turns a tangent `t` into its numbers, and the unit cotangent `ct` of number `r` of `m`.
-#[allow(clippy::too_many_arguments)]
 fn result_numbers(
     sig: &Signature,
     form: &Form,
     name: &Ident,
-    value: &Ident,
-    t: &Ident,
-    ct: &Ident,
-    m: &Ident,
-    r: &Ident,
+    locals: &Locals,
 ) -> (TokenStream, TokenStream, TokenStream) {
+    let Locals {
+        value, t, ct, m, r, ..
+    } = locals;
     let ret = &sig.ret;
     // (A value of the user's type is read and made through its numbers, `Params`' order.)
     let own = sig.ret_kind == crate::ir::Kind::Other;
